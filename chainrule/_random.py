@@ -1,0 +1,426 @@
+"""PyTorch-compatible CPU random number generation on NumPy.
+
+Reproduces ``at::CPUGeneratorImpl`` (mt19937) and the PyTorch 2.13 CPU
+sampling kernels bit for bit, so ``manual_seed(6); randn((4, 4))`` yields
+exactly the numbers ``torch.manual_seed(6); torch.randn(4, 4)`` does.
+
+Platform notes (matching what torch itself does on the same machine):
+
+* float32/float16 ``randn``/``normal`` with >= 16 elements emulate torch's
+  AVX2 kernel (``avx_mathfun.h`` with GCC's FMA contraction), which x86-64
+  CPUs with AVX2 or AVX-512 run.  Torch on CPUs without AVX2 or on ARM
+  computes these with libm instead, so they differ there.
+* float64 normals and all < 16-element normals call libm's ``log``/``log1p``
+  through :mod:`math`, because NumPy's SIMD versions differ in the last bit
+  from the libm that torch calls.
+* ``bernoulli`` with a float ``p`` is what ``bernoulli_(p)`` and dropout use.
+  On Intel CPUs torch instead draws from MKL's MCG31 stream seeded by one
+  32-bit draw; that branch (``MKL_BERNOULLI``) follows MKL's documentation
+  but has not been checked against torch on Intel hardware.
+"""
+import math
+import os
+import platform
+
+import numpy as np
+
+_DEFAULT_SEED = 67280421310721
+_MT_N = 624
+_RANDPERM_SMALL = (2**32 - 1) // 20  # randperm switches to random64() here
+_MCG_A, _MCG_M = 1132489760, 2**31 - 1
+
+# Byte layout of torch.get_rng_state() (CPUGeneratorImplState).
+_STATE = np.dtype({
+    'names': ['seed', 'left', 'seeded', 'next', 'key', 'normal_y',
+              'normal_valid', 'float_normal', 'float_valid'],
+    'formats': ['<u8', '<i4', '<i4', '<u8', ('<u8', _MT_N), '<f8', '<i4',
+                '<f4', 'u1'],
+    'offsets': [0, 8, 12, 16, 24, 5024, 5040, 5048, 5052],
+    'itemsize': 5056})
+
+
+def _cpu_is_intel():
+    try:
+        with open('/proc/cpuinfo') as f:
+            return 'GenuineIntel' in f.read(1024)
+    except OSError:
+        return 'GenuineIntel' in platform.processor()
+
+
+MKL_BERNOULLI = (platform.machine().lower() in ('x86_64', 'amd64')
+                 and _cpu_is_intel())
+
+# libm through math: NumPy's own log/log1p differ from libm in the last bit.
+_LOG = np.frompyfunc(math.log, 1, 1)
+_LOG1P = np.frompyfunc(math.log1p, 1, 1)
+
+
+def _libm(fn, x):
+    return fn(x).astype(np.float64)
+
+
+# ---------------------------------------------------------------- exact FMA
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _round_to_odd(s, err):
+    """Turn round-to-nearest ``s`` (exact value ``s + err``) into round-to-odd."""
+    even = (s.view(np.int64) & 1) == 0
+    return np.where((err != 0) & even, np.nextafter(s, np.copysign(np.inf, err)), s)
+
+
+def _fma32(a, b, c):
+    """Single-rounded float32 ``a*b + c`` (the product is exact in float64)."""
+    p = np.asarray(a, np.float64) * np.float64(b)
+    return _round_to_odd(*_two_sum(p, np.float64(c))).astype(np.float32)
+
+
+def _fma64(a, b, c):
+    """Single-rounded float64 ``a*b + c`` (Boldo-Melquiond, via round-to-odd)."""
+    a = np.asarray(a, np.float64)
+    p = a * b
+    ah = a * 134217729.0
+    ah -= ah - a
+    bh = b * 134217729.0
+    bh -= bh - b
+    al, bl = a - ah, b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # p + e == a*b exactly
+    s, t = _two_sum(p, np.float64(c))
+    return s + _round_to_odd(*_two_sum(t, e))
+
+
+# ------------------------------------------------- torch's AVX2 Box-Muller
+
+_F = np.float32
+_LOG_P = [_F(v) for v in (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1,
+                          -1.2420140846e-1, 1.4249322787e-1, -1.6668057665e-1,
+                          2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1)]
+_DP = [_F(-0.78515625), _F(-2.4187564849853515625e-4), _F(-3.77489497744594108e-8)]
+
+
+def _log_avx(x):
+    """``log256_ps`` for x in (0, 1], with the FMAs GCC contracts it into."""
+    bits = x.view(np.int32)
+    e = ((bits >> 23) - 0x7e).astype(np.float32)
+    x = ((bits & ~0x7f800000) | 0x3f000000).view(np.float32)  # mantissa in [0.5, 1)
+    small = x < _F(0.707106781186547524)
+    e = e - small.astype(np.float32)
+    x = (x - _F(1)) + np.where(small, x, _F(0))
+    z = x * x
+    y = np.full_like(x, _LOG_P[0])
+    for p in _LOG_P[1:]:
+        y = _fma32(y, x, p)
+    y = _fma32(y * x, z, e * _F(-2.12194440e-4))
+    y = y - z * _F(0.5)
+    return (x + y) + e * _F(0.693359375)
+
+
+def _sincos_avx(x):
+    """``sincos256_ps`` for x >= 0, with GCC's FMA contraction."""
+    j = ((x * _F(1.27323954473516)).astype(np.int32) + 1) & ~1
+    y = j.astype(np.float32)
+    for dp in _DP:
+        x = _fma32(y, dp, x)
+    z = x * x
+    c = _fma32(_fma32(_F(2.443315711809948e-5), z, _F(-1.388731625493765e-3)),
+               z, _F(4.166664568298827e-2))
+    c = _fma32(c * z, z, -(z * _F(0.5))) + _F(1)
+    s = _fma32(_F(-1.9515295891e-4), z, _F(8.3321608736e-3))
+    s = _fma32(_fma32(s, z, _F(-1.6666654611e-1)) * z, x, x)
+    swap = (j & 2) != 0
+    sin = np.where(swap, c, s)
+    cos = np.where(swap, s, c)
+    return (np.where(j & 4, -sin, sin),
+            np.where((j - 2) & 4, cos, -cos))
+
+
+def _box_muller_f32(u, mean, std):
+    """NormalFill16<float>: (blocks, 16) float32 uniforms -> normals."""
+    radius = np.sqrt(_F(-2) * _log_avx(_F(1) - u[:, :8]))
+    sin, cos = _sincos_avx(_F(2 * math.pi) * u[:, 8:])
+    mean, std = _F(mean), _F(std)
+    return np.concatenate([_fma32(radius * cos, std, mean),
+                           _fma32(radius * sin, std, mean)], axis=1)
+
+
+def _box_muller_f64(u, mean, std):
+    """NormalFill16<double>: (blocks, 16) float64 uniforms -> normals."""
+    radius = np.sqrt(-2 * _libm(_LOG, 1 - u[:, :8]))
+    theta = 2 * math.pi * u[:, 8:]
+    return np.concatenate([_fma64(radius * np.cos(theta), std, mean),
+                           _fma64(radius * np.sin(theta), std, mean)], axis=1)
+
+
+# ------------------------------------------------------ randperm helpers
+
+def _occurrences(v, size):
+    """Previous index holding the same value (-1 if none), and last index per value."""
+    order = np.argsort(v, kind='stable')
+    sv = v[order]
+    same = sv[1:] == sv[:-1]
+    prev = np.full(len(v), -1, np.int64)
+    prev[order[1:][same]] = order[:-1][same]
+    last = np.full(size, -1, np.int64)
+    ends = np.append(~same, True)
+    last[sv[ends]] = order[ends]
+    return prev, last
+
+
+def _roots(parent):
+    """Follow ``parent`` pointers to their fixed points by pointer doubling."""
+    while True:
+        grand = parent[parent]
+        if np.array_equal(grand, parent):
+            return parent
+        parent = grand
+
+
+def _forward_swaps(j):
+    """Identity permutation after swapping positions i and j[i] >= i in turn."""
+    n = len(j) + 1
+    idx = np.arange(n)
+    prev, last = _occurrences(j, n)
+    # Position i, just before step i, holds what position k held before step
+    # k, where k < i is the last step that swapped with i.
+    k = np.where(last == idx, np.append(prev, -1), last)
+    held = _roots(np.where(k >= 0, k, idx))
+    return np.append(np.where(prev >= 0, held[prev], j), held[-1])
+
+
+def _inside_out(z):
+    """torch's inside-out Fisher-Yates: r[i] = r[z[i]]; r[z[i]] = i."""
+    n = len(z)
+    idx = np.arange(n)
+    prev, last = _occurrences(z, n)
+    # Step p copies position z[p]: the step that last wrote it, or (if only
+    # step z[p] itself wrote it) whatever step z[p] copied in turn.
+    chained = (z != idx) & (prev < 0)
+    root = _roots(np.where(chained, z, idx))
+    copied = np.where(z == idx, idx, prev)[root]
+    return np.where(last >= 0, last, copied)
+
+
+def _mcg31(seed, n):
+    """First n outputs x_k / m of MKL's MCG31m1 stream."""
+    x = np.array([seed % _MCG_M or 1], np.uint64)
+    while len(x) < n:
+        step = np.uint64(pow(_MCG_A, len(x), _MCG_M))
+        x = np.concatenate([x, x * step % np.uint64(_MCG_M)])
+    return x[:n] / _MCG_M
+
+
+def _size(shape):
+    shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+    return shape, math.prod(shape)
+
+
+class Generator:
+    """NumPy twin of ``torch.Generator(device='cpu')``."""
+
+    def __init__(self, device='cpu'):
+        if str(device) != 'cpu':
+            raise ValueError(f"only cpu generators are supported, got {device!r}")
+        self.device = 'cpu'
+        self.manual_seed(_DEFAULT_SEED)
+
+    def manual_seed(self, seed):
+        """Seed like torch: any int in [-2**63, 2**64), taken modulo 2**64."""
+        seed = int(seed)
+        if not -2**63 <= seed < 2**64:
+            raise ValueError("Overflow when unpacking long long")
+        self._seed = seed % 2**64
+        self._bg = np.random.MT19937(0)
+        self._bg._legacy_seeding(self._seed & 0xFFFFFFFF)  # init_genrand
+        self._normal = None        # next_double_normal_sample
+        self._float_normal = None  # next_float_normal_sample, kept for state only
+        return self
+
+    def seed(self):
+        """Seed from OS entropy and return the seed."""
+        seed = int.from_bytes(os.urandom(8), 'little')
+        self.manual_seed(seed)
+        return seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        """Return the state as torch.get_rng_state()'s 5056-byte layout."""
+        st = self._bg.state['state']
+        s = np.zeros((), _STATE)
+        s['seed'], s['seeded'], s['key'] = self._seed, 1, st['key']
+        s['left'], s['next'] = _MT_N + 1 - st['pos'], st['pos'] % _MT_N
+        if self._normal is not None:
+            s['normal_y'], s['normal_valid'] = self._normal, 1
+        if self._float_normal is not None:
+            s['float_normal'], s['float_valid'] = self._float_normal, 1
+        return np.frombuffer(s.tobytes(), np.uint8).copy()
+
+    def set_state(self, state):
+        """Restore a state from :meth:`get_state` or ``torch.get_rng_state()``."""
+        raw = np.ascontiguousarray(state, np.uint8).reshape(-1)
+        if raw.size != _STATE.itemsize:
+            raise RuntimeError(f"RNG state must be {_STATE.itemsize} bytes, got {raw.size}")
+        s = raw.view(_STATE)[0]
+        self._seed = int(s['seed'])
+        self._bg.state = {'bit_generator': 'MT19937', 'state': {
+            'key': (s['key'] & 0xFFFFFFFF).astype(np.uint32),
+            'pos': _MT_N + 1 - int(s['left'])}}
+        self._normal = float(s['normal_y']) if s['normal_valid'] else None
+        self._float_normal = float(s['float_normal']) if s['float_valid'] else None
+        return self
+
+    # -- raw draws: random() and random64() = (first << 32) | second
+    def _random(self, n):
+        return self._bg.random_raw(n)
+
+    def _random64(self, n):
+        r = self._bg.random_raw(2 * n).reshape(n, 2)
+        return (r[:, 0] << np.uint64(32)) | r[:, 1]
+
+    def _unit(self, n, double):
+        """uniform_real_distribution(0, 1): 53 bits of random64 or 24 of random."""
+        if double:
+            return (self._random64(n) & np.uint64(2**53 - 1)) * 2.0**-53
+        return (self._random(n) & np.uint64(2**24 - 1)).astype(np.float32) * _F(2**-24)
+
+    # -- samplers
+    def rand(self, shape, dtype=np.float32):
+        """torch.rand."""
+        return self.uniform(shape, 0.0, 1.0, dtype)
+
+    def uniform(self, shape, low=0.0, high=1.0, dtype=np.float32):
+        """tensor.uniform_(low, high): ``x * (high - low) + low`` as one FMA."""
+        shape, n = _size(shape)
+        dtype = np.dtype(dtype)
+        if dtype == np.float64:
+            low, high = float(low), float(high)
+            out = _fma64(self._unit(n, True), high - low, low)
+        else:  # float32, and half which computes in float32
+            low, high = _F(low), _F(high)
+            out = _fma32(self._unit(n, False), high - low, low).astype(dtype)
+        # torch maps values that rounded up to `high` back to `low`
+        return np.where(out == dtype.type(high), dtype.type(low), out).reshape(shape)
+
+    def randn(self, shape, dtype=np.float32):
+        """torch.randn."""
+        return self.normal(shape, 0.0, 1.0, dtype)
+
+    def normal(self, shape, mean=0.0, std=1.0, dtype=np.float32):
+        """tensor.normal_(mean, std)."""
+        shape, n = _size(shape)
+        dtype = np.dtype(dtype)
+        if n < 16:
+            out = self._normal_scalar(n) * std + mean
+            # torch narrows double to half through float
+            return out.astype(np.float32).astype(dtype).reshape(shape)
+        blocks, tail = divmod(n, 16)
+        if dtype == np.float64:
+            u = self._unit(n + 16 * (tail > 0), True)
+            fill = _box_muller_f64
+        else:
+            # float32 fills n uniforms (the last n % 16 are overwritten);
+            # half fills whole blocks only.
+            u = self._unit(n + 16 * (tail > 0), False)
+            if dtype != np.float32 and tail:
+                u = np.delete(u, np.s_[16 * blocks:n])
+            fill = _box_muller_f32
+        out = np.empty(n, dtype)
+        body = u[:16 * blocks].reshape(blocks, 16)
+        out[:16 * blocks] = fill(body, mean, std).reshape(-1)
+        if tail:  # torch recomputes the last 16 values from fresh uniforms
+            out[n - 16:] = fill(u[-16:].reshape(1, 16), mean, std).reshape(-1)
+        return out.reshape(shape)
+
+    def _normal_scalar(self, n):
+        """n draws of normal_distribution<double>, sharing the cached sample."""
+        if n == 0:
+            return np.empty(0)
+        head = [] if self._normal is None else [self._normal]
+        pairs = (n - len(head) + 1) // 2
+        u = self._unit(2 * pairs, True).reshape(pairs, 2)
+        r = np.sqrt(-2 * _libm(_LOG1P, -u[:, 1]))
+        theta = 2 * math.pi * u[:, 0]
+        vals = np.stack([r * np.cos(theta), r * np.sin(theta)], 1).reshape(-1)
+        vals = np.concatenate([head, vals])
+        self._normal = vals[n] if len(vals) > n else None
+        return vals[:n]
+
+    def randint(self, low, high, shape, dtype=np.int64):
+        """torch.randint: ``(draw % (high - low)) + low``."""
+        shape, n = _size(shape)
+        dtype = np.dtype(dtype)
+        span = int(high) - int(low)
+        if span <= 0:
+            raise ValueError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+        wide = span >= 2**32 and dtype in (np.int64, np.float64, np.float32)
+        draws = self._random64(n) if wide else self._random(n)
+        vals = (draws % np.uint64(span) + np.uint64(int(low) % 2**64)).view(np.int64)
+        if dtype == np.float16:  # torch narrows through float
+            vals = vals.astype(np.float32)
+        return vals.astype(dtype).reshape(shape)
+
+    def randperm(self, n, dtype=np.int64):
+        """torch.randperm (CPU): swap shuffle for small n, inside-out for large."""
+        n = int(n)
+        if n < _RANDPERM_SMALL:
+            if n < 2:
+                return np.arange(n).astype(dtype)
+            i = np.arange(n - 1)
+            perm = _forward_swaps(i + (self._random(n - 1) % (n - i).astype(np.uint64)).astype(np.int64))
+        else:
+            perm = _inside_out((self._random64(n) % np.arange(1, n + 1, dtype=np.uint64)).astype(np.int64))
+        return perm.astype(dtype)
+
+    def bernoulli(self, p, shape=None, dtype=None):
+        """Bernoulli draws: ``uniform < p``.
+
+        A Python/NumPy scalar ``p`` follows ``tensor.bernoulli_(p)`` (used by
+        dropout with ``1 - p``): one 53-bit uniform per element, or MKL's
+        MCG31 stream when ``MKL_BERNOULLI``.  An array ``p`` follows
+        ``torch.bernoulli(p)``: 53-bit uniforms for float64 ``p``, else
+        24-bit uniforms compared in float32.  ``shape`` defaults to
+        ``p``'s shape and ``dtype`` to ``p``'s dtype (float32 for scalars).
+        """
+        if isinstance(p, np.ndarray):
+            shape, n = _size(p.shape if shape is None else shape)
+            dtype = p.dtype if dtype is None else dtype
+            double = p.dtype == np.float64
+            p = np.broadcast_to(p.astype(np.float64 if double else np.float32), shape)
+            hits = self._unit(n, double).reshape(shape) < p
+        else:
+            shape, n = _size(() if shape is None else shape)
+            if MKL_BERNOULLI:
+                hits = _mcg31(int(self._random(1)[0]), n) < p
+            else:
+                hits = self._unit(n, True) < p
+        return hits.astype(np.float32 if dtype is None else dtype).reshape(shape)
+
+
+default_generator = Generator()
+default_generator.seed()  # torch seeds its default CPU generator from entropy
+
+
+def manual_seed(seed):
+    """Seed the default generator; returns it, like torch.manual_seed."""
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(state):
+    default_generator.set_state(state)

@@ -1,0 +1,156 @@
+"""chainrule.autograd: backward, grad, custom Functions, grad modes, gradcheck.
+
+`backward` and `grad` live here, as in PyTorch: they check and complete the root gradients
+(`_make_grads`) and hand the work to the engine.
+"""
+import warnings
+
+from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                        no_grad, set_grad_enabled)
+from . import graph
+
+__all__ = ["backward", "grad", "Function", "once_differentiable", "gradcheck", "gradgradcheck",
+           "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "detect_anomaly", "set_detect_anomaly", "Variable", "graph", "GradcheckError"]
+
+_CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak.")
+_warned_create_graph = False
+
+
+def _tensor_or_tensors(x):
+    from .._tensor import Tensor
+    if isinstance(x, Tensor) or isinstance(x, graph.GradientEdge):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs, grads, is_grads_batched=False):
+    """Check the given root gradients, or make ones for scalar outputs (PyTorch's rules)."""
+    from .._creation import ones_like
+    from .._tensor import Tensor
+    new = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if isinstance(g, Tensor):
+            if g._data.shape != out._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                    f"output[{i}] has a shape of {out.shape}.")
+            if (out._data.dtype.kind == "c") != (g._data.dtype.kind == "c"):
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} "
+                    f"and output[{i}] has a dtype of {out.dtype}.")
+            new.append(g)
+        elif g is None:
+            if out._requires_grad:
+                if out._data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if out._data.dtype.kind not in "f":
+                    raise RuntimeError("grad can be implicitly created only for real scalar "
+                                       f"outputs but got {out.dtype}")
+                new.append(ones_like(out))
+            else:
+                new.append(None)
+        else:
+            raise TypeError("gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
+    return new
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    """Accumulate into `.grad` of leaves the gradients of `tensors` (weighted by
+    `grad_tensors`); see Tensor.backward."""
+    from .._tensor import Tensor
+    from .engine import run_backward
+    global _warned_create_graph
+    if grad_variables is not None:
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
+                      FutureWarning, stacklevel=2)
+        if grad_tensors is None:
+            grad_tensors = grad_variables
+        else:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both "
+                               "passed to `backward()`. Please only use `grad_tensors`.")
+    if inputs is not None and len(_tensor_or_tensors(inputs)) == 0:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    tensors = _tensor_or_tensors(tensors)
+    if grad_tensors is None:
+        grad_tensors = [None] * len(tensors)
+    elif isinstance(grad_tensors, Tensor):
+        grad_tensors = [grad_tensors]
+    else:
+        grad_tensors = list(grad_tensors)
+    grads = _make_grads(tensors, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph and not _warned_create_graph:
+        _warned_create_graph = True
+        warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=2)
+    inputs = None if inputs is None else _check_inputs(_tensor_or_tensors(inputs))
+    run_backward(tensors, grads, retain_graph, create_graph, inputs, accumulate=True)
+
+
+def _check_inputs(inputs):
+    from .._tensor import Tensor
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
+    return inputs
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of `outputs` with respect to `inputs`, returned (`.grad` is untouched)."""
+    from .._creation import zeros_like
+    from .engine import run_backward
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). "
+                      "To accumulate gradient for other parts of the graph, please use "
+                      "torch.autograd.backward.", FutureWarning, stacklevel=2)
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported by chainrule")
+    outputs = _tensor_or_tensors(outputs)
+    inputs = _check_inputs(_tensor_or_tensors(inputs))
+    for t in inputs:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    else:
+        grad_outputs = list(_tensor_or_tensors(grad_outputs)) if not isinstance(
+            grad_outputs, (list, tuple)) else list(grad_outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "
+                           f"grad_outputs and {len(outputs)} outputs")
+    grads = _make_grads(outputs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    result = run_backward(outputs, grads, retain_graph, create_graph, inputs,
+                          allow_unused=allow_unused, accumulate=False)
+    if materialize_grads:
+        result = [zeros_like(t) if g is None else g for g, t in zip(result, inputs)]
+    return tuple(result)
+
+
+def Variable(data, requires_grad=False, volatile=False):
+    """PyTorch's deprecated Variable wrapper: returns the tensor (with requires_grad set)."""
+    if requires_grad:
+        data.requires_grad_(True)
+    return data
+
+
+from .function import Function, once_differentiable  # noqa: E402  (needs the op table)
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402

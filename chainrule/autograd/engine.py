@@ -1,0 +1,434 @@
+"""The backward engine: a worklist over the graph, never recursion.
+
+Follows PyTorch's engine (torch/csrc/autograd/engine.cpp):
+1. count, for every node reachable from the roots, how many edges lead into it;
+2. with `inputs=`, mark which nodes must run to reach them (exec_info);
+3. run ready nodes in the order of a ready queue that favours higher sequence numbers
+   (AccumulateGrad has the highest), gathering gradients for nodes that are not ready yet in
+   input buffers, and dropping every buffer as soon as its node has consumed it.
+
+Note [Ready queue order]
+PyTorch keeps ready nodes in a std::priority_queue. Several AccumulateGrad nodes that become
+ready together tie on priority, and libstdc++'s heap then pops them in an order that is not
+first-in-first-out (hooks on 6 stacked leaves fire 0, 2, 5, 4, 1, 3). ReadyQueue reproduces
+libstdc++'s push_heap/pop_heap exactly, so hooks and accumulation run in PyTorch's order.
+The queue rarely holds more than a few nodes, so doing this in Python costs little.
+"""
+import sys
+
+import numpy as np
+
+from . import grad_mode
+from .anomaly_mode import state as anomaly
+from .graph import AccumulateGrad, Node, _sequence, edge_of
+
+__all__ = ["run_backward", "accumulate_grad"]
+
+_state = grad_mode.state
+
+
+class ReadyQueue:
+    """libstdc++'s std::priority_queue over nodes, keyed by sequence number."""
+    __slots__ = ("heap",)
+
+    def __init__(self):
+        self.heap = []
+
+    def push(self, item):
+        # std::push_heap: sift the new last element up while its parent is strictly smaller.
+        heap = self.heap
+        heap.append(item)
+        hole = len(heap) - 1
+        seq = item[0]._seq
+        while hole > 0:
+            parent = (hole - 1) >> 1
+            if heap[parent][0]._seq < seq:
+                heap[hole] = heap[parent]
+                hole = parent
+            else:
+                break
+        heap[hole] = item
+
+    def pop(self):
+        # std::pop_heap: move the last element out, walk the hole from the root down to a
+        # leaf taking the larger child (the right one on ties), then sift the last element up.
+        heap = self.heap
+        top = heap[0]
+        last = heap.pop()
+        n = len(heap)
+        if n == 0:
+            return top
+        hole = 0
+        child = 0
+        while child < (n - 1) >> 1:
+            child = 2 * (child + 1)
+            if heap[child][0]._seq < heap[child - 1][0]._seq:
+                child -= 1
+            heap[hole] = heap[child]
+            hole = child
+        if (n & 1) == 0 and child == (n - 2) >> 1:
+            child = 2 * (child + 1)
+            heap[hole] = heap[child - 1]
+            hole = child - 1
+        seq = last[0]._seq
+        while hole > 0:
+            parent = (hole - 1) >> 1
+            if heap[parent][0]._seq < seq:
+                heap[hole] = heap[parent]
+                hole = parent
+            else:
+                break
+        heap[hole] = last
+        return top
+
+    def __bool__(self):
+        return bool(self.heap)
+
+
+class GraphRoot(Node):
+    """Feeds the root gradients when backward starts from several tensors."""
+    __slots__ = ("_grads",)
+
+    def __init__(self, edges, grads):
+        self._next = tuple(edges)
+        self._seq = next(_sequence)
+        self._meta = ()
+        self._hooks = None
+        self._grads = grads
+
+    def name(self):
+        return "torch::autograd::GraphRoot"
+
+    def _apply(self, grads, create_graph):
+        return list(self._grads)
+
+
+class _ExecInfo:
+    __slots__ = ("needed", "captures")
+
+    def __init__(self):
+        self.needed = False
+        self.captures = None    # list of (input_nr, capture index)
+
+
+def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unused=False,
+                 accumulate=True):
+    """Backpropagate `grads` from `roots` (Tensors). With accumulate, gradients land in
+    `.grad`; otherwise those of `inputs` are returned (autograd.grad)."""
+    root_edges = []
+    for i, t in enumerate(roots):
+        edge = edge_of(t)
+        if edge[0] is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        root_edges.append(edge)
+
+    if len(root_edges) == 1:
+        graph_root = root_edges[0][0]
+        root_buffer = [None] * _num_inputs(graph_root)
+        root_buffer[root_edges[0][1]] = grads[0]
+    else:
+        graph_root = GraphRoot(root_edges, grads)
+        root_buffer = []
+
+    dependencies = _compute_dependencies(graph_root)
+
+    exec_info = None
+    output_edges = None
+    if inputs is not None:
+        output_edges = []
+        for t in inputs:
+            fn = t._grad_fn
+            if fn is None:
+                ref = t._acc
+                fn = ref() if ref is not None else None
+                if fn is None and t._requires_grad:
+                    fn = None     # never used in the graph: nothing reaches it
+            if accumulate and t._grad_fn is not None:
+                t.retain_grad()   # PyTorch keeps this side effect
+            output_edges.append((fn, t._output_nr if t._grad_fn is not None else 0))
+        exec_info = _init_exec_info(graph_root, output_edges, accumulate)
+
+    captured = [None] * len(output_edges) if output_edges is not None else None
+
+    prev_mode = _state.grad_enabled
+    _state.grad_enabled = create_graph
+    try:
+        queue = ReadyQueue()
+        not_ready = {}
+        queue.push((graph_root, root_buffer))
+        while queue.heap:
+            node, buffer = queue.pop()
+            outputs = _evaluate(node, buffer, exec_info, captured, keep_graph, create_graph)
+            if outputs is None:
+                continue
+            for (nxt, nr), g in zip(node._next, outputs):
+                if nxt is None:
+                    continue
+                left = dependencies[nxt] - 1
+                dependencies[nxt] = left
+                buf = not_ready.get(nxt)
+                if buf is None:
+                    if exec_info is not None:
+                        info = exec_info.get(nxt)
+                        if info is None or not (info.needed or info.captures):
+                            continue
+                    buf = [None] * _num_inputs(nxt)
+                    buf[nr] = g
+                    if left == 0:
+                        queue.push((nxt, buf))
+                    else:
+                        not_ready[nxt] = buf
+                else:
+                    if g is not None:
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
+                    if left == 0:
+                        del not_ready[nxt]
+                        queue.push((nxt, buf))
+    finally:
+        _state.grad_enabled = prev_mode
+
+    if accumulate:
+        return None
+    result = []
+    for i, g in enumerate(captured):
+        if g is None and not allow_unused:
+            raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
+                               "used in the graph. Set allow_unused=True if this is the desired "
+                               "behavior.")
+        result.append(g)
+    return result
+
+
+def _num_inputs(node):
+    meta = node._meta
+    return 1 if meta is None else len(meta)   # AccumulateGrad: one input
+
+
+def _compute_dependencies(root):
+    deps = {root: 0}
+    stack = [root]
+    push, pop = stack.append, stack.pop
+    while stack:
+        node = pop()
+        for nxt, _ in node._next:
+            if nxt is None:
+                continue
+            n = deps.get(nxt)
+            if n is None:
+                deps[nxt] = 1
+                push(nxt)
+            else:
+                deps[nxt] = n + 1
+    return deps
+
+
+def _init_exec_info(root, output_edges, accumulate):
+    """Mark the nodes that lie on a path from the root to one of the output edges."""
+    info = {}
+    for i, (fn, nr) in enumerate(output_edges):
+        if fn is None:
+            continue
+        e = info.get(fn)
+        if e is None:
+            e = info[fn] = _ExecInfo()
+        if accumulate:
+            e.needed = True
+        else:
+            if e.captures is None:
+                e.captures = []
+            e.captures.append((nr, i))
+    # Iterative DFS: a node is needed if any child is needed or captured.
+    seen = set()
+    stack = [(root, iter(root._next))]
+    seen.add(root)
+    while stack:
+        node, it = stack[-1]
+        for nxt, _ in it:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                stack.append((nxt, iter(nxt._next)))
+                break
+        else:
+            stack.pop()
+            e = info.get(node)
+            needed = e is not None and (e.needed or e.captures)
+            if not needed:
+                for nxt, _ in node._next:
+                    ce = info.get(nxt) if nxt is not None else None
+                    if ce is not None and (ce.needed or ce.captures):
+                        if e is None:
+                            e = info[node] = _ExecInfo()
+                        e.needed = True
+                        break
+    return info
+
+
+def _evaluate(node, buffer, exec_info, captured, keep_graph, create_graph):
+    """Run one node; returns the gradients for its next edges, or None to stop there."""
+    if exec_info is not None:
+        info = exec_info.get(node)
+        if info is None:
+            return None
+        inputs = buffer
+        if not info.needed:
+            inputs = _call_tensor_pre_hooks(node, buffer)
+        if info.captures:
+            for input_nr, index in info.captures:
+                captured[index] = inputs[input_nr]
+        if not info.needed:
+            return None
+
+    inputs = _call_tensor_pre_hooks(node, buffer)
+    hooks = node._hooks
+    if hooks is not None and hooks.pre:
+        for hook in tuple(hooks.pre.values()):
+            r = hook(tuple(inputs))
+            if r is not None:
+                inputs = list(r)
+    try:
+        outputs = node._apply(inputs, create_graph)
+    except Exception:
+        if anomaly.enabled:
+            _report_anomaly(node)
+        raise
+    if not keep_graph:
+        node._release()
+    outputs = validate_outputs(node, outputs)
+    if anomaly.enabled and anomaly.check_nan:
+        for i, g in enumerate(outputs):
+            if g is not None and np.isnan(g._data).any():
+                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    if hooks is not None and hooks.post:
+        for hook in tuple(hooks.post.values()):
+            r = hook(tuple(outputs), tuple(inputs))
+            if r is not None:
+                outputs = list(r)
+    return outputs
+
+
+def _call_tensor_pre_hooks(node, inputs):
+    if isinstance(node, AccumulateGrad):
+        extra = node.variable._extra
+        if extra is None or not extra.hooks or inputs[0] is None:
+            return inputs
+        inputs = list(inputs)
+        for hook in tuple(extra.hooks.values()):
+            r = hook(inputs[0])
+            if r is not None:
+                inputs[0] = r
+        return inputs
+    hooks = node._hooks
+    if hooks is None or not (hooks.tensor_pre or hooks.retain):
+        return inputs
+    inputs = list(inputs)
+    for nr, hook in tuple(hooks.tensor_pre.values()):
+        if inputs[nr] is not None:
+            r = hook(inputs[nr])
+            if r is not None:
+                inputs[nr] = r
+    # retains_grad hooks always run last, and see what the other hooks returned
+    for nr, ref in tuple(hooks.retain.items()):
+        t = ref()
+        g = inputs[nr]
+        if t is None or g is None:
+            continue
+        t._grad = g.clone() if t._grad is None else t._grad + g
+    return inputs
+
+
+def validate_outputs(node, grads):
+    """Check and fix up the gradients a node returned: sum broadcast dims away, cast to the
+    input's dtype, and reject what cannot fit (PyTorch's validate_outputs)."""
+    edges = node._next
+    if len(grads) != len(edges):
+        raise RuntimeError(f"invalid number of gradients - expected {len(edges)}, but got {len(grads)}")
+    out = list(grads)
+    for i, ((fn, nr), g) in enumerate(zip(edges, grads)):
+        if fn is None or g is None:
+            continue
+        shape, dtype = fn._input_metadata[nr]
+        data = g._data
+        if data.shape != shape:
+            if not _expandable(shape, data.shape):
+                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
+                                   f"{i} - got {_sizes(data.shape)} but expected shape compatible "
+                                   f"with {_sizes(shape)}")
+            g = g.sum_to_size(shape)
+        if g._data.dtype != dtype:
+            g = g.to(_dtype_of(dtype))
+        out[i] = g
+    return out
+
+
+def _expandable(shape, to):
+    """Whether `shape` broadcasts to `to` (so a gradient of shape `to` can be summed to it)."""
+    if len(shape) > len(to):
+        return False
+    for a, b in zip(reversed(shape), reversed(to)):
+        if a != b and a != 1:
+            return False
+    return True
+
+
+def _sizes(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _dtype_of(np_dtype):
+    from .._dtype import FROM_NP
+    return FROM_NP[np_dtype]
+
+
+def accumulate_grad(variable, g, create_graph):
+    """AccumulateGrad's work: store the first gradient, add later ones (in place unless the
+    graph of the gradient itself is being recorded)."""
+    if g is None:
+        return
+    old = variable._grad
+    if old is None:
+        if create_graph:
+            # PyTorch copies into a fresh tensor here, recorded as CopyBackwards.
+            from ..ops.registry import FUNCTIONS
+            variable._grad = FUNCTIONS["_copy_grad"](g)
+        else:
+            variable._grad = _detached_owned(g)
+    elif create_graph or old._requires_grad and _state.grad_enabled:
+        variable._grad = old + g
+    else:
+        data = old._data
+        if data.flags.writeable:
+            np.add(data, g._data, out=data)
+            old._vc[0] += 1
+        else:
+            variable._grad = old + g
+    extra = variable._extra
+    if extra is not None and extra.post_acc_hooks:
+        for hook in tuple(extra.post_acc_hooks.values()):
+            hook(variable)
+
+
+def _detached_owned(g):
+    """A detached gradient tensor that nothing else shares, copying only when needed."""
+    from .._tensor import make_tensor
+    data = g._data
+    # A gradient fresh from a formula is referenced only by the engine; anything else
+    # (the user's `gradient`, a view of another buffer) is copied so the in-place
+    # accumulation of later backwards cannot write into it.
+    if data.base is None and data.flags.writeable and sys.getrefcount(data) <= 3 \
+            and sys.getrefcount(g) <= _OWNED_REFS and not g._requires_grad:
+        return make_tensor(data)
+    return make_tensor(data.copy())
+
+
+_OWNED_REFS = 4
+
+
+def _report_anomaly(node):
+    import warnings
+    trace = getattr(node._hooks, "metadata", {}).get("traceback_") if node._hooks else None
+    msg = f"Error detected in {node.name()}. "
+    if trace:
+        msg += "Traceback of forward call that caused the error:\n" + "".join(trace)
+    warnings.warn(msg, UserWarning, stacklevel=2)

@@ -1,0 +1,320 @@
+"""Custom autograd Functions: `class F(Function)` with static forward/backward, `F.apply`.
+
+As in PyTorch, the `ctx` passed to forward is the backward node itself (`y.grad_fn`), an
+instance of the generated class `FBackward`, so attributes stored on ctx are visible there.
+Edges (`next_functions`) exist for tensor arguments only; backward returns one value per
+argument, and must return None for the others.
+"""
+import functools
+import inspect
+import warnings
+
+from .._tensor import Tensor, make_tensor
+from . import grad_mode
+from .graph import (ERR_BACKWARD_TWICE, Node, SavedInput, SavedOutput, _sequence,
+                    check_input_version, edge_of, unpack_output)
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
+           "InplaceFunction", "NestedIOFunction"]
+
+_state = grad_mode.state
+
+
+class FunctionCtx:
+    """What forward and backward can use on `ctx`."""
+
+    def save_for_backward(self, *tensors):
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} "
+                                f"is of type {type(t).__name__}")
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        self._saved_for_forward = tensors
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        self._materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self):
+        saved = self._saved
+        if saved is None:
+            if getattr(self, "_to_save", None) is not None and not self._packed:
+                return tuple(self._to_save)
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        out = []
+        for s in saved:
+            if s is None:
+                out.append(None)
+            elif type(s) is SavedOutput:
+                out.append(unpack_output(s, self))
+            else:
+                out.append(check_input_version(s.t, s.version))
+        return tuple(out)
+
+    saved_variables = saved_tensors
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node (and ctx) of one custom Function call."""
+    _forward_cls = None
+
+    def __init__(self):
+        self._seq = next(_sequence)
+        self._hooks = None
+        self._next = ()
+        self._meta = ()
+        self._saved = None
+        self._packed = False
+        self._to_save = None
+        self._dirty = ()
+        self._non_differentiable = ()
+        self._materialize_grads = True
+        self._tensor_args = ()
+        self.needs_input_grad = ()
+
+    def name(self):
+        return type(self).__name__
+
+    def _apply(self, grads, create_graph):
+        cls = self._forward_cls
+        if self._materialize_grads:
+            grads = [g if g is not None else _zeros(m) for g, m in zip(grads, self._meta)]
+        result = cls.backward(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n_args = len(self._tensor_args)
+        if len(result) != n_args:
+            if len(result) > n_args and all(r is None for r in result[n_args:]):
+                result = result[:n_args]
+            else:
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                                   f"gradients (expected {n_args}, got {len(result)})")
+        out = []
+        for pos, (is_tensor, g) in enumerate(zip(self._tensor_args, result)):
+            if not is_tensor:
+                if g is not None:
+                    raise RuntimeError(f"function {self.name()} returned a gradient different "
+                                       f"than None at position {pos + 1}, but the corresponding "
+                                       "forward input was not a Variable")
+                continue
+            if g is not None and not isinstance(g, Tensor):
+                raise TypeError(f"function {self.name()} returned a non-Tensor gradient "
+                                f"({type(g).__name__}) at position {pos + 1}")
+            out.append(g)
+        return out
+
+    def _release(self):
+        self._saved = None
+
+    def register_hook(self, fn):
+        return Node.register_hook(self, fn)
+
+    def register_prehook(self, fn):
+        return Node.register_prehook(self, fn)
+
+
+def _zeros(meta):
+    import numpy as np
+    return make_tensor(np.zeros(meta[0], meta[1]))
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its node class, `<Name>Backward`."""
+
+    def __init__(cls, name, bases, attrs):
+        backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls,
+                                                                       "__module__": "torch.autograd.function"})
+        cls._backward_cls = backward_cls
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class for custom differentiable operations; see the module docstring."""
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd "
+                      "functions are all static, so you should invoke them on the class itself. "
+                      "Instantiating an autograd function will raise an error in a future "
+                      "version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @staticmethod
+    def forward(*args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        if not isinstance(inspect.getattr_static(cls, "forward"), staticmethod):
+            raise RuntimeError(
+                "Legacy autograd function with non-static forward method is deprecated. Please "
+                "use new-style autograd function with static forward method. (Example: "
+                "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+        ctx = cls._backward_cls()
+        is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        ctx._tensor_args = is_tensor
+        ctx.needs_input_grad = tuple(t and a._requires_grad for t, a in zip(is_tensor, args))
+        records = _state.grad_enabled and any(ctx.needs_input_grad)
+        uses_setup = "setup_context" in _overrides(cls)
+        prev = _state.grad_enabled
+        _state.grad_enabled = False
+        try:
+            if uses_setup:
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _state.grad_enabled = prev
+        return _wrap_outputs(ctx, args, outputs, records)
+
+
+def _overrides(cls):
+    names = set()
+    for klass in cls.__mro__:
+        if klass is Function:
+            break
+        names.update(vars(klass))
+    return names
+
+
+def _wrap_outputs(ctx, args, outputs, records):
+    single = not isinstance(outputs, tuple)
+    outs = (outputs,) if single else outputs
+    dirty = {id(t) for t in ctx._dirty}
+    if dirty:
+        returned = {id(o) for o in outs if isinstance(o, Tensor)}
+        if not dirty <= returned:
+            raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                               "returned as output. The inputs that are modified inplace must all "
+                               "be outputs of the Function.")
+    non_diff = {id(t) for t in ctx._non_differentiable}
+    input_ids = {id(a) for a in args if isinstance(a, Tensor)}
+    if records:
+        ctx._next = tuple(edge_of(a) for a in args if isinstance(a, Tensor))
+        for t in ctx._dirty:
+            if t._grad_fn is None and t._requires_grad:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   "in-place operation.")
+    wrapped = []
+    meta = []
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            wrapped.append(o)
+            meta.append(((), None))
+            continue
+        if id(o) in dirty:
+            t = o
+        elif id(o) in input_ids:
+            # An input returned unchanged comes back as a view of it, with its own history.
+            t = make_tensor(o._data, False, None, 0, o._vc)
+            t._base = o if o._base is None else o._base
+        else:
+            t = o
+        if records and id(o) not in non_diff and t._data.dtype.kind in "fc":
+            t._grad_fn = ctx
+            t._output_nr = i
+            t._requires_grad = True
+        elif id(o) in non_diff:
+            t._requires_grad = False
+        meta.append((t._data.shape, t._data.dtype))
+        wrapped.append(t)
+    ctx._meta = tuple(meta)
+    to_save = ctx._to_save
+    if to_save is not None:
+        out_ids = {id(o): w for o, w in zip(outs, wrapped) if isinstance(o, Tensor)}
+        packed = []
+        for t in to_save:
+            if t is None:
+                packed.append(None)
+            elif id(t) in out_ids and records and out_ids[id(t)]._grad_fn is ctx:
+                packed.append(SavedOutput(out_ids[id(t)]))
+            else:
+                packed.append(SavedInput(t))
+        ctx._saved = tuple(packed)
+        ctx._to_save = None
+    ctx._packed = True
+    return wrapped[0] if single else tuple(wrapped)
+
+
+def once_differentiable(fn):
+    """Mark a backward as not differentiable: it runs under no_grad, and differentiating
+    through it again raises."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        prev = _state.grad_enabled
+        _state.grad_enabled = False
+        try:
+            outputs = fn(ctx, *args)
+        finally:
+            _state.grad_enabled = prev
+        if not prev:
+            return outputs
+        requires_grad = any(isinstance(a, Tensor) and a._requires_grad for a in args)
+        if not requires_grad:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        err_inputs = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
+        wrapped = tuple(_delayed_error(o, err_inputs) if isinstance(o, Tensor) else o
+                        for o in outs)
+        return wrapped[0] if single else wrapped
+    return wrapper
+
+
+class DelayedError(Node):
+    """Raises its message if gradient ever flows through it."""
+    __slots__ = ("msg",)
+
+    def _apply(self, grads, create_graph):
+        raise RuntimeError(self.msg)
+
+
+def _delayed_error(t, inputs):
+    node = DelayedError()
+    node._seq = next(_sequence)
+    node._hooks = None
+    node.msg = "trying to differentiate twice a function that was marked with @once_differentiable"
+    node._next = tuple(edge_of(a) for a in inputs)
+    node._meta = ((t._data.shape, t._data.dtype),)
+    return make_tensor(t._data, True, node, 0)
+
+
+class InplaceFunction(Function):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    pass

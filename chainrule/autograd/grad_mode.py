@@ -1,0 +1,154 @@
+"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode (thread-local).
+
+The flags live on one thread-local object so the forward hot path reads a single attribute.
+"""
+import functools
+import inspect
+import threading
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled"]
+
+
+class _State(threading.local):
+    grad_enabled = True
+    inference = False
+
+
+state = _State()
+
+
+def is_grad_enabled():
+    """Whether operations are recorded for autograd in this thread."""
+    return state.grad_enabled
+
+
+def is_inference_mode_enabled():
+    return state.inference
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions and generator functions."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise RuntimeError("Decorating classes is deprecated and will be disabled in future "
+                               "versions. You should only decorate functions or methods.")
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def gen(*args, **kwargs):
+                g = func(*args, **kwargs)
+                try:
+                    with self.clone():
+                        response = g.send(None)
+                    while True:
+                        try:
+                            request = yield response
+                        except GeneratorExit:
+                            with self.clone():
+                                g.close()
+                            raise
+                        except BaseException as e:
+                            with self.clone():
+                                response = g.throw(e)
+                        else:
+                            with self.clone():
+                                response = g.send(request)
+                except StopIteration as e:
+                    return e.value
+            return gen
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return type(self)()
+
+
+class _NoParamDecorator(_DecoratorContextManager):
+    """Also usable bare, as `@no_grad` without parentheses (PyTorch 2 allows it)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecorator):
+    """Disable gradient recording inside the block."""
+
+    def __init__(self):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = state.grad_enabled
+        state.grad_enabled = False
+
+    def __exit__(self, *exc):
+        state.grad_enabled = self.prev
+
+
+class enable_grad(_NoParamDecorator):
+    """Enable gradient recording inside the block (undoes no_grad)."""
+
+    def __init__(self):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = state.grad_enabled
+        state.grad_enabled = True
+
+    def __exit__(self, *exc):
+        state.grad_enabled = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode now; as a context manager, restore the previous mode on exit."""
+
+    def __init__(self, mode):
+        self.prev = state.grad_enabled
+        self.mode = bool(mode)
+        state.grad_enabled = self.mode
+
+    def __call__(self, func):
+        state.grad_enabled = self.prev
+        return super().__call__(func)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        state.grad_enabled = self.prev
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad, and tensors made inside are inference tensors."""
+
+    def __init__(self, mode=True):
+        self.mode = mode
+        self.prev = None
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)
+
+    def __enter__(self):
+        self.prev = (state.grad_enabled, state.inference)
+        if self.mode:
+            state.grad_enabled = False
+            state.inference = True
+        else:
+            state.inference = False
+
+    def __exit__(self, *exc):
+        state.grad_enabled, state.inference = self.prev
+
+    def clone(self):
+        return type(self)(self.mode)

@@ -1,0 +1,102 @@
+"""In-place variants (`add_`, `mul_`, ...), generated from the same rows as the ops.
+
+Note [In-place ops]
+The forward runs out of place and the result is written into `self`, whose version counter
+(shared with its views) is bumped, so saved tensors can tell they were modified. When
+autograd records it, `self` gets a new grad_fn: the op's node, whose first edge is where
+`self`'s history used to point. A formula that reads `self` sees a snapshot of the old
+value, attached to the old history, so it stays differentiable.
+"""
+import numpy as np
+
+from .. import _dtype
+from .._dtype import FROM_NP
+from .._tensor import Tensor, make_tensor
+from ..autograd import grad_mode
+from . import registry
+
+__all__ = ["make_inplace", "check_inplace"]
+
+_state = grad_mode.state
+
+
+def make_inplace(row, signature, names):
+    name = row.name.split(".")[0] + "_"
+    ins, ps = row.inputs, row.params
+    src = (f"def {name}({signature}):\n"
+           f"    return dispatch_inplace(row, ({', '.join(ins)}{',' if len(ins) == 1 else ''}), "
+           f"({', '.join(ps)}{',' if len(ps) == 1 else ''}))\n")
+    ns = {"dispatch_inplace": dispatch_inplace, "row": row}
+    exec(src, ns)
+    return ns[name]
+
+
+def check_inplace(self, records):
+    """PyTorch's checks before modifying `self` in place."""
+    extra = self._extra
+    if extra is not None and extra.inference and not _state.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
+    if records and self._grad_fn is None and self._requires_grad:
+        if self._base is not None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+
+
+def dispatch_inplace(op, inputs, params):
+    self = inputs[0]
+    records = _state.grad_enabled and any(
+        isinstance(x, Tensor) and x._requires_grad for x in inputs) and op.node_cls is not None
+    check_inplace(self, records)
+    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    if op.promote is not registry.NONE:
+        arrays = registry._promote(op, inputs, arrays, params)
+    out = np.asarray(op.forward(*arrays, *params))
+    target = self._data
+    result_dtype = FROM_NP[out.dtype]
+    self_dtype = FROM_NP[target.dtype]
+    if not _dtype.can_cast(result_dtype, self_dtype):
+        raise RuntimeError(f"result type {result_dtype.legacy} can't be cast to the desired "
+                           f"output type {self_dtype.legacy}")
+    if out.shape != target.shape:
+        raise RuntimeError(f"output with shape {_sizes(target.shape)} doesn't match the "
+                           f"broadcast shape {_sizes(np.broadcast_shapes(out.shape, target.shape))}")
+    if records:
+        if self._base is not None:
+            raise NotImplementedError(
+                "chainrule does not yet record in-place operations on views of tensors that "
+                "require grad; apply the op out of place instead")
+        names = op.saves_for(tuple(isinstance(x, Tensor) and x._requires_grad for x in inputs))
+        if "self" in names:
+            # The formula needs the value from before the write: snapshot it, keeping its history.
+            snap = make_tensor(target.copy(), self._requires_grad, self._grad_fn, self._output_nr)
+            snap._acc = self._acc
+            inputs = (snap,) + tuple(inputs[1:])
+    np.copyto(target, out, casting="unsafe")
+    self._vc[0] += 1
+    if records:
+        _rebase(op, self, inputs, params, out)
+    return self
+
+
+def _rebase(op, self, inputs, params, out):
+    """Make `self` the output of a new node for this op (see Note [In-place ops])."""
+    # inputs[0] is self or its snapshot; either way its edge is still self's old history.
+    results = registry._record(op, inputs, params, (self._data,))
+    fresh = results[0]
+    self._grad_fn = fresh._grad_fn
+    self._output_nr = 0
+    self._requires_grad = True
+    # The node saved `result` from the fresh wrapper; point it at self's version counter.
+    saved = fresh._grad_fn._saved
+    if saved and "result" in saved:
+        saved["result"].vc = self._vc
+        saved["result"].version = self._vc[0]
+
+
+def _sizes(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"

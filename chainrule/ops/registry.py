@@ -1,0 +1,400 @@
+"""The op table: one `op(...)` row per op, and everything generated from it.
+
+A row names the op, its backward node, its signature (tensor inputs first), its array
+forward, and one derivative formula per differentiable input, in the spirit of PyTorch's
+derivatives.yaml:
+
+    op("exp", "ExpBackward0", "self", np.exp, promote=FLOAT,
+       self=lambda grad, result: grad * result.conj())
+
+A formula is a function of chainrule Tensors, so it is itself differentiable and higher
+derivatives come for free. Its parameter names say what the node must save:
+
+    grad / grads        the incoming gradient (`grads`: a tuple, for several outputs)
+    <input>             an input (a Tensor, or the Python number it was called with)
+    <param>             a non-tensor argument (dim, keepdim, alpha, ...)
+    result, result<i>   an output (saved without a reference cycle, see graph.py)
+    <input>_shape       an input's shape only (no tensor kept alive)
+
+From the row the registry makes the public function, the Tensor method, dunders, the
+in-place variant and the node class (`ExpBackward0`). Broadcast reduction and dtype casting
+of returned gradients are done once, by the engine (engine.validate_outputs).
+"""
+import inspect
+from collections import namedtuple
+
+import numpy as np
+
+from .. import _dtype
+from .._dtype import FROM_NP
+from .._tensor import Tensor, make_tensor
+from ..autograd import grad_mode
+from ..autograd.anomaly_mode import state as _anomaly
+from ..autograd.graph import (ERR_BACKWARD_TWICE, Node, SavedInput, SavedOutput, _sequence,
+                              accumulator_of, check_input_version, unpack_output)
+
+__all__ = ["op", "OPS", "FUNCTIONS", "public", "dispatch", "PROMOTE", "FLOAT", "NONE"]
+
+NONE, PROMOTE, FLOAT, PROMOTE_FLOAT = "none", "promote", "float", "promote_float"
+
+OPS = {}          # overload name -> Op: the table, introspectable (tests iterate it)
+FUNCTIONS = {}    # public name -> callable, installed into the chainrule namespace
+return_types = {}
+
+_state = grad_mode.state
+_ndarray = np.ndarray
+_asarray = np.asarray
+
+
+class Op:
+    """One row of the table."""
+
+    def __init__(self, name, node_name, inputs, params, forward, formulas, promote,
+                 returns, differentiable_outputs, view, number_inputs, promote_with=()):
+        self.name = name
+        self.node_name = node_name
+        self.inputs = inputs                    # tensor argument names, in next_functions order
+        self.params = params                    # other argument names
+        self.forward = forward
+        self.promote = promote
+        # indices of number params that take part in type promotion (`2.5 - int_tensor`)
+        self.promote_with = tuple(params.index(n) for n in promote_with)
+        self.returns = returns                  # output names (None: a single output)
+        self.n_outputs = 1 if returns is None else len(returns)
+        self.differentiable_outputs = differentiable_outputs
+        self.view = view                        # output shares memory and version with input 0
+        self.number_inputs = number_inputs      # inputs that may be Python numbers
+        # formulas[i]: (callable, names of what it reads) for input i, or None
+        self.formulas = tuple(
+            (f, tuple(inspect.signature(f).parameters)) if f is not None else None
+            for f in (formulas.get(n) for n in inputs))
+        self.differentiable = any(f is not None for f in self.formulas)
+        self.node_cls = _make_node_class(self) if self.differentiable else None
+        self._saves = {}                        # requires-grad mask -> names to save
+
+    def saves_for(self, mask):
+        """Names to save when the inputs flagged in `mask` need gradients."""
+        names = self._saves.get(mask)
+        if names is None:
+            used = []
+            for needed, formula in zip(mask, self.formulas):
+                if needed and formula is not None:
+                    used.extend(n for n in formula[1] if n not in ("grad", "grads") and n not in used)
+            names = self._saves[mask] = tuple(used)
+        return names
+
+    def __repr__(self):
+        return f"<op {self.name} -> {self.node_name}>"
+
+
+class OpNode(Node):
+    """Backward node of a table op. `_saved` maps saved names to values; an input tensor
+    is kept with its version at save time, an output as a SavedOutput."""
+    __slots__ = ("_saved",)
+    _op = None
+
+    def _apply(self, grads, create_graph):
+        op = self._op
+        saved = self._saved
+        if all(g is None for g in grads):
+            return [None] * len(self._next)
+        env = {}
+        for name, value in saved.items():
+            if type(value) is SavedInput:
+                env[name] = check_input_version(value.t, value.version)
+            elif type(value) is SavedOutput:
+                env[name] = unpack_output(value, self)
+            elif value is _RELEASED:
+                raise RuntimeError(ERR_BACKWARD_TWICE)
+            else:
+                env[name] = value
+        if op.n_outputs == 1:
+            env["grad"] = grads[0]
+        else:
+            env["grads"] = _materialize(grads, self._meta)
+        out = []
+        for (fn, _), formula in zip(self._next, op.formulas):
+            if fn is None or formula is None:
+                out.append(None)
+            else:
+                f, names = formula
+                out.append(f(*[env[n] for n in names]))
+        return out
+
+    def _release(self):
+        # Only tensors are freed; shapes and numbers stay, so a node that reads none can
+        # run again (PyTorch allows `x.sum()` to be backwarded twice).
+        saved = self._saved
+        for name, value in saved.items():
+            if type(value) is SavedInput or type(value) is SavedOutput:
+                saved[name] = _RELEASED
+
+    def __getattr__(self, name):
+        # grad_fn._saved_self / _saved_result / _saved_self_sym_sizes, as in PyTorch
+        if name.startswith("_saved_"):
+            key = name[7:].replace("_sym_sizes", "_shape")
+            op = type(self)._op
+            if key in self._saved:
+                value = self._saved[key]
+                if value is _RELEASED:
+                    raise RuntimeError(ERR_BACKWARD_TWICE)
+                if type(value) is SavedInput:
+                    return value.t
+                if type(value) is SavedOutput:
+                    return unpack_output(value, self)
+                return value
+            raise AttributeError(f"'{op.node_name}' object has no attribute '{name}'")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+_RELEASED = object()   # a saved tensor freed after backward
+
+
+def _materialize(grads, meta):
+    # Multi-output formulas see zeros for outputs that received no gradient.
+    from .._tensor import make_tensor as mk
+    return tuple(g if g is not None else mk(np.zeros(m[0], m[1])) for g, m in zip(grads, meta))
+
+
+def _make_node_class(op):
+    cls = type(op.node_name, (OpNode,), {"__slots__": (), "_op": op, "__module__": "torch"})
+    return cls
+
+
+# ---- the forward hot path -----------------------------------------------------------------
+
+def _promote(op, inputs, arrays, params):
+    """Cast arrays to PyTorch's result dtype where NumPy would pick another."""
+    kind = op.promote
+    operands = inputs
+    if op.promote_with:
+        operands = tuple(inputs) + tuple(params[i] for i in op.promote_with)
+    if kind is FLOAT:
+        target = FROM_NP[arrays[0].dtype]
+    else:
+        target = _dtype.result_type(operands)
+    if target.category < 2 and (kind is FLOAT or kind is PROMOTE_FLOAT):
+        target = _dtype.get_default_dtype()
+    t = target.np
+    out = []
+    for a in arrays:
+        if type(a) is _ndarray and a.dtype != t:
+            a = a.astype(t)
+        out.append(a)
+    return out
+
+
+def dispatch(op, inputs, params):
+    """Run `op` on `inputs` (Tensors or Python numbers) and `params`; record a node when
+    grad mode is on and some input requires grad."""
+    arrays = []
+    needs_grad = False
+    for x in inputs:
+        if isinstance(x, Tensor):
+            arrays.append(x._data)
+            if x._requires_grad:
+                needs_grad = True
+        elif x is None or op.number_inputs:
+            arrays.append(x)
+        else:
+            raise TypeError(f"{op.name}(): argument '{op.inputs[len(arrays)]}' must be Tensor, "
+                            f"not {type(x).__name__}")
+    if op.promote is not NONE:
+        arrays = _promote(op, inputs, arrays, params)
+    out = op.forward(*arrays, *params)
+    if op.n_outputs == 1:
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        if not needs_grad or not _state.grad_enabled or op.node_cls is None:
+            result = make_tensor(out)
+            if op.view:
+                _make_view(result, inputs[0])
+            return result
+        return _record(op, inputs, params, (out,))[0]
+    out = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
+    if not needs_grad or not _state.grad_enabled or op.node_cls is None:
+        results = tuple(make_tensor(o) for o in out)
+        if op.view:
+            for r in results:
+                _make_view(r, inputs[0])
+    else:
+        results = _record(op, inputs, params, out)
+    return return_types[op.name](*results)
+
+
+def _make_view(result, base):
+    result._vc = base._vc
+    result._base = base if base._base is None else base._base
+
+
+def _record(op, inputs, params, outs):
+    """Build the node for one forward call and wire it into the graph."""
+    node = op.node_cls.__new__(op.node_cls)
+    node._seq = next(_sequence)
+    node._hooks = None
+    edges = []
+    mask = []
+    for x in inputs:
+        if isinstance(x, Tensor) and x._requires_grad:
+            fn = x._grad_fn
+            edges.append((fn, x._output_nr) if fn is not None else (accumulator_of(x), 0))
+            mask.append(True)
+        else:
+            edges.append((None, 0))
+            mask.append(False)
+    # An input whose formula is missing gets no edge: it is not differentiable.
+    if op.differentiable_outputs is None:
+        diff = range(len(outs))
+    else:
+        diff = op.differentiable_outputs
+    results = []
+    for i, o in enumerate(outs):
+        if i in diff:
+            results.append(make_tensor(o, True, node, i))
+        else:
+            results.append(make_tensor(o))
+    node._next = tuple(edges)
+    node._meta = tuple((o.shape, o.dtype) for o in outs)
+    if op.view:
+        for r in results:
+            _make_view(r, inputs[0])
+    saved = {}
+    names = op.saves_for(tuple(mask))
+    if names:
+        env = None
+        for name in names:
+            value = None
+            if name in op.inputs:
+                x = inputs[op.inputs.index(name)]
+                value = SavedInput(x) if isinstance(x, Tensor) else x
+                if isinstance(x, Tensor) and x._extra is not None and x._extra.inference:
+                    raise RuntimeError(_INFERENCE_SAVE)
+            elif name == "result":
+                value = SavedOutput(results[0])
+            elif name.startswith("result") and name[6:].isdigit():
+                value = SavedOutput(results[int(name[6:])])
+            elif name.endswith("_shape"):
+                x = inputs[op.inputs.index(name[:-6])]
+                value = x._data.shape if isinstance(x, Tensor) else ()
+            else:
+                if env is None:
+                    env = dict(zip(op.params, params))
+                value = env[name]
+            saved[name] = value
+    node._saved = saved
+    if _anomaly.enabled:
+        import traceback
+        node._node_hooks().metadata["traceback_"] = traceback.format_stack()[:-3]
+    return results
+
+
+_INFERENCE_SAVE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+
+
+# ---- declaring ops ------------------------------------------------------------------------
+
+def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), returns=None,
+       differentiable_outputs=None, view=False, numbers=False, function=None, method=None,
+       dunders=(), rdunders=(), idunders=(), inplace=None, **formulas):
+    """Declare one op (see the module docstring). Returns the generated public function.
+
+    signature: the Python signature, tensor inputs first, then parameters, e.g.
+        "self, other, *, alpha=1"; the leading names that have formulas or that `numbers`
+        allows are the tensor inputs.
+    function/method: public names (default: `name` for both; False to skip).
+    promote: NONE; PROMOTE (PyTorch's result type over the inputs and the number params
+        named in promote_with); FLOAT (integer input becomes the default float dtype);
+        PROMOTE_FLOAT (both).
+    dunders / rdunders: operator methods calling the op as (self, other) / (other, self);
+        idunders: augmented assignments (`+=`), which call the in-place variant.
+    inplace: name of the generated in-place method (e.g. "add_").
+    """
+    params_sig = inspect.signature(eval(f"lambda {signature}: None"))
+    names = list(params_sig.parameters)
+    n_inputs = _count_inputs(names, formulas, params_sig)
+    inputs, params = tuple(names[:n_inputs]), tuple(names[n_inputs:])
+    if returns is not None:
+        return_types[name] = namedtuple(name.split(".")[0], returns)
+        return_types[name].__module__ = "torch.return_types"
+    row = Op(name, node_name, inputs, params, forward, formulas, promote, returns,
+             None if differentiable_outputs is None else frozenset(differentiable_outputs),
+             view, numbers, promote_with)
+    if name in OPS:
+        raise ValueError(f"op {name} declared twice")
+    OPS[name] = row
+    fn = _make_wrapper(row, signature, names)
+    fn.op = row
+    public_name = name.split(".")[0]
+    if function is not False:
+        for n in _names(function, public_name):
+            FUNCTIONS[n] = fn
+    if method is not False:
+        for n in _names(method, public_name):
+            setattr(Tensor, n, fn)
+    for d in dunders:
+        setattr(Tensor, d, fn)
+    for d in rdunders:
+        setattr(Tensor, d, _reflected(fn))
+    if inplace:
+        from .inplace import make_inplace
+        inplace_fn = make_inplace(row, signature, names)
+        setattr(Tensor, inplace, inplace_fn)
+        for d in idunders:
+            setattr(Tensor, d, inplace_fn)
+    return fn
+
+
+def _names(spec, default):
+    if spec is None:
+        return (default,)
+    return (spec,) if isinstance(spec, str) else tuple(spec)
+
+
+def _count_inputs(names, formulas, sig):
+    # Tensor inputs are the leading parameters before the first one without a formula
+    # that is not declared tensor-like; rows with non-differentiable tensor inputs list
+    # them in formulas with None.
+    n = 0
+    for nm in names:
+        p = sig.parameters[nm]
+        if nm in formulas and p.kind == p.POSITIONAL_OR_KEYWORD:
+            n += 1
+        else:
+            break
+    return n
+
+
+def _make_wrapper(row, signature, names):
+    ins = row.inputs
+    ps = row.params
+    src = (f"def {row.name.split('.')[0]}({signature}):\n"
+           f"    return dispatch(row, ({', '.join(ins)}{',' if len(ins) == 1 else ''}), "
+           f"({', '.join(ps)}{',' if len(ps) == 1 else ''}))\n")
+    ns = {"dispatch": dispatch, "row": row}
+    exec(src, ns)
+    return ns[row.name.split(".")[0]]
+
+
+def _reflected(fn):
+    def reflected(self, other):
+        return fn(other, self)
+    reflected.__name__ = "r" + fn.__name__
+    return reflected
+
+
+def public(name=None, *, method=True, function=True, dunders=()):
+    """Register a hand-written public function (one that picks among overload rows)."""
+    def deco(f):
+        n = name or f.__name__
+        if function:
+            FUNCTIONS[n] = f
+        if method:
+            setattr(Tensor, n if method is True else method, f)
+        for d in dunders:
+            setattr(Tensor, d, f)
+        return f
+    return deco

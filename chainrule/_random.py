@@ -213,6 +213,14 @@ def _mcg31(seed, n):
     return x[:n] / _MCG_M
 
 
+def _nudge(bound, step, dtype):
+    """torch's update_from (step 1) / update_to (step -1) for float randint."""
+    near = int(dtype.type(bound + step))
+    if (near < bound) if step > 0 else (near >= bound):
+        bound = near + step * (1 << (abs(bound + step).bit_length() - np.finfo(dtype).nmant - 1))
+    return bound
+
+
 def _size(shape):
     shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
     return shape, math.prod(shape)
@@ -315,23 +323,19 @@ class Generator:
         shape, n = _size(shape)
         dtype = np.dtype(dtype)
         if n < 16:
-            out = self._normal_scalar(n) * std + mean
-            # torch narrows double to half through float
-            return out.astype(np.float32).astype(dtype).reshape(shape)
+            out = _fma64(self._normal_scalar(n), float(std), float(mean))
+            if dtype == np.float16:  # torch narrows double to half through float
+                out = out.astype(np.float32)
+            return out.astype(dtype).reshape(shape)
         blocks, tail = divmod(n, 16)
-        if dtype == np.float64:
-            u = self._unit(n + 16 * (tail > 0), True)
-            fill = _box_muller_f64
-        else:
-            # float32 fills n uniforms (the last n % 16 are overwritten);
-            # half fills whole blocks only.
-            u = self._unit(n + 16 * (tail > 0), False)
-            if dtype != np.float32 and tail:
-                u = np.delete(u, np.s_[16 * blocks:n])
-            fill = _box_muller_f32
+        double = dtype == np.float64
+        fill = _box_muller_f64 if double else _box_muller_f32
+        # float32/64 draw n uniforms in place (the last n % 16 get overwritten
+        # below); half works through a 16-value buffer and draws whole blocks.
+        drawn = n if dtype in (np.float32, np.float64) else 16 * blocks
+        u = self._unit(drawn + 16 * (tail > 0), double)
         out = np.empty(n, dtype)
-        body = u[:16 * blocks].reshape(blocks, 16)
-        out[:16 * blocks] = fill(body, mean, std).reshape(-1)
+        out[:16 * blocks] = fill(u[:16 * blocks].reshape(blocks, 16), mean, std).reshape(-1)
         if tail:  # torch recomputes the last 16 values from fresh uniforms
             out[n - 16:] = fill(u[-16:].reshape(1, 16), mean, std).reshape(-1)
         return out.reshape(shape)
@@ -354,12 +358,15 @@ class Generator:
         """torch.randint: ``(draw % (high - low)) + low``."""
         shape, n = _size(shape)
         dtype = np.dtype(dtype)
-        span = int(high) - int(low)
+        low, high = int(low), int(high)
+        if dtype.kind == 'f':  # torch first nudges bounds the float type can't hold
+            low, high = _nudge(low, 1, dtype), _nudge(high, -1, dtype)
+        span = high - low
         if span <= 0:
             raise ValueError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-        wide = span >= 2**32 and dtype in (np.int64, np.float64, np.float32)
-        draws = self._random64(n) if wide else self._random(n)
-        vals = (draws % np.uint64(span) + np.uint64(int(low) % 2**64)).view(np.int64)
+        # torch accepts ~5% modulo skew before switching to 64-bit draws
+        draws = self._random64(n) if span >= 2**28 else self._random(n)
+        vals = (draws % np.uint64(span) + np.uint64(low % 2**64)).view(np.int64)
         if dtype == np.float16:  # torch narrows through float
             vals = vals.astype(np.float32)
         return vals.astype(dtype).reshape(shape)

@@ -129,10 +129,13 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     n_in = len(inputs)
 
     def first_order(*args):
-        ins, gos = args[:n_in], args[n_in:]
-        outs = _differentiable(_as_tuple(func(*ins)))
-        wrt = tuple(t for t in ins if isinstance(t, Tensor) and t.requires_grad)
-        grads = autograd_grad(outs, wrt, gos, create_graph=True, allow_unused=True)
+        # Finite differences call this under no_grad; it needs a graph to differentiate.
+        from .grad_mode import enable_grad
+        with enable_grad():
+            ins, gos = args[:n_in], args[n_in:]
+            outs = _differentiable(_as_tuple(func(*ins)))
+            wrt = tuple(t for t in ins if isinstance(t, Tensor) and t.requires_grad)
+            grads = autograd_grad(outs, wrt, gos, create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_order, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,

@@ -175,3 +175,18 @@ for _name, _fn, _dunder, _alias in (
     _names = (_name,) if _alias is None else (_name, _alias)
     op(_name, None, "self, other", _fn, promote=PROMOTE, numbers=True, function=_names,
        method=_names, dunders=(_dunder,), self=None, other=None)
+
+
+# ---- logical and bitwise (not differentiable) ---------------------------------------------
+
+for _name, _fn, _dunders, _rdunders in (
+        ("logical_and", np.logical_and, (), ()), ("logical_or", np.logical_or, (), ()),
+        ("logical_xor", np.logical_xor, (), ()),
+        ("bitwise_and", np.bitwise_and, ("__and__",), ("__rand__",)),
+        ("bitwise_or", np.bitwise_or, ("__or__",), ("__ror__",)),
+        ("bitwise_xor", np.bitwise_xor, ("__xor__",), ("__rxor__",))):
+    op(_name, None, "self, other", _fn, promote=PROMOTE, numbers=True, dunders=_dunders,
+       rdunders=_rdunders, self=None, other=None)
+
+logical_not = op("logical_not", None, "self", np.logical_not, self=None)
+bitwise_not = op("bitwise_not", None, "self", np.invert, dunders=("__invert__",), self=None)

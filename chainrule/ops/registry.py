@@ -69,6 +69,10 @@ class Op:
             (f, tuple(inspect.signature(f).parameters)) if f is not None else None
             for f in (formulas.get(n) for n in inputs))
         self.differentiable = any(f is not None for f in self.formulas)
+        # Note [Edges]: only inputs with a formula get an edge (where's condition does not;
+        # a Python-number `other` does, as (None, 0)).
+        self.edge_inputs = tuple(i for i, f in enumerate(self.formulas) if f is not None)
+        self.edge_formulas = tuple(f for f in self.formulas if f is not None)
         self.node_cls = _make_node_class(self) if self.differentiable else None
         self._saves = {}                        # requires-grad mask -> names to save
 
@@ -113,12 +117,8 @@ class OpNode(Node):
         else:
             env["grads"] = _materialize(grads, self._meta)
         out = []
-        for (fn, _), formula in zip(self._next, op.formulas):
-            if fn is None or formula is None:
-                out.append(None)
-            else:
-                f, names = formula
-                out.append(f(*[env[n] for n in names]))
+        for (fn, _), (f, names) in zip(self._next, op.edge_formulas):
+            out.append(None if fn is None else f(*[env[n] for n in names]))
         return out
 
     def _release(self):
@@ -234,15 +234,16 @@ def _record(op, inputs, params, outs):
     node._hooks = None
     edges = []
     mask = []
-    for x in inputs:
-        if isinstance(x, Tensor) and x._requires_grad:
+    for i, x in enumerate(inputs):
+        needs = isinstance(x, Tensor) and x._requires_grad
+        mask.append(needs)
+        if i not in op.edge_inputs:
+            continue
+        if needs:
             fn = x._grad_fn
             edges.append((fn, x._output_nr) if fn is not None else (accumulator_of(x), 0))
-            mask.append(True)
         else:
             edges.append((None, 0))
-            mask.append(False)
-    # An input whose formula is missing gets no edge: it is not differentiable.
     if op.differentiable_outputs is None:
         diff = range(len(outs))
     else:

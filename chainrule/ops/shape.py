@@ -53,10 +53,11 @@ def _view(a, shape):
 view_ = op("view", "ViewBackward0", "self, size", _view, view=True, function=False, method=False,
            self=lambda grad, self_shape: grad.reshape(self_shape))
 
-_reshape_copy = op("_unsafe_view", "UnsafeViewBackward0", "self, size",
-                   lambda a, shape: np.reshape(a, _infer_shape(shape, a.size)).copy(),
-                   function=False, method=False,
-                   self=lambda grad, self_shape: grad.reshape(self_shape))
+# reshape's copying path: PyTorch clones, then views the clone (UnsafeViewBackward0).
+_unsafe_view = op("_unsafe_view", "UnsafeViewBackward0", "self, size",
+                  lambda a, shape: np.reshape(a, _infer_shape(shape, a.size)),
+                  function=False, method=False,
+                  self=lambda grad, self_shape: grad.reshape(self_shape))
 
 
 @public("view", function=False)
@@ -77,7 +78,7 @@ def reshape(input, *shape):
     try:
         a.view().shape = shape
     except AttributeError:
-        return _reshape_copy(input, shape)
+        return _unsafe_view(clone(input, memory_format=None), shape)
     return view_(input, shape)
 
 

@@ -101,7 +101,7 @@ class Node:
         """Drop saved state after a backward without retain_graph."""
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
 class _NodeHooks:

@@ -50,7 +50,8 @@ class Op:
     """One row of the table."""
 
     def __init__(self, name, node_name, inputs, params, forward, formulas, promote,
-                 returns, differentiable_outputs, view, number_inputs, promote_with=()):
+                 returns, differentiable_outputs, view, number_inputs, promote_with=(),
+                 list_input=False):
         self.name = name
         self.node_name = node_name
         self.inputs = inputs                    # tensor argument names, in next_functions order
@@ -59,8 +60,12 @@ class Op:
         self.promote = promote
         # indices of number params that take part in type promotion (`2.5 - int_tensor`)
         self.promote_with = tuple(params.index(n) for n in promote_with)
-        self.returns = returns                  # output names (None: a single output)
-        self.n_outputs = 1 if returns is None else len(returns)
+        # returns: None (one output), names (a namedtuple), or list (any number, a tuple)
+        self.returns = returns
+        self.n_outputs = 1 if returns is None else -1 if returns is list else len(returns)
+        # list_input: the only tensor input is a list (cat, stack); every element gets an
+        # edge, and the formula returns one gradient per element.
+        self.list_input = list_input
         self.differentiable_outputs = differentiable_outputs
         self.view = view                        # output shares memory and version with input 0
         self.number_inputs = number_inputs      # inputs that may be Python numbers
@@ -78,6 +83,8 @@ class Op:
 
     def saves_for(self, mask):
         """Names to save when the inputs flagged in `mask` need gradients."""
+        if self.list_input:
+            mask = (any(mask),)
         names = self._saves.get(mask)
         if names is None:
             used = []
@@ -106,6 +113,10 @@ class OpNode(Node):
         for name, value in saved.items():
             if type(value) is SavedInput:
                 env[name] = check_input_version(value.t, value.version)
+            elif type(value) is _SavedList:
+                if _RELEASED in value:
+                    raise RuntimeError(ERR_BACKWARD_TWICE)
+                env[name] = [check_input_version(v.t, v.version) for v in value]
             elif type(value) is SavedOutput:
                 env[name] = unpack_output(value, self)
             elif value is _RELEASED:
@@ -116,6 +127,10 @@ class OpNode(Node):
             env["grad"] = grads[0]
         else:
             env["grads"] = _materialize(grads, self._meta)
+        if op.list_input:
+            f, names = op.edge_formulas[0]
+            grads = f(*[env[n] for n in names])
+            return [None if fn is None else g for (fn, _), g in zip(self._next, grads)]
         out = []
         for (fn, _), (f, names) in zip(self._next, op.edge_formulas):
             out.append(None if fn is None else f(*[env[n] for n in names]))
@@ -128,6 +143,8 @@ class OpNode(Node):
         for name, value in saved.items():
             if type(value) is SavedInput or type(value) is SavedOutput:
                 saved[name] = _RELEASED
+            elif type(value) is _SavedList:
+                saved[name] = _SavedList([_RELEASED])
 
     def __getattr__(self, name):
         # grad_fn._saved_self / _saved_result / _saved_self_sym_sizes, as in PyTorch
@@ -148,6 +165,11 @@ class OpNode(Node):
 
 
 _RELEASED = object()   # a saved tensor freed after backward
+
+
+class _SavedList(list):
+    """A saved tensor list (cat's inputs), told apart from a saved list of ints."""
+    __slots__ = ()
 
 
 def _materialize(grads, meta):
@@ -201,7 +223,7 @@ def dispatch(op, inputs, params):
                             f"not {type(x).__name__}")
     if op.promote is not NONE:
         arrays = _promote(op, inputs, arrays, params)
-    out = op.forward(*arrays, *params)
+    out = op.forward(arrays, *params) if op.list_input else op.forward(*arrays, *params)
     if op.n_outputs == 1:
         if type(out) is not _ndarray:
             out = _asarray(out)
@@ -219,6 +241,8 @@ def dispatch(op, inputs, params):
                 _make_view(r, inputs[0])
     else:
         results = _record(op, inputs, params, out)
+    if op.n_outputs == -1:
+        return tuple(results)
     return return_types[op.name](*results)
 
 
@@ -237,7 +261,7 @@ def _record(op, inputs, params, outs):
     for i, x in enumerate(inputs):
         needs = isinstance(x, Tensor) and x._requires_grad
         mask.append(needs)
-        if i not in op.edge_inputs:
+        if not op.list_input and i not in op.edge_inputs:
             continue
         if needs:
             fn = x._grad_fn
@@ -265,7 +289,11 @@ def _record(op, inputs, params, outs):
         env = None
         for name in names:
             value = None
-            if name in op.inputs:
+            if op.list_input and name == op.inputs[0]:
+                value = _SavedList(SavedInput(x) for x in inputs)
+            elif op.list_input and name == op.inputs[0] + "_shape":
+                value = [x._data.shape for x in inputs]
+            elif name in op.inputs:
                 x = inputs[op.inputs.index(name)]
                 value = SavedInput(x) if isinstance(x, Tensor) else x
                 if isinstance(x, Tensor) and x._extra is not None and x._extra.inference:
@@ -300,7 +328,7 @@ _INFERENCE_SAVE = (
 
 def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), returns=None,
        differentiable_outputs=None, view=False, numbers=False, function=None, method=None,
-       dunders=(), rdunders=(), idunders=(), inplace=None, **formulas):
+       dunders=(), rdunders=(), idunders=(), inplace=None, list_input=False, **formulas):
     """Declare one op (see the module docstring). Returns the generated public function.
 
     signature: the Python signature, tensor inputs first, then parameters, e.g.
@@ -313,17 +341,20 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
     dunders / rdunders: operator methods calling the op as (self, other) / (other, self);
         idunders: augmented assignments (`+=`), which call the in-place variant.
     inplace: name of the generated in-place method (e.g. "add_").
+    list_input: the first parameter is a list of tensors (cat, stack); its formula returns
+        one gradient per element, `<name>` reads the list, `<name>_shape` their shapes.
+    returns: output names for a namedtuple result, or `list` for any number of outputs.
     """
     params_sig = inspect.signature(eval(f"lambda {signature}: None"))
     names = list(params_sig.parameters)
     n_inputs = _count_inputs(names, formulas, params_sig)
     inputs, params = tuple(names[:n_inputs]), tuple(names[n_inputs:])
-    if returns is not None:
+    if returns is not None and returns is not list:
         return_types[name] = namedtuple(name.split(".")[0], returns)
         return_types[name].__module__ = "torch.return_types"
     row = Op(name, node_name, inputs, params, forward, formulas, promote, returns,
              None if differentiable_outputs is None else frozenset(differentiable_outputs),
-             view, numbers, promote_with)
+             view, numbers, promote_with, list_input)
     if name in OPS:
         raise ValueError(f"op {name} declared twice")
     OPS[name] = row
@@ -372,9 +403,10 @@ def _count_inputs(names, formulas, sig):
 def _make_wrapper(row, signature, names):
     ins = row.inputs
     ps = row.params
+    tensors = f"tuple({ins[0]})" if row.list_input else \
+        f"({', '.join(ins)}{',' if len(ins) == 1 else ''})"
     src = (f"def {row.name.split('.')[0]}({signature}):\n"
-           f"    return dispatch(row, ({', '.join(ins)}{',' if len(ins) == 1 else ''}), "
-           f"({', '.join(ps)}{',' if len(ps) == 1 else ''}))\n")
+           f"    return dispatch(row, {tensors}, ({', '.join(ps)}{',' if len(ps) == 1 else ''}))\n")
     ns = {"dispatch": dispatch, "row": row}
     exec(src, ns)
     return ns[row.name.split(".")[0]]

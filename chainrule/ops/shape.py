@@ -247,3 +247,25 @@ for _n, _d in (("float", _dtype.float32), ("double", _dtype.float64), ("half", _
 @public("type_as", function=False)
 def type_as(self, other):
     return to(self, other.dtype)
+
+
+# ---- joining ------------------------------------------------------------------------------
+
+def _cat_grads(grad, tensors_shape, dim):
+    # one slice of grad per input tensor (a loop over the list, not over elements)
+    d = wrap_dim(dim, len(tensors_shape[0]))
+    out, start = [], 0
+    for shape in tensors_shape:
+        out.append(grad.narrow(d, start, shape[d]))
+        start += shape[d]
+    return out
+
+
+cat = op("cat", "CatBackward0", "tensors, dim=0", lambda arrays, dim: np.concatenate(
+             arrays, axis=wrap_dim(dim, arrays[0].ndim)), list_input=True, method=False,
+         function=("cat", "concat", "concatenate"),
+         tensors=_cat_grads)
+
+stack = op("stack", "StackBackward0", "tensors, dim=0", lambda arrays, dim: np.stack(
+               arrays, axis=wrap_dim(dim, arrays[0].ndim + 1)), list_input=True, method=False,
+           tensors=lambda grad, dim, tensors_shape: grad.unbind(wrap_dim(dim, len(tensors_shape[0]) + 1)))

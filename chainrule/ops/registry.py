@@ -76,23 +76,44 @@ class Op:
         self.differentiable = any(f is not None for f in self.formulas)
         # Note [Edges]: only inputs with a formula get an edge (where's condition does not;
         # a Python-number `other` does, as (None, 0)).
-        self.edge_inputs = tuple(i for i, f in enumerate(self.formulas) if f is not None)
+        self.edge_mask = tuple(f is not None for f in self.formulas)
         self.edge_formulas = tuple(f for f in self.formulas if f is not None)
         self.node_cls = _make_node_class(self) if self.differentiable else None
         self._saves = {}                        # requires-grad mask -> names to save
 
     def saves_for(self, mask):
-        """Names to save when the inputs flagged in `mask` need gradients."""
+        """The save plan when the inputs flagged in `mask` need gradients: one
+        (name, kind, index) per value the formulas of those inputs read. Computed once per
+        mask, so a forward call only follows it."""
         if self.list_input:
             mask = (any(mask),)
-        names = self._saves.get(mask)
-        if names is None:
+        plan = self._saves.get(mask)
+        if plan is None:
             used = []
             for needed, formula in zip(mask, self.formulas):
                 if needed and formula is not None:
                     used.extend(n for n in formula[1] if n not in ("grad", "grads") and n not in used)
-            names = self._saves[mask] = tuple(used)
-        return names
+            plan = self._saves[mask] = tuple(self._plan(n) for n in used)
+        return plan
+
+    def _plan(self, name):
+        first = self.inputs[0] if self.inputs else None
+        if self.list_input and name == first:
+            return (name, _LIST, 0)
+        if self.list_input and name == first + "_shape":
+            return (name, _LIST_SHAPES, 0)
+        if name in self.inputs:
+            return (name, _INPUT, self.inputs.index(name))
+        if name == "result":
+            return (name, _OUTPUT, 0)
+        if name.startswith("result") and name[6:].isdigit():
+            return (name, _OUTPUT, int(name[6:]))
+        if name.endswith("_shape") and name[:-6] in self.inputs:
+            return (name, _SHAPE, self.inputs.index(name[:-6]))
+        if name in self.params:
+            return (name, _PARAM, self.params.index(name))
+        raise TypeError(f"op {self.name}: a formula reads '{name}', which is not an input, "
+                        "param, result or <input>_shape")
 
     def __repr__(self):
         return f"<op {self.name} -> {self.node_name}>"
@@ -106,35 +127,38 @@ class OpNode(Node):
 
     def _apply(self, grads, create_graph):
         op = self._op
-        saved = self._saved
-        if all(g is None for g in grads):
-            return [None] * len(self._next)
-        env = {}
-        for name, value in saved.items():
-            if type(value) is SavedInput:
-                env[name] = check_input_version(value.t, value.version)
-            elif type(value) is _SavedList:
-                if _RELEASED in value:
-                    raise RuntimeError(ERR_BACKWARD_TWICE)
-                env[name] = [check_input_version(v.t, v.version) for v in value]
-            elif type(value) is SavedOutput:
+        if op.n_outputs == 1:
+            grad = grads[0]
+            if grad is None:
+                return [None] * len(self._next)
+            env = {"grad": grad}
+        else:
+            if all(g is None for g in grads):
+                return [None] * len(self._next)
+            env = {"grads": _materialize(grads, self._meta)}
+        for name, value in self._saved.items():
+            kind = type(value)
+            if kind is SavedInput:
+                t = value.t
+                if t._vc[0] != value.version:
+                    check_input_version(t, value.version)
+                env[name] = t
+            elif kind is SavedOutput:
                 env[name] = unpack_output(value, self)
             elif value is _RELEASED:
                 raise RuntimeError(ERR_BACKWARD_TWICE)
+            elif kind is _SavedList:
+                if _RELEASED in value:
+                    raise RuntimeError(ERR_BACKWARD_TWICE)
+                env[name] = [check_input_version(v.t, v.version) for v in value]
             else:
                 env[name] = value
-        if op.n_outputs == 1:
-            env["grad"] = grads[0]
-        else:
-            env["grads"] = _materialize(grads, self._meta)
         if op.list_input:
             f, names = op.edge_formulas[0]
             grads = f(*[env[n] for n in names])
             return [None if fn is None else g for (fn, _), g in zip(self._next, grads)]
-        out = []
-        for (fn, _), (f, names) in zip(self._next, op.edge_formulas):
-            out.append(None if fn is None else f(*[env[n] for n in names]))
-        return out
+        return [None if edge[0] is None else f(*[env[n] for n in names])
+                for edge, (f, names) in zip(self._next, op.edge_formulas)]
 
     def _release(self):
         # Only tensors are freed; shapes and numbers stay, so a node that reads none can
@@ -165,6 +189,7 @@ class OpNode(Node):
 
 
 _RELEASED = object()   # a saved tensor freed after backward
+_INPUT, _LIST, _LIST_SHAPES, _OUTPUT, _SHAPE, _PARAM = range(6)   # save-plan kinds
 
 
 class _SavedList(list):
@@ -206,22 +231,55 @@ def _promote(op, inputs, arrays, params):
     return out
 
 
+_KIND_CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+_NUMBER_CATEGORY = {bool: 0, int: 1, float: 2, complex: 3}
+
+
+def _needs_promotion(op, first, mixed, numbers):
+    """False when NumPy will already produce PyTorch's dtype: tensors of one dtype, and
+    Python numbers of no higher category (NEP 50 keeps them weak, as PyTorch does)."""
+    if mixed or first is None:
+        return True
+    cat = _KIND_CATEGORY[first.kind]
+    if op.promote is not PROMOTE and cat < 2:
+        return True      # FLOAT / PROMOTE_FLOAT: integers become the default float dtype
+    if numbers:
+        for x in numbers:
+            c = _NUMBER_CATEGORY.get(type(x))
+            if c is None or c > cat:
+                return True
+    if op.promote_with:
+        return True
+    return False
+
+
 def dispatch(op, inputs, params):
     """Run `op` on `inputs` (Tensors or Python numbers) and `params`; record a node when
     grad mode is on and some input requires grad."""
     arrays = []
     needs_grad = False
+    first = None
+    mixed = False
+    numbers = None
     for x in inputs:
         if isinstance(x, Tensor):
-            arrays.append(x._data)
+            a = x._data
+            arrays.append(a)
             if x._requires_grad:
                 needs_grad = True
-        elif x is None or op.number_inputs:
+            if first is None:
+                first = a.dtype
+            elif a.dtype is not first:
+                mixed = True
+        elif x is None:
             arrays.append(x)
+        elif op.number_inputs:
+            arrays.append(x)
+            numbers = (x,) if numbers is None else numbers + (x,)
         else:
             raise TypeError(f"{op.name}(): argument '{op.inputs[len(arrays)]}' must be Tensor, "
                             f"not {type(x).__name__}")
-    if op.promote is not NONE:
+    if op.promote is not NONE and _needs_promotion(op, first, mixed, numbers):
         arrays = _promote(op, inputs, arrays, params)
     out = op.forward(arrays, *params) if op.list_input else op.forward(*arrays, *params)
     if op.n_outputs == 1:
@@ -253,63 +311,57 @@ def _make_view(result, base):
 
 def _record(op, inputs, params, outs):
     """Build the node for one forward call and wire it into the graph."""
-    node = op.node_cls.__new__(op.node_cls)
+    cls = op.node_cls
+    node = cls.__new__(cls)
     node._seq = next(_sequence)
     node._hooks = None
     edges = []
     mask = []
+    edge_inputs = op.edge_mask if not op.list_input else None
     for i, x in enumerate(inputs):
         needs = isinstance(x, Tensor) and x._requires_grad
         mask.append(needs)
-        if not op.list_input and i not in op.edge_inputs:
+        if edge_inputs is not None and not edge_inputs[i]:
             continue
         if needs:
             fn = x._grad_fn
             edges.append((fn, x._output_nr) if fn is not None else (accumulator_of(x), 0))
         else:
             edges.append((None, 0))
-    if op.differentiable_outputs is None:
-        diff = range(len(outs))
+    node._next = tuple(edges)
+    if len(outs) == 1 and op.differentiable_outputs is None:
+        o = outs[0]
+        results = (make_tensor(o, True, node, 0),)
+        node._meta = ((o.shape, o.dtype),)
     else:
         diff = op.differentiable_outputs
-    results = []
-    for i, o in enumerate(outs):
-        if i in diff:
-            results.append(make_tensor(o, True, node, i))
-        else:
-            results.append(make_tensor(o))
-    node._next = tuple(edges)
-    node._meta = tuple((o.shape, o.dtype) for o in outs)
+        results = tuple(make_tensor(o, True, node, i) if diff is None or i in diff
+                        else make_tensor(o) for i, o in enumerate(outs))
+        node._meta = tuple((o.shape, o.dtype) for o in outs)
     if op.view:
         for r in results:
             _make_view(r, inputs[0])
     saved = {}
-    names = op.saves_for(tuple(mask))
-    if names:
-        env = None
-        for name in names:
-            value = None
-            if op.list_input and name == op.inputs[0]:
-                value = _SavedList(SavedInput(x) for x in inputs)
-            elif op.list_input and name == op.inputs[0] + "_shape":
-                value = [x._data.shape for x in inputs]
-            elif name in op.inputs:
-                x = inputs[op.inputs.index(name)]
-                value = SavedInput(x) if isinstance(x, Tensor) else x
-                if isinstance(x, Tensor) and x._extra is not None and x._extra.inference:
+    for name, kind, i in op.saves_for(tuple(mask)):
+        if kind is _INPUT:
+            x = inputs[i]
+            if isinstance(x, Tensor):
+                if x._extra is not None and x._extra.inference:
                     raise RuntimeError(_INFERENCE_SAVE)
-            elif name == "result":
-                value = SavedOutput(results[0])
-            elif name.startswith("result") and name[6:].isdigit():
-                value = SavedOutput(results[int(name[6:])])
-            elif name.endswith("_shape"):
-                x = inputs[op.inputs.index(name[:-6])]
-                value = x._data.shape if isinstance(x, Tensor) else ()
+                saved[name] = SavedInput(x)
             else:
-                if env is None:
-                    env = dict(zip(op.params, params))
-                value = env[name]
-            saved[name] = value
+                saved[name] = x
+        elif kind is _PARAM:
+            saved[name] = params[i]
+        elif kind is _OUTPUT:
+            saved[name] = SavedOutput(results[i])
+        elif kind is _SHAPE:
+            x = inputs[i]
+            saved[name] = x._data.shape if isinstance(x, Tensor) else ()
+        elif kind is _LIST:
+            saved[name] = _SavedList(SavedInput(x) for x in inputs)
+        else:
+            saved[name] = [x._data.shape for x in inputs]
     node._saved = saved
     if _anomaly.enabled:
         import traceback

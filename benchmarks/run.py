@@ -1,0 +1,182 @@
+"""Benchmarks: chainrule against PyTorch and hand-written NumPy, on the same machine, in one run.
+
+    python benchmarks/run.py            # all benchmarks
+    python benchmarks/run.py chain      # one of: chain, mlp
+
+Each benchmark runs the same program through chainrule and torch (written once against the
+torch API, as `program(lib)`), and the same computation written by hand in NumPy; it prints
+the median of several repeats and the ratios to PyTorch. Timings move by up to 25% between
+runs on a shared 2-core machine: read the ratios as ranges.
+"""
+import argparse
+import gc
+import statistics
+import sys
+import time
+
+import numpy as np
+
+
+def _time(fn, repeats, warmup=2):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+# ---- (a) per-op overhead: a chain of tiny elementwise ops, forward and backward -----------
+
+CHAIN_OPS = 1000
+
+
+def chain_program(lib, x0):
+    def run():
+        x = lib.tensor(x0, requires_grad=True)
+        y = x
+        for i in range(CHAIN_OPS // 2):
+            y = y * 0.999
+            y = y + 0.001
+        y.sum().backward()
+        return x.grad
+    return run
+
+
+def chain_numpy(x0):
+    def run():
+        y = x0
+        for i in range(CHAIN_OPS // 2):
+            y = y * np.float32(0.999)
+            y = y + np.float32(0.001)
+        s = y.sum()
+        grad = np.ones_like(y)
+        for i in range(CHAIN_OPS // 2):
+            grad = grad          # add: identity
+            grad = grad * np.float32(0.999)
+        return grad, s
+    return run
+
+
+# ---- (c) a deep graph: 100,000 ops, where the cyclic GC and memory per node show ---------
+
+DEEP_OPS = 100_000
+
+
+def deep_program(lib, x0):
+    def run():
+        x = lib.tensor(x0, requires_grad=True)
+        y = x
+        for _ in range(DEEP_OPS):
+            y = y * 1.0
+        y.sum().backward()
+        return x.grad
+    return run
+
+
+# ---- (b) MLP training step: 784-512-256-10, batch 128, MSE loss, SGD ----------------------
+
+def _mlp_data():
+    rng = np.random.default_rng(0)
+    sizes = [784, 512, 256, 10]
+    params = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+        bound = 1 / np.sqrt(fan_in)
+        params.append(rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32))
+        params.append(rng.uniform(-bound, bound, (fan_out,)).astype(np.float32))
+    x = rng.standard_normal((128, 784)).astype(np.float32)
+    y = rng.standard_normal((128, 10)).astype(np.float32)
+    return params, x, y
+
+
+def mlp_program(lib, params0, x0, y0, lr=0.01):
+    params = [lib.tensor(p, requires_grad=True) for p in params0]
+    x, y = lib.tensor(x0), lib.tensor(y0)
+
+    def step():
+        w1, b1, w2, b2, w3, b3 = params
+        h = (x @ w1 + b1).relu()
+        h = (h @ w2 + b2).relu()
+        out = h @ w3 + b3
+        loss = ((out - y) ** 2).mean()
+        loss.backward()
+        with lib.no_grad():
+            for p in params:
+                p -= lr * p.grad
+                p.grad = None
+        return loss
+    return step
+
+
+def mlp_numpy(params0, x, y, lr=np.float32(0.01)):
+    params = [p.copy() for p in params0]
+
+    def step():
+        w1, b1, w2, b2, w3, b3 = params
+        z1 = x @ w1 + b1
+        h1 = np.maximum(z1, 0)
+        z2 = h1 @ w2 + b2
+        h2 = np.maximum(z2, 0)
+        out = h2 @ w3 + b3
+        diff = out - y
+        loss = (diff ** 2).mean()
+        g_out = diff * np.float32(2 / diff.size)
+        g_w3 = h2.T @ g_out
+        g_b3 = g_out.sum(0)
+        g_h2 = g_out @ w3.T
+        g_z2 = g_h2 * (z2 > 0)
+        g_w2 = h1.T @ g_z2
+        g_b2 = g_z2.sum(0)
+        g_h1 = g_z2 @ w2.T
+        g_z1 = g_h1 * (z1 > 0)
+        g_w1 = x.T @ g_z1
+        g_b1 = g_z1.sum(0)
+        for p, g in zip(params, (g_w1, g_b1, g_w2, g_b2, g_w3, g_b3)):
+            p -= lr * g
+        return loss
+    return step
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("which", nargs="*", default=["chain", "mlp", "deep"])
+    parser.add_argument("--repeats", type=int, default=15)
+    args = parser.parse_args(argv)
+    import torch
+    import chainrule
+    print(f"python {sys.version.split()[0]}, numpy {np.__version__}, torch {torch.__version__}, "
+          f"torch threads {torch.get_num_threads()}, chainrule {chainrule.__version__}")
+    rows = []
+    if "chain" in args.which:
+        x0 = np.random.default_rng(0).standard_normal(16).astype(np.float32)
+        t_torch = _time(chain_program(torch, x0), args.repeats)
+        t_ours = _time(chain_program(chainrule, x0), args.repeats)
+        t_np = _time(chain_numpy(x0), args.repeats)
+        rows.append(("chain: 1000 elementwise ops on 16 floats, fwd+bwd (per op)",
+                     t_ours / CHAIN_OPS, t_torch / CHAIN_OPS, t_np / CHAIN_OPS, "us", 1e6))
+    if "mlp" in args.which:
+        params, x, y = _mlp_data()
+        t_torch = _time(mlp_program(torch, params, x, y), args.repeats)
+        t_ours = _time(mlp_program(chainrule, params, x, y), args.repeats)
+        t_np = _time(mlp_numpy(params, x, y), args.repeats)
+        rows.append(("mlp: 784-512-256-10 step, batch 128 (per step)",
+                     t_ours, t_torch, t_np, "ms", 1e3))
+    if "deep" in args.which:
+        x0 = np.ones(4, np.float32)
+        repeats = max(3, args.repeats // 5)
+        t_torch = _time(deep_program(torch, x0), repeats, warmup=1)
+        t_ours = _time(deep_program(chainrule, x0), repeats, warmup=1)
+        rows.append(("deep: a 100,000-op chain, fwd+bwd (whole run)", t_ours, t_torch,
+                     float("nan"), "s ", 1))
+    print(f"\n{'benchmark':<62} {'chainrule':>10} {'pytorch':>10} {'numpy':>10}  "
+          f"{'chainrule/pytorch':>17} {'numpy/pytorch':>13}")
+    for name, ours, theirs, plain, unit, scale in rows:
+        print(f"{name:<62} {ours * scale:>8.2f}{unit} {theirs * scale:>8.2f}{unit} "
+              f"{plain * scale:>8.2f}{unit}  {ours / theirs:>17.2f} {plain / theirs:>13.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -15,6 +15,9 @@ from . import ops
 from ._creation import *  # noqa: F401,F403
 from ._creation import __all__ as _creation_all
 from ._tensor_str import set_printoptions, get_printoptions, printoptions
+from . import _random as random
+from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
+                      seed, set_rng_state)
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                        no_grad, set_grad_enabled)
 from .ops.registry import FUNCTIONS as _FUNCTIONS
@@ -39,4 +42,6 @@ __all__ = sorted(set(_FUNCTIONS) | set(_creation_all) | {
     "Tensor", "Size", "dtype", "device", "autograd", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "get_default_dtype",
     "set_default_dtype", "float32", "float64", "float16", "int8", "int16", "int32", "int64",
-    "uint8", "bool", "complex64", "complex128", "result_type", "promote_types"})
+    "uint8", "bool", "complex64", "complex128", "result_type", "promote_types", "Generator",
+    "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+    "set_rng_state"})

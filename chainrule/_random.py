@@ -31,12 +31,10 @@ _MCG_A, _MCG_M = 1132489760, 2**31 - 1
 
 # Byte layout of torch.get_rng_state() (CPUGeneratorImplState).
 _STATE = np.dtype({
-    'names': ['seed', 'left', 'seeded', 'next', 'key', 'normal_y',
-              'normal_valid', 'float_normal', 'float_valid'],
-    'formats': ['<u8', '<i4', '<i4', '<u8', ('<u8', _MT_N), '<f8', '<i4',
-                '<f4', 'u1'],
-    'offsets': [0, 8, 12, 16, 24, 5024, 5040, 5048, 5052],
-    'itemsize': 5056})
+    'names': ['seed', 'left', 'seeded', 'next', 'key', 'normal_y', 'normal_valid',
+              'float_normal', 'float_valid'],
+    'formats': ['<u8', '<i4', '<i4', '<u8', ('<u8', _MT_N), '<f8', '<i4', '<f4', 'u1'],
+    'offsets': [0, 8, 12, 16, 24, 5024, 5040, 5048, 5052], 'itemsize': 5056})
 
 
 def _cpu_is_intel():
@@ -47,16 +45,10 @@ def _cpu_is_intel():
         return 'GenuineIntel' in platform.processor()
 
 
-MKL_BERNOULLI = (platform.machine().lower() in ('x86_64', 'amd64')
-                 and _cpu_is_intel())
+MKL_BERNOULLI = platform.machine().lower() in ('x86_64', 'amd64') and _cpu_is_intel()
 
 # libm through math: NumPy's own log/log1p differ from libm in the last bit.
-_LOG = np.frompyfunc(math.log, 1, 1)
-_LOG1P = np.frompyfunc(math.log1p, 1, 1)
-
-
-def _libm(fn, x):
-    return fn(x).astype(np.float64)
+_LOG, _LOG1P = np.frompyfunc(math.log, 1, 1), np.frompyfunc(math.log1p, 1, 1)
 
 
 # ---------------------------------------------------------------- exact FMA
@@ -74,13 +66,23 @@ def _round_to_odd(s, err):
 
 
 def _fma32(a, b, c):
-    """Single-rounded float32 ``a*b + c`` (the product is exact in float64)."""
-    p = np.asarray(a, np.float64) * np.float64(b)
-    return _round_to_odd(*_two_sum(p, np.float64(c))).astype(np.float32)
+    """Single-rounded float32 ``a*b + c``.
+
+    The product is exact in float64, so the float64 sum can only round wrong
+    when it lands exactly on a float32 rounding midpoint; nudge those.
+    """
+    p, c = np.broadcast_arrays(np.asarray(a, np.float64) * np.float64(b), np.float64(c))
+    s = p + c
+    tie = (s.view(np.int64) & 0x1FFFFFFF) == 0x10000000
+    if tie.any():
+        s[tie] = _round_to_odd(*_two_sum(p[tie], c[tie]))
+    return s.astype(np.float32)
 
 
 def _fma64(a, b, c):
     """Single-rounded float64 ``a*b + c`` (Boldo-Melquiond, via round-to-odd)."""
+    if b == 1 and c == 0:
+        return a + 0.0  # the common randn/rand case; + 0.0 turns -0 into +0 as FMA does
     a = np.asarray(a, np.float64)
     p = a * b
     ah = a * 134217729.0
@@ -149,7 +151,7 @@ def _box_muller_f32(u, mean, std):
 
 def _box_muller_f64(u, mean, std):
     """NormalFill16<double>: (blocks, 16) float64 uniforms -> normals."""
-    radius = np.sqrt(-2 * _libm(_LOG, 1 - u[:, :8]))
+    radius = np.sqrt(-2 * _LOG(1 - u[:, :8]).astype(np.float64))
     theta = 2 * math.pi * u[:, 8:]
     return np.concatenate([_fma64(radius * np.cos(theta), std, mean),
                            _fma64(radius * np.sin(theta), std, mean)], axis=1)
@@ -322,6 +324,8 @@ class Generator:
         """tensor.normal_(mean, std)."""
         shape, n = _size(shape)
         dtype = np.dtype(dtype)
+        if std < 0:
+            raise ValueError(f"normal expects std >= 0.0, but found std {std}")
         if n < 16:
             out = _fma64(self._normal_scalar(n), float(std), float(mean))
             if dtype == np.float16:  # torch narrows double to half through float
@@ -347,7 +351,7 @@ class Generator:
         head = [] if self._normal is None else [self._normal]
         pairs = (n - len(head) + 1) // 2
         u = self._unit(2 * pairs, True).reshape(pairs, 2)
-        r = np.sqrt(-2 * _libm(_LOG1P, -u[:, 1]))
+        r = np.sqrt(-2 * _LOG1P(-u[:, 1]).astype(np.float64))
         theta = 2 * math.pi * u[:, 0]
         vals = np.stack([r * np.cos(theta), r * np.sin(theta)], 1).reshape(-1)
         vals = np.concatenate([head, vals])
@@ -410,24 +414,8 @@ class Generator:
 
 default_generator = Generator()
 default_generator.seed()  # torch seeds its default CPU generator from entropy
-
-
-def manual_seed(seed):
-    """Seed the default generator; returns it, like torch.manual_seed."""
-    return default_generator.manual_seed(seed)
-
-
-def seed():
-    return default_generator.seed()
-
-
-def initial_seed():
-    return default_generator.initial_seed()
-
-
-def get_rng_state():
-    return default_generator.get_state()
-
-
-def set_rng_state(state):
-    default_generator.set_state(state)
+manual_seed = default_generator.manual_seed  # returns the generator, like torch
+seed = default_generator.seed
+initial_seed = default_generator.initial_seed
+get_rng_state = default_generator.get_state
+set_rng_state = default_generator.set_state

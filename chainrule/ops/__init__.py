@@ -1,6 +1,6 @@
 """The op table. Importing this package registers every op family (each module is a list
 of rows, see registry.py) and installs the generated methods on Tensor."""
 from . import registry
-from . import pointwise, reduction, shape, linalg  # noqa: F401  (registration by import)
+from . import pointwise, reduction, shape, linalg, indexing  # noqa: F401  (registration by import)
 
 __all__ = ["registry"]

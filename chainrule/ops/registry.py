@@ -380,7 +380,8 @@ _INFERENCE_SAVE = (
 
 def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), returns=None,
        differentiable_outputs=None, view=False, numbers=False, function=None, method=None,
-       dunders=(), rdunders=(), idunders=(), inplace=None, list_input=False, **formulas):
+       dunders=(), rdunders=(), idunders=(), inplace=None, list_input=False, inputs=None,
+       **formulas):
     """Declare one op (see the module docstring). Returns the generated public function.
 
     signature: the Python signature, tensor inputs first, then parameters, e.g.
@@ -393,17 +394,27 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
     dunders / rdunders: operator methods calling the op as (self, other) / (other, self);
         idunders: augmented assignments (`+=`), which call the in-place variant.
     inplace: name of the generated in-place method (e.g. "add_").
+    inputs: names of the tensor inputs, when they are not simply the leading parameters
+        (index_add(self, dim, index, source)); the forward then takes the input arrays
+        first, then the other parameters in signature order.
     list_input: the first parameter is a list of tensors (cat, stack); its formula returns
         one gradient per element, `<name>` reads the list, `<name>_shape` their shapes.
     returns: output names for a namedtuple result, or `list` for any number of outputs.
     """
     params_sig = inspect.signature(eval(f"lambda {signature}: None"))
     names = list(params_sig.parameters)
-    n_inputs = _count_inputs(names, formulas, params_sig)
-    inputs, params = tuple(names[:n_inputs]), tuple(names[n_inputs:])
+    if inputs is None:
+        n_inputs = _count_inputs(names, formulas, params_sig)
+        inputs, params = tuple(names[:n_inputs]), tuple(names[n_inputs:])
+    else:
+        inputs = tuple(inputs)
+        params = tuple(n for n in names if n not in inputs)
     if returns is not None and returns is not list:
-        return_types[name] = namedtuple(name.split(".")[0], returns)
-        return_types[name].__module__ = "torch.return_types"
+        # a torch.return_types structseq: a tuple with named fields, printed one per line
+        rt = return_types[name] = namedtuple(name.split(".")[0], returns)
+        rt.__module__ = "torch.return_types"
+        rt.__repr__ = lambda self: f"torch.return_types.{type(self).__name__}(\n" + ",\n".join(
+            f"{field}={value!r}" for field, value in zip(self._fields, self)) + ")"
     row = Op(name, node_name, inputs, params, forward, formulas, promote, returns,
              None if differentiable_outputs is None else frozenset(differentiable_outputs),
              view, numbers, promote_with, list_input)

@@ -277,11 +277,17 @@ def dispatch(op, inputs, params):
             arrays.append(x)
             numbers = (x,) if numbers is None else numbers + (x,)
         else:
-            raise TypeError(f"{op.name}(): argument '{op.inputs[len(arrays)]}' must be Tensor, "
-                            f"not {type(x).__name__}")
+            name = op.inputs[len(arrays)]
+            raise TypeError(f"{op.name.split('.')[0]}(): argument "
+                            f"'{'input' if name == 'self' else name}' (position {len(arrays) + 1}) "
+                            f"must be Tensor, not {type(x).__name__}")
     if op.promote is not NONE and _needs_promotion(op, first, mixed, numbers):
         arrays = _promote(op, inputs, arrays, params)
-    out = op.forward(arrays, *params) if op.list_input else op.forward(*arrays, *params)
+    try:
+        out = op.forward(arrays, *params) if op.list_input else op.forward(*arrays, *params)
+    except ValueError:
+        _check_broadcast(arrays)
+        raise
     if op.n_outputs == 1:
         if type(out) is not _ndarray:
             out = _asarray(out)
@@ -302,6 +308,25 @@ def dispatch(op, inputs, params):
     if op.n_outputs == -1:
         return tuple(results)
     return return_types[op.name](*results)
+
+
+def _check_broadcast(arrays):
+    """Raise PyTorch's error when array operands cannot broadcast (NumPy says ValueError)."""
+    shape = None
+    for a in arrays:
+        if type(a) is not _ndarray:
+            continue
+        if shape is None:
+            shape = a.shape
+            continue
+        b = a.shape
+        n = max(len(shape), len(b))
+        pa, pb = (1,) * (n - len(shape)) + shape, (1,) * (n - len(b)) + b
+        for i in range(n - 1, -1, -1):
+            if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+                raise RuntimeError(f"The size of tensor a ({pa[i]}) must match the size of tensor "
+                                   f"b ({pb[i]}) at non-singleton dimension {i}")
+        shape = tuple(max(x, y) for x, y in zip(pa, pb))
 
 
 def _make_view(result, base):

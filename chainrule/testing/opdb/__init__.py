@@ -79,4 +79,6 @@ def positive(rng, *shape, low=0.5, high=2.0):
 
 def noncontiguous(a):
     """The same values as `a` in a non-contiguous layout (a transposed copy, transposed)."""
-    return np.ascontiguousarray(a.T).T if a.ndim >= 2 else a[::-1].copy()[::-1]
+    # 1-D: every other element of a doubled array (a positive stride; torch.tensor rejects
+    # negative ones)
+    return np.ascontiguousarray(a.T).T if a.ndim >= 2 else np.repeat(a, 2)[::2]

@@ -70,8 +70,8 @@ def dispatch_inplace(op, inputs, params):
             raise NotImplementedError(
                 "chainrule does not yet record in-place operations on views of tensors that "
                 "require grad; apply the op out of place instead")
-        names = op.saves_for(tuple(isinstance(x, Tensor) and x._requires_grad for x in inputs))
-        if "self" in names:
+        plan = op.saves_for(tuple(isinstance(x, Tensor) and x._requires_grad for x in inputs))
+        if any(name == "self" for name, _, _ in plan):
             # The formula needs the value from before the write: snapshot it, keeping its history.
             snap = make_tensor(target.copy(), self._requires_grad, self._grad_fn, self._output_nr)
             snap._acc = self._acc

@@ -1,12 +1,47 @@
-"""Reductions: sum, mean, prod, max/min, var/std, logsumexp, norm, cumulative ops.
+"""Reductions: sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, logsumexp,
+norm, cumulative sums and products, all/any.
 
-Formulas that restore reduced dims use `_unsqueeze_to`, so keepdim and dim lists are
-handled in one place.
+Formulas follow derivatives.yaml and FunctionsManual.cpp, including their choices at ties
+(max, amax and the inf-norm share the gradient evenly, max along a dim gives it to the
+selected index), at zeros (prod and cumprod give the product of the other elements) and at
+the zero vector (norm's gradient is 0). Formulas that restore reduced dims use
+`_unsqueeze_to`, so keepdim and dim lists are handled in one place.
 """
+import math
+import warnings
+
 import numpy as np
 
-from .dims import wrap_dims
-from .registry import PROMOTE, op, public
+from .._creation import arange, ones, zeros_like
+from .._dtype import FROM_NP
+from ..autograd import grad_mode
+from .dims import sizes_str, wrap_dim, wrap_dims
+from .pointwise import where
+from .registry import FLOAT, FUNCTIONS, op, public
+from .shape import cat
+
+_DEFAULT = object()   # `dim` not passed: PyTorch picks another overload than for dim=None
+
+
+# ---- dims and dtypes ----------------------------------------------------------------------
+
+def _reduce_dims(dim, ndim):
+    """The dims a reduction reduces: all of them for None or an empty list, as in PyTorch."""
+    return wrap_dims(dim, ndim) or tuple(range(ndim))
+
+
+def _no_dim(name, keepdim):
+    """keepdim without dim matches none of PyTorch's overloads."""
+    if keepdim:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        "(keepdim=bool, ), but expected one of:")
+
+
+def _int_dim(name, dim):
+    if not isinstance(dim, int):
+        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
+                        f"{type(dim).__name__}")
+    return dim
 
 
 def _unsqueeze_to(grad, dims, ndim, keepdim):
@@ -19,60 +54,6 @@ def _unsqueeze_to(grad, dims, ndim, keepdim):
     return grad.reshape(shape)
 
 
-def _np_dtype(dtype):
-    return None if dtype is None else dtype.np
-
-
-def _sum_all(a, dtype):
-    if dtype is None and a.dtype.kind in "bui":
-        return np.sum(a, dtype=np.int64)
-    return np.sum(a, dtype=_np_dtype(dtype))
-
-
-def _sum_dim(a, dim, keepdim, dtype):
-    dims = wrap_dims(dim, a.ndim)
-    if dtype is None and a.dtype.kind in "bui":
-        dtype_np = np.int64
-    else:
-        dtype_np = _np_dtype(dtype)
-    return np.sum(a, axis=dims, keepdims=keepdim, dtype=dtype_np)
-
-
-sum_all = op("sum", "SumBackward0", "self, *, dtype=None", _sum_all, function=False, method=False,
-             self=lambda grad, self_shape: grad.expand(self_shape))
-
-sum_dim = op("sum.dim_IntList", "SumBackward1", "self, dim, keepdim=False, *, dtype=None", _sum_dim,
-             function=False, method=False,
-             self=lambda grad, self_shape, dim, keepdim: _unsqueeze_to(
-                 grad, wrap_dims(dim, len(self_shape)), len(self_shape), keepdim).expand(self_shape))
-
-
-@public("sum")
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Sum of all elements, or along `dim` (an int or a tuple of ints)."""
-    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0 and False):
-        return sum_all(input, dtype=dtype)
-    return sum_dim(input, dim, keepdim, dtype=dtype)
-
-
-def _mean_check(a, dtype):
-    if dtype is None and a.dtype.kind not in "fc":
-        from .._dtype import FROM_NP
-        raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {FROM_NP[a.dtype].legacy}")
-
-
-def _mean_all(a, dtype):
-    _mean_check(a, dtype)
-    return np.mean(a, dtype=_np_dtype(dtype))
-
-
-def _mean_dim(a, dim, keepdim, dtype):
-    _mean_check(a, dtype)
-    return np.mean(a, axis=wrap_dims(dim, a.ndim), keepdims=keepdim, dtype=_np_dtype(dtype))
-
-
 def _numel(shape, dims=None):
     n = 1
     for i, s in enumerate(shape):
@@ -81,20 +62,574 @@ def _numel(shape, dims=None):
     return n
 
 
-mean_all = op("mean", "MeanBackward0", "self, *, dtype=None", _mean_all, function=False,
-              method=False,
+def _np_dtype(dtype):
+    return None if dtype is None else dtype.np
+
+
+def _acc_dtype(a, dtype):
+    """sum, prod, cumsum and cumprod of bool and integer tensors are int64."""
+    if dtype is None and a.dtype.kind in "bui":
+        return np.int64
+    return _np_dtype(dtype)
+
+
+def _legacy(a):
+    return FROM_NP[a.dtype].legacy
+
+
+def _reversed_cumsum(w, dim):
+    return w.flip(dim).cumsum(dim).flip(dim)
+
+
+# ---- sum and mean -------------------------------------------------------------------------
+
+def _sum_all(a, dtype):
+    return a.sum(dtype=_acc_dtype(a, dtype))
+
+
+def _sum_dim(a, dim, keepdim, dtype):
+    return a.sum(axis=_reduce_dims(dim, a.ndim), keepdims=keepdim, dtype=_acc_dtype(a, dtype))
+
+
+def _sum_backward(grad, self_shape, dim, keepdim):
+    n = len(self_shape)
+    return _unsqueeze_to(grad, _reduce_dims(dim, n), n, keepdim).expand(self_shape)
+
+
+sum_all = op("sum", "SumBackward0", "self, *, dtype=None", _sum_all, function=False, method=False,
+             self=lambda grad, self_shape: grad.expand(self_shape))
+
+sum_dim = op("sum.dim_IntList", "SumBackward1", "self, dim, keepdim=False, *, dtype=None", _sum_dim,
+             function=False, method=False, self=_sum_backward)
+
+
+@public("sum")
+def sum(input, dim=_DEFAULT, keepdim=False, *, dtype=None):
+    """Sum of all elements, or along `dim` (an int or a tuple of ints)."""
+    if dim is _DEFAULT:
+        _no_dim("sum", keepdim)
+        return sum_all(input, dtype=dtype)
+    return sum_dim(input, dim, keepdim, dtype=dtype)
+
+
+def _mean(a, dim, keepdim, dtype):
+    if dtype is None and a.dtype.kind not in "fc":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {_legacy(a)}")
+    dims = _reduce_dims(dim, a.ndim)
+    n = _numel(a.shape, dims)
+    total = a.sum(axis=dims, keepdims=keepdim, dtype=_np_dtype(dtype))
+    if n:
+        return total / n
+    with np.errstate(invalid="ignore"):    # the mean of nothing is nan, silently
+        return total / n
+
+
+def _mean_backward(grad, self_shape, dim, keepdim):
+    n = len(self_shape)
+    dims = _reduce_dims(dim, n)
+    return _unsqueeze_to(grad, dims, n, keepdim).expand(self_shape) / _numel(self_shape, dims)
+
+
+mean_all = op("mean", "MeanBackward0", "self, *, dtype=None",
+              lambda a, dtype: _mean(a, None, False, dtype), function=False, method=False,
               self=lambda grad, self_shape: grad.expand(self_shape) / _numel(self_shape))
 
-mean_dim = op("mean.dim", "MeanBackward1", "self, dim, keepdim=False, *, dtype=None", _mean_dim,
-              function=False, method=False,
-              self=lambda grad, self_shape, dim, keepdim: _unsqueeze_to(
-                  grad, wrap_dims(dim, len(self_shape)), len(self_shape), keepdim
-              ).expand(self_shape) / _numel(self_shape, wrap_dims(dim, len(self_shape))))
+mean_dim = op("mean.dim", "MeanBackward1", "self, dim, keepdim=False, *, dtype=None", _mean,
+              function=False, method=False, self=_mean_backward)
 
 
 @public("mean")
-def mean(input, dim=None, keepdim=False, *, dtype=None):
+def mean(input, dim=_DEFAULT, keepdim=False, *, dtype=None):
     """Mean of all elements, or along `dim`."""
-    if dim is None:
+    if dim is _DEFAULT:
+        _no_dim("mean", keepdim)
         return mean_all(input, dtype=dtype)
     return mean_dim(input, dim, keepdim, dtype=dtype)
+
+
+# ---- prod ---------------------------------------------------------------------------------
+
+def _prod_dim(a, dim, keepdim, dtype):
+    d = wrap_dim(_int_dim("prod", dim), a.ndim)
+    return a.prod(axis=d if a.ndim else None, keepdims=keepdim, dtype=_acc_dtype(a, dtype))
+
+
+def _prod_safe_zeros_backward(grad, inp, dim):
+    """The product of all other elements along `dim`, as exclusive cumulative products from
+    both ends (safe with zeros, and differentiable again)."""
+    if inp.numel() == 0:
+        return grad.expand_as(inp)
+    n = inp.shape[dim]
+    shape = list(inp.shape)
+    shape[dim] = 1
+    one = ones(shape, dtype=grad.dtype)
+    exclusive_normal = cat([one, inp.narrow(dim, 0, n - 1)], dim).cumprod(dim)
+    exclusive_reverse = cat([one, inp.narrow(dim, 1, n - 1).flip(dim)], dim).cumprod(dim).flip(dim)
+    return grad * (exclusive_normal * exclusive_reverse).conj()
+
+
+def _prod_backward(grad, self, result):
+    if self.dim() == 0:
+        return grad
+    self = self.to(grad.dtype)
+    zeros = int((self == 0).sum())
+    if zeros == 0:
+        return grad * (result / self).conj()
+    if zeros > 1 and not grad_mode.state.grad_enabled:
+        return zeros_like(self)    # every product of the others has a zero
+    return _prod_safe_zeros_backward(grad, self.reshape(-1), 0).reshape(self.shape)
+
+
+def _prod_dim_backward(grad, self, result, dim, keepdim):
+    if self.dim() == 0:
+        return grad
+    d = wrap_dim(dim, self.dim())
+    if not keepdim:
+        grad, result = grad.unsqueeze(d), result.unsqueeze(d)
+    self = self.to(grad.dtype)
+    if not bool((self == 0).any()):
+        return grad * (result / self).conj()
+    return _prod_safe_zeros_backward(grad, self, d)
+
+
+prod_all = op("prod", "ProdBackward0", "self, *, dtype=None",
+              lambda a, dtype: a.prod(dtype=_acc_dtype(a, dtype)), function=False,
+              method=False, self=_prod_backward)
+
+prod_dim = op("prod.dim_int", "ProdBackward1", "self, dim, keepdim=False, *, dtype=None",
+              _prod_dim, function=False, method=False, self=_prod_dim_backward)
+
+
+@public("prod")
+def prod(input, dim=_DEFAULT, keepdim=False, *, dtype=None):
+    """Product of all elements, or along the int `dim`."""
+    if dim is _DEFAULT:
+        _no_dim("prod", keepdim)
+        return prod_all(input, dtype=dtype)
+    return prod_dim(input, dim, keepdim, dtype=dtype)
+
+
+# ---- max, min, amax, amin, argmax, argmin -------------------------------------------------
+
+def _max_all(name, pick):
+    def forward(a):
+        if a.size == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
+        if a.dtype.kind == "c":
+            raise NotImplementedError(f"\"{name}_all\" not implemented for '{_legacy(a)}'")
+        return pick(a)
+    return forward
+
+
+def _max_dim(name, arg):
+    def forward(a, dim, keepdim):
+        d = wrap_dim(_int_dim(name, dim), a.ndim)
+        if a.dtype.kind == "c":
+            raise RuntimeError(f"{name}(): does not support complex input")
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), np.int64)
+        if a.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        indices = arg(a, axis=d, keepdims=True)    # the first extreme (or nan), as PyTorch
+        values = np.take_along_axis(a, indices, d)
+        if not keepdim:
+            values, indices = values.squeeze(d), indices.squeeze(d)
+        return values, indices
+    return forward
+
+
+def _amax(name, pick):
+    def forward(a, dim, keepdim):
+        dims = _reduce_dims(dim, a.ndim)
+        if a.dtype.kind == "c":
+            raise NotImplementedError(f"\"{name[1:]}_values_cpu\" not implemented for "
+                                      f"'{_legacy(a)}'")
+        if a.size == 0:
+            given = (dim,) if isinstance(dim, int) else tuple(dim)
+            if not given:
+                raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                                   "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                                   "argument.")
+            for g in given:
+                if a.shape[wrap_dim(g, a.ndim)] == 0:
+                    raise IndexError(f"{name}(): Expected reduction dim {g} to have non-zero size.")
+        return pick(a, axis=dims, keepdims=keepdim)
+    return forward
+
+
+def _argmax(name, arg):
+    def forward(a, dim, keepdim):
+        if a.dtype.kind in "bc":
+            kind = "bool" if a.dtype.kind == "b" else "complex"
+            raise RuntimeError(f"{name}(): does not support {kind} input")
+        if dim is None:
+            if a.size == 0:
+                raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                                 "input.numel() == 0.")
+            return np.full((1,) * a.ndim if keepdim else (), arg(a), np.int64)
+        d = wrap_dim(_int_dim(name, dim), a.ndim)
+        if a.ndim == 0:
+            return np.zeros((), np.int64)
+        if a.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        return arg(a, axis=d, keepdims=keepdim)
+    return forward
+
+
+def _evenly_distribute_backward(grad, self, result):
+    """Ties share the gradient evenly; a nan result sends it to the nans."""
+    mask = self != self if bool(result != result) else self == result
+    return where(mask, grad / mask.sum(), 0.0)
+
+
+def _select_backward(grads, self_shape, dim, keepdim, result1):
+    """value_selecting_reduction_backward: the gradient goes to the selected index."""
+    grad, indices = grads[0], result1
+    ndim = len(self_shape)
+    if ndim == 0:
+        return grad
+    d = wrap_dim(dim, ndim)
+    if not keepdim:
+        grad, indices = grad.unsqueeze(d), indices.unsqueeze(d)
+    positions = arange(self_shape[d]).reshape([-1 if i == d else 1 for i in range(ndim)])
+    return where(positions == indices, grad, 0.0)
+
+
+def _amax_backward(grad, self, result, dim, keepdim):
+    """scale_grad_by_count: ties share the gradient evenly."""
+    n = self.dim()
+    dims = _reduce_dims(dim, n)
+    mask = _unsqueeze_to(result, dims, n, keepdim) == self
+    return _unsqueeze_to(grad, dims, n, keepdim) / mask.sum(dims, keepdim=True) * mask
+
+
+max_all = op("max", "MaxBackward1", "self", _max_all("max", np.ndarray.max), function=False,
+             method=False, self=_evenly_distribute_backward)
+min_all = op("min", "MinBackward1", "self", _max_all("min", np.ndarray.min), function=False,
+             method=False, self=_evenly_distribute_backward)
+max_dim = op("max.dim", "MaxBackward0", "self, dim, keepdim=False",
+             _max_dim("max", np.ndarray.argmax), returns=("values", "indices"),
+             differentiable_outputs=(0,), function=False, method=False, self=_select_backward)
+min_dim = op("min.dim", "MinBackward0", "self, dim, keepdim=False",
+             _max_dim("min", np.ndarray.argmin), returns=("values", "indices"),
+             differentiable_outputs=(0,), function=False, method=False, self=_select_backward)
+amax = op("amax", "AmaxBackward0", "self, dim=(), keepdim=False", _amax("amax", np.ndarray.max),
+          self=_amax_backward)
+amin = op("amin", "AminBackward0", "self, dim=(), keepdim=False", _amax("amin", np.ndarray.min),
+          self=_amax_backward)
+argmax = op("argmax", None, "self, dim=None, keepdim=False", _argmax("argmax", np.ndarray.argmax),
+            self=None)
+argmin = op("argmin", None, "self, dim=None, keepdim=False", _argmax("argmin", np.ndarray.argmin),
+            self=None)
+
+
+@public("max")
+def max(input, dim=_DEFAULT, keepdim=False):
+    """The largest element; along `dim`, the (values, indices) pair; with a tensor,
+    the elementwise maximum."""
+    if dim is _DEFAULT:
+        _no_dim("max", keepdim)
+        return max_all(input)
+    if hasattr(dim, "_data"):
+        return FUNCTIONS["maximum"](input, dim)
+    return max_dim(input, dim, keepdim)
+
+
+@public("min")
+def min(input, dim=_DEFAULT, keepdim=False):
+    """The smallest element; along `dim`, the (values, indices) pair; with a tensor,
+    the elementwise minimum."""
+    if dim is _DEFAULT:
+        _no_dim("min", keepdim)
+        return min_all(input)
+    if hasattr(dim, "_data"):
+        return FUNCTIONS["minimum"](input, dim)
+    return min_dim(input, dim, keepdim)
+
+
+# ---- var and std --------------------------------------------------------------------------
+
+def _moment(name, finish):
+    def forward(a, dim, correction, keepdim):
+        if a.dtype.kind not in "fc":
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        dims = _reduce_dims(dim, a.ndim)
+        n = _numel(a.shape, dims)
+        c = 1 if correction is None else correction
+        out_numel = _numel([s for i, s in enumerate(a.shape) if i not in dims])
+        if a.size // (out_numel or 1) - c <= 0:
+            warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                          "less than the reduction factor (input numel divided by output numel).",
+                          UserWarning, stacklevel=5)
+        if n and n > c:
+            return finish(_squared_deviations(a, dims, n, keepdim) / (n - c))
+        with np.errstate(invalid="ignore", divide="ignore"):    # inf or nan, as in PyTorch
+            return finish(_squared_deviations(a, dims, n, keepdim) / (n - c if n > c else 0))
+    return forward
+
+
+def _squared_deviations(a, dims, n, keepdim):
+    d = a - a.sum(axis=dims, keepdims=True) / n
+    sq = d.real * d.real + d.imag * d.imag if a.dtype.kind == "c" else d * d
+    return sq.sum(axis=dims, keepdims=keepdim)
+
+
+def _var_backward(grad, self, dim, correction, keepdim):
+    c = 1 if correction is None else correction
+    if self.dim() == 0 or dim is None:
+        dof = self.numel() - c
+        if dof <= 0:
+            # 2 / dof is infinite: nan where self is its mean (inf * 0), else inf
+            return grad * where(self == self.mean(), math.nan, math.inf)
+        return (2.0 / dof) * grad * (self - self.mean())
+    dims = wrap_dims(dim, self.dim())   # an empty list counts 1 element here, as in PyTorch
+    grad = _unsqueeze_to(grad, dims, self.dim(), keepdim)
+    dof = _numel(self.shape, dims) - c
+    scale = 2.0 / dof if dof else math.inf
+    return scale * grad * (self - self.mean(dims, keepdim=True))
+
+
+def _std_backward(grad, self, result, dim, correction, keepdim):
+    return _var_backward(where(result == 0, 0.0, grad / (result * 2)), self, dim, correction,
+                         keepdim)
+
+
+var_correction = op("var.correction", "VarBackward0",
+                    "self, dim=None, *, correction=None, keepdim=False",
+                    _moment("var", lambda v: v), function=False, method=False,
+                    self=_var_backward)
+std_correction = op("std.correction", "StdBackward0",
+                    "self, dim=None, *, correction=None, keepdim=False", _moment("std", np.sqrt),
+                    function=False, method=False, self=_std_backward)
+
+
+def _correction(name, dim, unbiased, correction):
+    """PyTorch's var/std overloads: (dim, unbiased, keepdim), (unbiased) and
+    (dim, *, correction, keepdim)."""
+    if isinstance(dim, bool):     # var(input, unbiased)
+        dim, unbiased = None, dim
+    if unbiased is None:
+        return dim, correction
+    if correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got both "
+                        "unbiased and correction, but expected one of them")
+    return dim, 1 if unbiased else 0
+
+
+@public("var")
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance over `dim` (all dims for None), dividing by N - correction (default 1)."""
+    dim, correction = _correction("var", dim, unbiased, correction)
+    return var_correction(input, dim, correction=correction, keepdim=keepdim)
+
+
+@public("std")
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation over `dim`, dividing by N - correction (default 1)."""
+    dim, correction = _correction("std", dim, unbiased, correction)
+    return std_correction(input, dim, correction=correction, keepdim=keepdim)
+
+
+# ---- logsumexp ----------------------------------------------------------------------------
+
+def _logsumexp(a, dim, keepdim):
+    dims = wrap_dims(dim, a.ndim)
+    if not dims:
+        # PyTorch reduces everything but then fails to write the kept [1, ...] max into []
+        if a.size and a.ndim and not keepdim:
+            raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                               f"{sizes_str((1,) * a.ndim)}")
+        dims = tuple(range(a.ndim))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if a.size == 0:
+            return np.log(np.exp(a).sum(axis=dims, keepdims=keepdim))
+        m = a.max(axis=dims, keepdims=True)
+        m = np.where(np.isinf(m), 0, m)    # subtracting an infinite max would give nan
+        out = np.log(np.exp(a - m).sum(axis=dims, keepdims=keepdim))
+        return out + m.reshape(out.shape)
+
+
+def _logsumexp_backward(grad, self, result, dim, keepdim):
+    n = self.dim()
+    dims = _reduce_dims(dim, n)
+    result = _unsqueeze_to(result, dims, n, keepdim)
+    return _unsqueeze_to(grad, dims, n, keepdim) * (self - result).exp().conj()
+
+
+logsumexp = op("logsumexp", "LogsumexpBackward0", "self, dim, keepdim=False", _logsumexp,
+               promote=FLOAT, self=_logsumexp_backward)
+
+
+# ---- norm ---------------------------------------------------------------------------------
+
+def _vector_norm(a, ord, dim, keepdim, dtype):
+    name = "linalg.vector_norm"
+    if a.dtype.kind not in "fc":
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
+                           f"Got {_legacy(a)}")
+    if dtype is not None:
+        if not (dtype.is_floating_point or dtype.is_complex):
+            raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                               f"{dtype.legacy}")
+        if dtype.is_complex != (a.dtype.kind == "c"):
+            kind = "complex for complex" if a.dtype.kind == "c" else "real for real"
+            raise RuntimeError(f"{name}: dtype should be {kind} inputs, but got {dtype.legacy}")
+        if dtype.np.itemsize < a.dtype.itemsize:
+            raise RuntimeError(f"{name}: the dtype of the input ({_legacy(a)}) should be "
+                               f"convertible without narrowing to the specified dtype "
+                               f"({dtype.legacy})")
+        a = a.astype(dtype.np)
+    dims = _reduce_dims(dim, a.ndim)
+    if a.size == 0 and (ord < 0 or ord == math.inf):
+        # max and min have no identity
+        given = () if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+        if not given:
+            raise RuntimeError(f"{name} cannot compute the {ord:g} norm on an empty tensor "
+                               "because the operation does not have an identity")
+        for g in given:
+            if a.shape[wrap_dim(g, a.ndim)] == 0:
+                raise RuntimeError(f"{name} cannot compute the {ord:g} norm on the dimension "
+                                   f"{g}because this dimension is empty and the operation does "
+                                   "not have an identity")
+    x = np.abs(a)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        if ord == 0:
+            return (x != 0).sum(axis=dims, keepdims=keepdim).astype(x.dtype)
+        if ord == 1:
+            return x.sum(axis=dims, keepdims=keepdim)
+        if ord == 2:
+            return np.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
+        if ord == math.inf:
+            return x.max(axis=dims, keepdims=keepdim)
+        if ord == -math.inf:
+            return x.min(axis=dims, keepdims=keepdim)
+        return (x ** ord).sum(axis=dims, keepdims=keepdim) ** (1.0 / ord)
+
+
+def _vector_norm_backward(grad, self, ord, result, dim, keepdim):
+    """norm_backward; the gradient at a zero norm is 0, and the 0-"norm" has none."""
+    if ord == 0:
+        return None
+    n = self.dim()
+    dims = _reduce_dims(dim, n)
+    grad = _unsqueeze_to(grad, dims, n, keepdim)
+    norm = _unsqueeze_to(result, dims, n, keepdim)
+    if ord == 1:
+        return self.sgn() * grad
+    if ord == 2:
+        return grad * where(norm == 0, 0.0, self / norm)
+    sgn, abs_self = self.sgn(), self.abs()
+    if math.isinf(ord):
+        # ties (and nans) share the gradient, as amax's
+        mask = (abs_self == norm) | (abs_self != abs_self)
+        return sgn * (grad / mask.sum(dims, keepdim=True) * mask)
+    if ord < 1:
+        self_scaled = sgn * where(self == 0, 0.0, abs_self ** (ord - 1))
+        return self_scaled * grad * norm ** (1 - ord)
+    self_scaled = sgn * abs_self ** (ord - 1) if ord < 2 else self * abs_self ** (ord - 2)
+    return self_scaled * where(norm == 0, 0.0, grad / norm ** (ord - 1))
+
+
+vector_norm = op("linalg_vector_norm", "LinalgVectorNormBackward0",
+                 "self, ord=2, dim=None, keepdim=False, *, dtype=None", _vector_norm,
+                 function=False, method=False, self=_vector_norm_backward)
+
+
+@public("norm")
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """Vector norm over `dim` (all dims for None): p a number, inf, -inf, 0, or 'fro' (2)."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or len(dim) <= 2):
+            return vector_norm(input, 2, dim, keepdim, dtype=dtype)
+        if p not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+        dims = range(input.dim()) if dim is None else dim
+        if len(dims) != 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                               f"{' '.join(str(d) for d in dims)}")
+        raise NotImplementedError("the nuclear norm needs singular values, which chainrule "
+                                  "does not compute yet")
+    return vector_norm(input, 2.0 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+# ---- cumulative sums and products ---------------------------------------------------------
+
+def _cumulative(name, fn):
+    def forward(a, dim, dtype):
+        d = wrap_dim(_int_dim(name, dim), a.ndim)
+        if a.ndim == 0:
+            return a.astype(_acc_dtype(a, dtype) or a.dtype)
+        return fn(a, axis=d, dtype=_acc_dtype(a, dtype))
+    return forward
+
+
+def _cumsum_backward(grad, dim):
+    if grad.numel() <= 1:
+        return grad
+    d = wrap_dim(dim, grad.dim())
+    return grad if grad.shape[d] == 1 else _reversed_cumsum(grad, d)
+
+
+def _cumprod_backward(grad, self, dim, result):
+    """cumprod_backward: without zeros, reversed_cumsum(result * grad) / self; with zeros,
+    the products that leave each element out."""
+    if self.numel() <= 1:
+        return grad
+    d = wrap_dim(dim, self.dim())
+    if self.shape[d] == 1:
+        return grad
+    w = result.conj() * grad
+    is_zero = self == 0
+    if not bool(is_zero.any()):
+        return _reversed_cumsum(w, d) / self.conj()
+    if grad_mode.state.grad_enabled:
+        return _cumprod_backward_differentiable(grad, self, d)
+    # O(n), not differentiable again: before the first zero, the formula above; at the first
+    # zero, the sum of grad times the products that skip it (they vanish after the second).
+    zeros_before = is_zero.cumsum(d)
+    before = zeros_before == 0
+    first = is_zero & (zeros_before == 1)
+    skip_first = where(first, 1.0, self).cumprod(d)
+    until_first = _reversed_cumsum(where(before, w, 0.0), d) / where(before, self, 1.0).conj()
+    at_first = _reversed_cumsum(grad * skip_first.conj(), d)
+    return where(before, until_first, where(first, at_first, 0.0))
+
+
+def _cumprod_backward_differentiable(grad, self, d):
+    """O(n^2) along `d`: dy_i/dx_k = prod_{j <= i, j != k} x_j, built as the cumprod of x
+    with x_k replaced by 1, for every k along a new dim d (so i runs along d + 1)."""
+    n = self.shape[d]
+    shape = [1] * (self.dim() + 1)
+    shape[d] = n
+    k = arange(n).reshape(shape)
+    shape[d], shape[d + 1] = 1, n
+    i = arange(n).reshape(shape)
+    left_out = where(k == i, 1.0, self.unsqueeze(d)).cumprod(d + 1)
+    return where(i >= k, left_out.conj() * grad.unsqueeze(d), 0.0).sum(d + 1)
+
+
+cumsum = op("cumsum", "CumsumBackward0", "self, dim, *, dtype=None",
+            _cumulative("cumsum", np.ndarray.cumsum),
+            inplace="cumsum_", self=_cumsum_backward)
+
+cumprod = op("cumprod", "CumprodBackward0", "self, dim, *, dtype=None",
+             _cumulative("cumprod", np.ndarray.cumprod), inplace="cumprod_", self=_cumprod_backward)
+
+
+# ---- all and any (not differentiable) -----------------------------------------------------
+
+def _logical(fn):
+    def forward(a, dim, keepdim):
+        out = fn(a, axis=None if dim is None else wrap_dims(dim, a.ndim), keepdims=keepdim)
+        return out.astype(np.uint8) if a.dtype == np.uint8 else out   # uint8 stays uint8
+    return forward
+
+
+all = op("all", None, "self, dim=None, keepdim=False", _logical(np.ndarray.all), self=None)
+any = op("any", None, "self, dim=None, keepdim=False", _logical(np.ndarray.any), self=None)

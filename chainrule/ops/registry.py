@@ -491,6 +491,12 @@ def _count_inputs(names, formulas, sig):
 def _make_wrapper(row, signature, names):
     ins = row.inputs
     ps = row.params
+    if names and names[0] == "self":
+        # PyTorch's functions call their first argument `input` (torch.cumsum(input=x, ...));
+        # as a method it is bound positionally, so one name serves both.
+        signature = "input" + signature[4:]
+        ins = tuple("input" if n == "self" else n for n in ins)
+        ps = tuple("input" if n == "self" else n for n in ps)
     tensors = f"tuple({ins[0]})" if row.list_input else \
         f"({', '.join(ins)}{',' if len(ins) == 1 else ''})"
     src = (f"def {row.name.split('.')[0]}({signature}):\n"

@@ -354,13 +354,15 @@ def _record(op, inputs, params, outs):
         else:
             edges.append((None, 0))
     node._next = tuple(edges)
+    # Only floating and complex outputs are differentiable (x.int() gets no grad_fn).
     if len(outs) == 1 and op.differentiable_outputs is None:
         o = outs[0]
-        results = (make_tensor(o, True, node, 0),)
+        results = (make_tensor(o, True, node, 0) if o.dtype.kind in "fc" else make_tensor(o),)
         node._meta = ((o.shape, o.dtype),)
     else:
         diff = op.differentiable_outputs
-        results = tuple(make_tensor(o, True, node, i) if diff is None or i in diff
+        results = tuple(make_tensor(o, True, node, i)
+                        if (diff is None or i in diff) and o.dtype.kind in "fc"
                         else make_tensor(o) for i, o in enumerate(outs))
         node._meta = tuple((o.shape, o.dtype) for o in outs)
     if op.view:

@@ -1,61 +1,231 @@
-"""Pointwise ops: arithmetic, unary math, comparisons.
+"""Pointwise ops: arithmetic, powers, unary math, activations, clamping, rounding,
+comparisons.
 
 Each row: name, node, signature, NumPy forward, one formula per input (see registry.py).
 Formulas follow PyTorch's derivatives.yaml, including its choices at kinks and ties.
+Activations whose backward is worth one NumPy pass (sigmoid, tanh, relu) call a fused
+backward op that is itself a row with its own formulas, so double backward keeps working.
 """
+import builtins
+import cmath
+import math
+
 import numpy as np
 
+from .. import _dtype
+from .._dtype import FROM_NP
+from .._tensor import Tensor, make_tensor
 from .registry import FLOAT, PROMOTE, PROMOTE_FLOAT, op, public
+
+# ---- helpers --------------------------------------------------------------------------------
+
+try:  # NumPy 2: set the error state directly (np.errstate costs about 1.5 us a call)
+    from numpy._core.umath import _extobj_contextvar as _errstate, _make_extobj
+    _IGNORE = _make_extobj(all="ignore")
+
+    def _quiet(f):
+        """`f` without NumPy's floating-point warnings: PyTorch returns inf/nan silently."""
+        def quiet(*args):
+            token = _errstate.set(_IGNORE)
+            try:
+                return f(*args)
+            finally:
+                _errstate.reset(token)
+        return quiet
+except ImportError:  # NumPy 1
+    def _quiet(f):
+        """`f` without NumPy's floating-point warnings: PyTorch returns inf/nan silently."""
+        def quiet(*args):
+            with np.errstate(all="ignore"):
+                return f(*args)
+        return quiet
+
+
+def _opmath(f):
+    """`f` computed in float32 for float16 arrays, rounded once, as PyTorch's kernels do."""
+    def g(a, *rest):
+        if a.dtype == np.float16:
+            return np.asarray(f(a.astype(np.float32), *rest)).astype(np.float16)
+        return f(a, *rest)
+    return g
+
+
+def _not_for(a, kinds, kernel):
+    """PyTorch's error for a dtype its kernel lacks ('"abs_cpu" not implemented for 'Bool'')."""
+    if a.dtype.kind in kinds:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{FROM_NP[a.dtype].legacy}'")
+
+
+def _no_complex(a, message):
+    if a.dtype.kind == "c":
+        raise NotImplementedError(message)
+
+
+def _promoted(*xs):
+    """Arrays and numbers cast to PyTorch's result dtype (for forwards that check first)."""
+    t = _dtype.result_type(xs).np
+    return [x.astype(t) if type(x) is np.ndarray and x.dtype != t else x for x in xs]
+
+
+# C++ type names, which a few of PyTorch's messages use instead of 'Long'
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+              "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def _conj(t):
+    return t.conj() if hasattr(t, "_data") and t._data.dtype.kind == "c" else t
+
+
+def _zeros(t):
+    """zeros_like(t): not grad * 0, which would keep inf and nan."""
+    return make_tensor(np.zeros(t._data.shape, t._data.dtype))
+
+
+def _nonzero_divisor(a, b):
+    # Integer division by zero is an error in PyTorch, not NumPy's 0 with a warning.
+    if a.dtype.kind in "iu" and not np.all(b):
+        raise RuntimeError("ZeroDivisionError")
+
 
 # ---- arithmetic ---------------------------------------------------------------------------
 
+def _times_alpha(a, b, alpha):
+    """b * alpha, alpha checked against and cast to the result dtype as in PyTorch."""
+    dt = (a if type(a) is np.ndarray else b).dtype
+    if isinstance(alpha, (bool, np.bool_)):
+        if dt.kind != "b":
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif dt.kind in "biu" and not isinstance(alpha, (int, np.integer)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    return np.multiply(b, dt.type(alpha))
+
 
 def _add(a, b, alpha):
-    return np.add(a, b) if alpha == 1 else np.add(a, np.multiply(b, alpha))
+    if type(alpha) is int and alpha == 1:
+        return np.add(a, b)
+    return np.add(a, _times_alpha(a, b, alpha))
+
+
+def _is_bool(x):
+    return x.dtype == np.bool_ if type(x) is np.ndarray else isinstance(x, (bool, np.bool_))
 
 
 def _sub(a, b, alpha):
-    return np.subtract(a, b) if alpha == 1 else np.subtract(a, np.multiply(b, alpha))
+    if _is_bool(a) or _is_bool(b):
+        if _is_bool(a) and _is_bool(b):
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                               "supported. Use the `^` or `logical_xor()` operator instead.")
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    a, b = _promoted(a, b)
+    if type(alpha) is int and alpha == 1:
+        return np.subtract(a, b)
+    return np.subtract(a, _times_alpha(a, b, alpha))
+
+
+def _neg(a):
+    if a.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return np.negative(a)
 
 
 def _scaled(grad, alpha):
     return grad if alpha == 1 else grad * alpha
 
 
-add = op("add", "AddBackward0", "self, other, *, alpha=1", _add, promote=PROMOTE, numbers=True,
-         dunders=("__add__",), rdunders=("__radd__",), idunders=("__iadd__",), inplace="add_",
+add = op("add", "AddBackward0", "self, other, *, alpha=1", _quiet(_add), promote=PROMOTE,
+         numbers=True, dunders=("__add__",), rdunders=("__radd__",), idunders=("__iadd__",),
+         inplace="add_",
          self=lambda grad: grad,
          other=lambda grad, alpha: _scaled(grad, alpha))
 
-sub = op("sub", "SubBackward0", "self, other, *, alpha=1", _sub, promote=PROMOTE, numbers=True,
+# sub promotes inside its forward: the bool check must see the dtypes before promotion.
+sub = op("sub", "SubBackward0", "self, other, *, alpha=1", _quiet(_sub), numbers=True,
          method=("sub", "subtract"), function=("sub", "subtract"),
          dunders=("__sub__",), idunders=("__isub__",), inplace="sub_",
          self=lambda grad: grad,
          other=lambda grad, alpha: -_scaled(grad, alpha))
 
 rsub = op("rsub", "RsubBackward1", "self, other, alpha=1",
-          lambda a, b, alpha: _sub(b, a, alpha), promote=PROMOTE, promote_with=("other",),
-          method=False,
+          _quiet(lambda a, b, alpha: _sub(b, a, alpha)), method=False,
           dunders=("__rsub__",),
           self=lambda grad, alpha: -_scaled(grad, alpha))
 
-mul = op("mul", "MulBackward0", "self, other", np.multiply, promote=PROMOTE, numbers=True,
-         method=("mul", "multiply"), function=("mul", "multiply"),
+mul = op("mul", "MulBackward0", "self, other", _quiet(np.multiply), promote=PROMOTE,
+         numbers=True, method=("mul", "multiply"), function=("mul", "multiply"),
          dunders=("__mul__",), rdunders=("__rmul__",), idunders=("__imul__",), inplace="mul_",
          self=lambda grad, other: grad * _conj(other),
          other=lambda grad, self: grad * _conj(self))
 
-div = op("div", "DivBackward0", "self, other", np.true_divide, promote=PROMOTE_FLOAT, numbers=True,
-         method=("div", "divide", "true_divide"), function=("div", "divide", "true_divide"),
-         dunders=("__truediv__",), idunders=("__itruediv__",), inplace="div_",
-         self=lambda grad, other: grad / _conj(other),
-         other=lambda grad, self, other: -grad * _conj((self / other) / other))
+true_divide = op(
+    "div", "DivBackward0", "self, other", _quiet(np.true_divide), promote=PROMOTE_FLOAT,
+    numbers=True, method="true_divide", function="true_divide",
+    dunders=("__truediv__",), idunders=("__itruediv__",), inplace="true_divide_",
+    self=lambda grad, other: grad / _conj(other),
+    other=lambda grad, self, other: -grad * _conj((self / other) / other))
 
-neg = op("neg", "NegBackward0", "self", np.negative, method=("neg", "negative"),
+
+def _div_mode(a, b, rounding_mode):
+    if rounding_mode is None:
+        out = np.true_divide(a, b)
+        # int / int: PyTorch's true division gives the default float dtype
+        return out if a.dtype.kind in "fc" else out.astype(_dtype.get_default_dtype().np)
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    _not_for(a, "bc", f"div_{rounding_mode}_cpu")
+    _nonzero_divisor(a, b)
+    if rounding_mode == "floor":
+        return np.floor_divide(a, b)
+    if a.dtype.kind in "iu":
+        return (a - np.fmod(a, b)) // b     # exact: C's truncating integer division
+    return np.trunc(np.true_divide(a, b))
+
+
+div_mode = op(
+    "div.Tensor_mode", "DivBackward2", "self, other, *, rounding_mode", _quiet(_div_mode),
+    promote=PROMOTE, numbers=True, function=False, method=False,
+    # a rounded quotient is piecewise constant: zero gradients
+    self=lambda grad, other, rounding_mode: (
+        _zeros(grad) if rounding_mode is not None else grad / _conj(other)),
+    other=lambda grad, self, other, rounding_mode: (
+        _zeros(grad) if rounding_mode is not None else -grad * _conj((self / other) / other)))
+
+_NO_MODE = object()   # div(a, b) and div(a, b, rounding_mode=None) are different overloads
+
+
+@public("div")
+def div(input, other, *, rounding_mode=_NO_MODE):
+    """input / other; rounding_mode 'trunc' or 'floor' rounds the quotient."""
+    if rounding_mode is _NO_MODE:
+        return true_divide(input, other)
+    return div_mode(input, other, rounding_mode=rounding_mode)
+
+
+public("divide")(div)
+
+
+@public("div_", function=False)
+def div_(self, other, *, rounding_mode=_NO_MODE):
+    from .inplace import dispatch_inplace
+    if rounding_mode is _NO_MODE:
+        return dispatch_inplace(true_divide.op, (self, other), ())
+    return dispatch_inplace(div_mode.op, (self, other), (rounding_mode,))
+
+
+public("divide_", function=False)(div_)
+
+neg = op("neg", "NegBackward0", "self", _neg, method=("neg", "negative"),
          function=("neg", "negative"), dunders=("__neg__",), inplace="neg_",
          self=lambda grad: -grad)
 
-reciprocal = op("reciprocal", "ReciprocalBackward0", "self", np.reciprocal, promote=FLOAT,
+reciprocal = op("reciprocal", "ReciprocalBackward0", "self", _quiet(np.reciprocal), promote=FLOAT,
                 inplace="reciprocal_",
                 self=lambda grad, result: -grad * _conj(result * result))
 
@@ -71,39 +241,150 @@ def _rdiv(self, other):
     return reciprocal(self) * other
 
 
-def _conj(t):
-    return t.conj() if hasattr(t, "_data") and t._data.dtype.kind == "c" else t
+# ---- fmod and remainder -------------------------------------------------------------------
+
+def _fmod(a, b):
+    _not_for(a, "bc", "fmod_cpu")
+    _nonzero_divisor(a, b)
+    return np.fmod(a, b)
+
+
+def _remainder(a, b):
+    _not_for(a, "bc", "remainder_cpu")
+    _nonzero_divisor(a, b)
+    return np.remainder(a, b)
+
+
+fmod_scalar = op("fmod.Scalar", "FmodBackward0", "self, other", _quiet(_fmod), promote=PROMOTE,
+                 promote_with=("other",), function=False, method=False,
+                 self=lambda grad: grad)
+
+fmod_tensor = op("fmod.Tensor", "FmodBackward1", "self, other", _quiet(_fmod), promote=PROMOTE,
+                 function=False, method=False,
+                 self=lambda grad: grad,
+                 other=lambda grad, self, other: -grad * self.div(other, rounding_mode="trunc"))
+
+remainder_scalar = op("remainder.Scalar", "RemainderBackward0", "self, other",
+                      _quiet(_remainder), promote=PROMOTE, promote_with=("other",),
+                      function=False, method=False,
+                      self=lambda grad: grad)
+
+remainder_tensor = op(
+    "remainder.Tensor", "RemainderBackward1", "self, other", _quiet(_remainder), promote=PROMOTE,
+    function=False, method=False,
+    self=lambda grad: grad,
+    other=lambda grad, self, other: -grad * self.div(other, rounding_mode="floor"))
+
+
+@public("fmod")
+def fmod(input, other):
+    """C's remainder of input / other (the sign of input)."""
+    if isinstance(other, Tensor):
+        return fmod_tensor(input, other)
+    return fmod_scalar(input, other)
+
+
+@public("remainder", dunders=("__mod__",))
+def remainder(input, other):
+    """Python's remainder of input / other (the sign of other)."""
+    if isinstance(other, Tensor):
+        return remainder_tensor(input, other)
+    return remainder_scalar(input, other)
+
+
+def _binary_inplace(scalar_row, tensor_row):
+    def inplace(self, other):
+        from .inplace import dispatch_inplace
+        if isinstance(other, Tensor):
+            return dispatch_inplace(tensor_row.op, (self, other), ())
+        return dispatch_inplace(scalar_row.op, (self,), (other,))
+    return inplace
+
+
+public("fmod_", function=False)(_binary_inplace(fmod_scalar, fmod_tensor))
+public("remainder_", function=False, dunders=("__imod__",))(
+    _binary_inplace(remainder_scalar, remainder_tensor))
 
 
 # ---- powers -------------------------------------------------------------------------------
 
+def _int_pow(a, b):
+    """Integer power with PyTorch's rule for negative exponents: 1 for 1, +-1 for -1, else 0."""
+    neg = np.less(b, 0)
+    if not neg.any():
+        return np.power(a, b)
+    out = np.power(a, np.where(neg, 0, b))
+    odd = np.remainder(b, 2) == 1
+    special = np.where(np.equal(a, 1), 1, np.where(np.equal(a, -1), np.where(odd, -1, 1), 0))
+    return np.where(neg, special, out).astype(out.dtype, copy=False)
+
+
+def _pow_tensor_scalar(a, exponent):
+    if a.dtype.kind in "biu":
+        if isinstance(exponent, (int, np.integer)) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return np.power(a, exponent)
+    # PyTorch's kernel special-cases these exponents; they differ from pow at -0.0 and -inf
+    if a.dtype != np.float16:
+        if exponent == 0.5:
+            return np.sqrt(a)
+        if exponent == -0.5:
+            return 1 / np.sqrt(a)
+        if exponent == -1:
+            return np.reciprocal(a)
+        if exponent == 2:
+            return a * a
+        if exponent == 3:
+            return a * a * a
+        if exponent == -2:
+            return 1 / (a * a)
+    return np.power(a, exponent)
+
+
+def _pow_tensor_tensor(a, b):
+    _not_for(a, "b", "pow")
+    return _int_pow(a, b) if a.dtype.kind in "iu" else np.power(a, b)
+
+
+def _pow_scalar(exponent, base):
+    # the tensor is the exponent: `base ** exponent`
+    return _int_pow(base, exponent) if exponent.dtype.kind in "biu" else np.power(base, exponent)
+
+
 def _pow_scalar_grad(grad, self, exponent):
     if exponent == 0:
-        return grad * 0
-    return grad * _conj(exponent * self.pow(exponent - 1))
+        return _zeros(grad)
+    e = exponent if isinstance(exponent, complex) else float(exponent)
+    return grad * _conj(e * self.pow(e - 1))
 
 
-pow_tensor_scalar = op("pow.Tensor_Scalar", "PowBackward0", "self, exponent", np.power,
-                       promote=PROMOTE, promote_with=("exponent",), function=False, method=False,
+pow_tensor_scalar = op("pow.Tensor_Scalar", "PowBackward0", "self, exponent",
+                       _quiet(_pow_tensor_scalar), promote=PROMOTE, promote_with=("exponent",),
+                       function=False, method=False,
                        self=_pow_scalar_grad)
 
 pow_tensor_tensor = op(
-    "pow.Tensor_Tensor", "PowBackward1", "self, exponent", np.power, promote=PROMOTE,
-    function=False, method=False,
-    self=lambda grad, self, exponent: grad * _conj(
-        where(exponent == 0, 0.0, exponent * self.pow(exponent - 1))),
-    exponent=lambda grad, self, exponent, result: grad * _conj(
-        where((self == 0) & (exponent >= 0), 0.0, result * self.log())))
+    "pow.Tensor_Tensor", "PowBackward1", "self, exponent", _quiet(_pow_tensor_tensor),
+    promote=PROMOTE, function=False, method=False,
+    self=lambda grad, self, exponent: where(
+        exponent == 0, 0.0, grad * _conj(exponent * self.pow(exponent - 1))),
+    exponent=lambda grad, self, exponent, result: grad * where(
+        (self == 0) & (exponent >= 0), 0.0, _conj(result * self.log())))
+
+
+def _scalar_log(x):
+    if isinstance(x, complex):
+        return cmath.log(x)
+    return math.log(x) if x > 0 else (float("-inf") if x == 0 else float("nan"))
 
 
 def _pow_base_scalar_grad(grad, self, exponent, result):
     if self == 0:
         return grad * where(exponent >= 0, 0.0, result * float("-inf"))
-    return grad * _conj(result * float(np.log(self)) if not isinstance(self, complex)
-                        else result * complex(np.log(self)))
+    return grad * _conj(result * _scalar_log(self))
 
 
-pow_scalar = op("pow.Scalar", "PowBackward2", "exponent, self", lambda e, s: np.power(s, e),
+pow_scalar = op("pow.Scalar", "PowBackward2", "exponent, self", _quiet(_pow_scalar),
                 promote=PROMOTE, promote_with=("self",), function=False, method=False,
                 exponent=_pow_base_scalar_grad)
 
@@ -111,9 +392,9 @@ pow_scalar = op("pow.Scalar", "PowBackward2", "exponent, self", lambda e, s: np.
 @public("pow", dunders=("__pow__",))
 def pow(input, exponent):
     """input ** exponent, for tensor and/or number operands."""
-    if not hasattr(input, "_data"):
+    if not isinstance(input, Tensor):
         return pow_scalar(exponent, input)
-    if hasattr(exponent, "_data"):
+    if isinstance(exponent, Tensor):
         return pow_tensor_tensor(input, exponent)
     return pow_tensor_scalar(input, exponent)
 
@@ -126,18 +407,535 @@ def _rpow(self, other):
 @public("pow_", function=False, dunders=("__ipow__",))
 def pow_(self, exponent):
     from .inplace import dispatch_inplace
-    if hasattr(exponent, "_data"):
+    if isinstance(exponent, Tensor):
         return dispatch_inplace(pow_tensor_tensor.op, (self, exponent), ())
     return dispatch_inplace(pow_tensor_scalar.op, (self,), (exponent,))
 
 
-# ---- unary math ---------------------------------------------------------------------------
+@public("square")
+def square(input):
+    """input ** 2 (PyTorch records it as pow, PowBackward0)."""
+    return pow_tensor_scalar(input, 2)
 
-exp = op("exp", "ExpBackward0", "self", np.exp, promote=FLOAT, inplace="exp_",
+
+@public("square_", function=False)
+def square_(self):
+    return pow_(self, 2)
+
+
+# ---- exponentials and logarithms ----------------------------------------------------------
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+
+exp = op("exp", "ExpBackward0", "self", _quiet(np.exp), promote=FLOAT, inplace="exp_",
          self=lambda grad, result: grad * _conj(result))
 
-log = op("log", "LogBackward0", "self", np.log, promote=FLOAT, inplace="log_",
+expm1 = op("expm1", "Expm1Backward0", "self", _quiet(np.expm1), promote=FLOAT, inplace="expm1_",
+           self=lambda grad, result: grad * (_conj(result) + 1))
+
+log = op("log", "LogBackward0", "self", _quiet(np.log), promote=FLOAT, inplace="log_",
          self=lambda grad, self: grad / _conj(self))
+
+log2 = op("log2", "Log2Backward0", "self", _quiet(np.log2), promote=FLOAT, inplace="log2_",
+          self=lambda grad, self: grad / (_conj(self) * _LN2))
+
+log10 = op("log10", "Log10Backward0", "self", _quiet(np.log10), promote=FLOAT, inplace="log10_",
+           self=lambda grad, self: grad / (_conj(self) * _LN10))
+
+log1p = op("log1p", "Log1PBackward0", "self", _quiet(np.log1p), promote=FLOAT, inplace="log1p_",
+           self=lambda grad, self: grad / _conj(self + 1))
+
+sqrt = op("sqrt", "SqrtBackward0", "self", _quiet(np.sqrt), promote=FLOAT, inplace="sqrt_",
+          self=lambda grad, result: grad / (2 * _conj(result)))
+
+rsqrt = op("rsqrt", "RsqrtBackward0", "self", _quiet(_opmath(lambda a: 1 / np.sqrt(a))),
+           promote=FLOAT, inplace="rsqrt_",
+           self=lambda grad, result: -0.5 * grad * _conj(result.pow(3)))
+
+
+# ---- trigonometric and hyperbolic ---------------------------------------------------------
+
+sin = op("sin", "SinBackward0", "self", _quiet(np.sin), promote=FLOAT, inplace="sin_",
+         self=lambda grad, self: grad * _conj(self.cos()))
+
+cos = op("cos", "CosBackward0", "self", _quiet(np.cos), promote=FLOAT, inplace="cos_",
+         self=lambda grad, self: grad * -_conj(self.sin()))
+
+tan = op("tan", "TanBackward0", "self", _quiet(np.tan), promote=FLOAT, inplace="tan_",
+         self=lambda grad, result: grad * _conj(1 + result.pow(2)))
+
+asin = op("asin", "AsinBackward0", "self", _quiet(np.arcsin), promote=FLOAT, inplace="asin_",
+          function=("asin", "arcsin"), method=("asin", "arcsin"),
+          self=lambda grad, self: grad * _conj((-self * self + 1).rsqrt()))
+
+acos = op("acos", "AcosBackward0", "self", _quiet(np.arccos), promote=FLOAT, inplace="acos_",
+          function=("acos", "arccos"), method=("acos", "arccos"),
+          self=lambda grad, self: grad * -_conj((-self * self + 1).rsqrt()))
+
+atan = op("atan", "AtanBackward0", "self", np.arctan, promote=FLOAT, inplace="atan_",
+          function=("atan", "arctan"), method=("atan", "arctan"),
+          self=lambda grad, self: grad / _conj(self * self + 1))
+
+
+def _atan2(a, b):
+    _not_for(a, "c", "atan2_cpu")
+    return np.arctan2(a, b)
+
+
+def _atan2_recip(self, other):
+    # 0 at the origin, where atan2 has no derivative (PyTorch masks it the same way)
+    denominator = self * self + other * other
+    return where(denominator == 0, 0.0, denominator.reciprocal())
+
+
+atan2 = op("atan2", "Atan2Backward0", "self, other", _atan2, promote=PROMOTE_FLOAT,
+           inplace="atan2_", function=("atan2", "arctan2"), method=("atan2", "arctan2"),
+           self=lambda grad, self, other: grad * other * _atan2_recip(self, other),
+           other=lambda grad, self, other: grad * -self * _atan2_recip(self, other))
+
+sinh = op("sinh", "SinhBackward0", "self", _quiet(np.sinh), promote=FLOAT, inplace="sinh_",
+          self=lambda grad, self: grad * _conj(self.cosh()))
+
+cosh = op("cosh", "CoshBackward0", "self", _quiet(np.cosh), promote=FLOAT, inplace="cosh_",
+          self=lambda grad, self: grad * _conj(self.sinh()))
+
+
+# ---- activations and their fused backwards ------------------------------------------------
+
+def _tanh_backward(grad_output, output):
+    if output.dtype.kind == "c":
+        return grad_output * np.conj(1 - output * output)
+    return grad_output * (1 - output * output)
+
+
+def _sigmoid_backward(grad_output, output):
+    if output.dtype.kind == "c":
+        return grad_output * np.conj((1 - output) * output)
+    return grad_output * (1 - output) * output
+
+
+tanh_backward = op(
+    "tanh_backward", "TanhBackwardBackward0", "grad_output, output", _quiet(_tanh_backward),
+    function=False, method=False,
+    grad_output=lambda grad, output: tanh_backward(grad, _conj(output)),
+    output=lambda grad, grad_output, output: (
+        _conj(grad) * _conj(-2 * _conj(output) * grad_output)))
+
+sigmoid_backward = op(
+    "sigmoid_backward", "SigmoidBackwardBackward0", "grad_output, output",
+    _quiet(_sigmoid_backward), function=False, method=False,
+    grad_output=lambda grad, output: sigmoid_backward(grad, _conj(output)),
+    output=lambda grad, grad_output, output: _conj(grad) * grad_output * (-2 * _conj(output) + 1))
+
+threshold_backward = op(
+    "threshold_backward", "ThresholdBackwardBackward0", "grad_output, self, threshold",
+    lambda g, s, threshold: np.where(s <= threshold, 0, g), function=False, method=False,
+    grad_output=lambda grad, self, threshold: threshold_backward(grad, self, threshold),
+    self=lambda grad: _zeros(grad))
+
+tanh = op("tanh", "TanhBackward0", "self", np.tanh, promote=FLOAT, inplace="tanh_",
+          self=lambda grad, result: tanh_backward(grad, result))
+
+sigmoid = op("sigmoid", "SigmoidBackward0", "self",
+             _quiet(_opmath(lambda a: 1 / (1 + np.exp(-a)))), promote=FLOAT, inplace="sigmoid_",
+             self=lambda grad, result: sigmoid_backward(grad, result))
+
+
+def _relu(a):
+    if a.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    _no_complex(a, "clamp is not supported for complex types")
+    return np.maximum(a, 0)
+
+
+relu = op("relu", "ReluBackward0", "self", _relu, inplace="relu_",
+          self=lambda grad, result: threshold_backward(grad, result, 0))
+
+
+# ---- error function -----------------------------------------------------------------------
+
+def _erf_series(x):
+    # erf(x) = 2/sqrt(pi) x exp(-x^2) sum_n (2x^2)^n / (2n+1)!!: positive terms, for |x| < 2;
+    # 7 + 11 max|x| terms reach full double precision.
+    t = 2 * x * x
+    s = np.ones_like(x)
+    for n in range(int(7 + 11 * x.max(initial=0)), 0, -1):
+        s = 1 + s * t / (2 * n + 1)
+    return (2 / math.sqrt(math.pi)) * x * np.exp(-x * x) * s
+
+
+def _erfc_fraction(x):
+    # erfc(x) = exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))), for x >= 2;
+    # 10 + 180/min(x)^2 levels reach full double precision.
+    k = x.copy()
+    for n in range(int(10 + 180 / x.min(initial=np.inf) ** 2), 0, -1):
+        k = x + (n / 2) / k
+    # exp(-x^2) as exp(-h^2) exp((h-x)(h+x)), h = x with 27 low bits cleared so h*h is
+    # exact: the rounding error of x*x would be scaled by x^2 in the exponential
+    h = (x.view(np.uint64) & np.uint64(0xFFFFFFFFF8000000)).view(np.float64)
+    return np.exp(-h * h) * np.exp((h - x) * (h + x)) / (math.sqrt(math.pi) * k)
+
+
+@_quiet
+def _erf_erfc(a, kernel):
+    """(erf(a), erfc(a)) in float64 with NumPy alone: to a few ulp, except erfc on (-2, 2),
+    where it is 1 - erf (relative error up to about 1e-13)."""
+    _not_for(a, "c", kernel)
+    x = np.asarray(a, np.float64)
+    ax = np.abs(x)
+    small = ax < 2
+    big = ~(small | np.isnan(ax))
+    erf, erfc = np.full_like(x, np.nan), np.full_like(x, np.nan)
+    erf[small] = _erf_series(ax[small])
+    erfc[small] = 1 - erf[small]
+    erfc[big] = _erfc_fraction(np.minimum(ax[big], 30.0))   # erfc(30) underflows to 0
+    erf[big] = 1 - erfc[big]
+    return np.copysign(erf, x), np.where(x < 0, 2 - erfc, erfc)
+
+
+erf = op("erf", "ErfBackward0", "self", lambda a: _erf_erfc(a, "erf_vml_cpu")[0].astype(a.dtype),
+         promote=FLOAT, inplace="erf_",
+         self=lambda grad, self: 2.0 / math.sqrt(math.pi) * (-self.pow(2)).exp() * grad)
+
+erfc = op("erfc", "ErfcBackward0", "self",
+          lambda a: _erf_erfc(a, "erfc_vml_cpu")[1].astype(a.dtype), promote=FLOAT,
+          inplace="erfc_",
+          self=lambda grad, self: -2.0 / math.sqrt(math.pi) * (-self.pow(2)).exp() * grad)
+
+
+# ---- sign and absolute value --------------------------------------------------------------
+
+def _abs(a):
+    _not_for(a, "b", "abs_cpu")
+    return np.abs(a)
+
+
+def _sign(a):
+    if a.dtype == np.bool_:
+        return a.copy()
+    if a.dtype.kind == "c":
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                  "numbers. Please use torch.sgn instead.")
+    # (0 < a) - (a < 0), as PyTorch computes it: nan has sign 0
+    return np.subtract(a > 0, a < 0, dtype=a.dtype)
+
+
+@_quiet
+def _sgn(a):
+    if a.dtype.kind != "c":
+        return _sign(a)
+    r = np.abs(a)
+    return np.where(r == 0, 0, a / r).astype(a.dtype, copy=False)
+
+
+def _sgn_grad(grad, self, result):
+    if not self.is_complex():
+        return _zeros(grad)
+    # the component of grad along sgn's tangent, over |self| (0 where self is 0)
+    along = result.conj() * grad
+    out = (grad - result * ((along + along.conj()) / 2)) / self.abs()
+    return where(self == 0, 0.0, out)
+
+
+abs = op("abs", "AbsBackward0", "self", _abs, inplace="abs_", function=("abs", "absolute"),
+         method=("abs", "absolute"), dunders=("__abs__",),
+         self=lambda grad, self: grad * self.sgn())
+
+sgn = op("sgn", "SgnBackward0", "self", _sgn, inplace="sgn_", self=_sgn_grad)
+
+sign = op("sign", "SignBackward0", "self", _sign, inplace="sign_", self=lambda grad: _zeros(grad))
+
+
+# ---- rounding -----------------------------------------------------------------------------
+
+def _rounding(f, kernel, complex_message=None):
+    def forward(a):
+        if a.dtype.kind in "iu":
+            return a.copy()
+        if complex_message:
+            _no_complex(a, complex_message)
+        _not_for(a, "bc", kernel)
+        return f(a)
+    return forward
+
+
+floor = op("floor", "FloorBackward0", "self",
+           _rounding(np.floor, "floor_vml_cpu", "floor is not supported for complex inputs"),
+           inplace="floor_", self=lambda grad: _zeros(grad))
+
+ceil = op("ceil", "CeilBackward0", "self",
+          _rounding(np.ceil, "ceil_vml_cpu", "ceil is not supported for complex inputs"),
+          inplace="ceil_", self=lambda grad: _zeros(grad))
+
+trunc = op("trunc", "TruncBackward0", "self",
+           _rounding(np.trunc, "trunc_vml_cpu", "trunc is not supported for complex inputs"),
+           inplace="trunc_", function=("trunc", "fix"), method=("trunc", "fix"),
+           self=lambda grad: _zeros(grad))
+
+for _alias, _name in (("fix_", "trunc_"), ("absolute_", "abs_"), ("arcsin_", "asin_"),
+                      ("arccos_", "acos_"), ("arctan_", "atan_"), ("arctan2_", "atan2_")):
+    setattr(Tensor, _alias, getattr(Tensor, _name))
+
+round_half_even = op("round", "RoundBackward0", "self", _rounding(np.rint, "round_vml_cpu"),
+                     function=False, method=False, self=lambda grad: _zeros(grad))
+
+
+@_opmath
+def _round_decimals(a, decimals):
+    _not_for(a, "biuc", "round_cpu")
+    ten = a.dtype.type(10.0 ** builtins.abs(decimals))
+    if decimals < 0:
+        return np.rint(a / ten) * ten
+    return np.rint(a * ten) / ten
+
+
+round_decimals = op("round.decimals", "RoundBackward1", "self, *, decimals",
+                    _quiet(_round_decimals), function=False, method=False,
+                    self=lambda grad: _zeros(grad))
+
+
+@public("round")
+def round(input, *, decimals=None):
+    """Round half to even, to `decimals` decimal places if given."""
+    if decimals is None:
+        return round_half_even(input)
+    return round_decimals(input, decimals=decimals)
+
+
+@public("round_", function=False)
+def round_inplace(self, *, decimals=None):
+    from .inplace import dispatch_inplace
+    if decimals is None:
+        return dispatch_inplace(round_half_even.op, (self,), ())
+    return dispatch_inplace(round_decimals.op, (self,), (decimals,))
+
+
+def _frac(a):
+    _not_for(a, "biuc", "frac_cpu")
+    return a - np.trunc(a)
+
+
+frac = op("frac", "FracBackward0", "self", _quiet(_frac), inplace="frac_",
+          self=lambda grad: grad)
+
+
+# ---- maximum, minimum, clamp --------------------------------------------------------------
+
+def _extremum(f, name):
+    def forward(a, b):
+        if a.dtype.kind == "c":
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        return f(a, b)
+    return forward
+
+
+# Ties split the gradient: grad / 2 to each side.
+maximum = op("maximum", "MaximumBackward0", "self, other", _extremum(np.maximum, "maximum"),
+             promote=PROMOTE,
+             self=lambda grad, self, other: where(
+                 self < other, 0.0, where(self == other, grad / 2, grad)),
+             other=lambda grad, self, other: where(
+                 self > other, 0.0, where(self == other, grad / 2, grad)))
+
+minimum = op("minimum", "MinimumBackward0", "self, other", _extremum(np.minimum, "minimum"),
+             promote=PROMOTE,
+             self=lambda grad, self, other: where(
+                 self > other, 0.0, where(self == other, grad / 2, grad)),
+             other=lambda grad, self, other: where(
+                 self < other, 0.0, where(self == other, grad / 2, grad)))
+
+
+def _clamp(a, lo, hi):
+    """min(max(a, lo), hi), either bound None; promotes like PyTorch (int tensor, float bound:
+    the default float dtype)."""
+    if lo is None and hi is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _no_complex(a, "clamp is not supported for complex types")
+    t = _dtype.result_type([x for x in (a, lo, hi) if x is not None]).np
+    a, lo, hi = (x.astype(t) if type(x) is np.ndarray and x.dtype != t else x for x in (a, lo, hi))
+    if lo is not None:
+        a = np.maximum(a, lo)
+    if hi is not None:
+        a = np.minimum(a, hi)
+    return a
+
+
+def _clamp_grad(grad, self, min, max):
+    # The boundary passes the gradient: self >= min and self <= max.
+    if min is None:
+        mask = self <= max
+    elif max is None:
+        mask = self >= min
+    else:
+        mask = (self >= min).logical_and(self <= max)
+    return where(mask, grad, 0.0)
+
+
+def _clamp_min_grad(grad, self, min, max):
+    # a bound gets the gradient where it clamped; with min > max, max wins
+    if max is None:
+        return where(self < min, grad, 0.0)
+    return where((self < min).logical_and(min < max), grad, 0.0)
+
+
+def _clamp_max_grad(grad, self, min, max):
+    if min is None:
+        return where(self > max, grad, 0.0)
+    return where((self > max).logical_or(max < min), grad, 0.0)
+
+
+clamp_scalar = op("clamp", "ClampBackward1", "self, min=None, max=None", _clamp,
+                  function=False, method=False, self=_clamp_grad)
+
+clamp_tensor = op("clamp.Tensor", "ClampBackward0", "self, min=None, max=None", _clamp,
+                  numbers=True, function=False, method=False,
+                  self=_clamp_grad, min=_clamp_min_grad, max=_clamp_max_grad)
+
+clamp_min_scalar = op("clamp_min", "ClampMinBackward0", "self, min",
+                      lambda a, lo: _clamp(a, lo, None), function=False, method=False,
+                      self=lambda grad, self, min: where(self >= min, grad, 0.0))
+
+clamp_min_tensor = op("clamp_min.Tensor", "ClampMinBackward1", "self, min",
+                      lambda a, lo: _clamp(a, lo, None), function=False, method=False,
+                      self=lambda grad, self, min: where(self >= min, grad, 0.0),
+                      min=lambda grad, self, min: where(self < min, grad, 0.0))
+
+clamp_max_scalar = op("clamp_max", "ClampMaxBackward0", "self, max",
+                      lambda a, hi: _clamp(a, None, hi), function=False, method=False,
+                      self=lambda grad, self, max: where(self <= max, grad, 0.0))
+
+clamp_max_tensor = op("clamp_max.Tensor", "ClampMaxBackward1", "self, max",
+                      lambda a, hi: _clamp(a, None, hi), function=False, method=False,
+                      self=lambda grad, self, max: where(self <= max, grad, 0.0),
+                      max=lambda grad, self, max: where(self > max, grad, 0.0))
+
+
+def _clamp_row(min, max):
+    """The clamp overload for these bounds: tensors (ClampBackward0) or numbers (...1)."""
+    tensors = isinstance(min, Tensor), isinstance(max, Tensor)
+    if not any(tensors):
+        return clamp_scalar
+    if (min is not None and not tensors[0]) or (max is not None and not tensors[1]):
+        got = ", ".join(type(x).__name__ for x in (min, max))
+        raise TypeError(
+            f"clamp() received an invalid combination of arguments - got (Tensor, {got}), but "
+            "expected one of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, "
+            "Tensor out = None)\n * (Tensor input, Number min = None, Number max = None, *, "
+            "Tensor out = None)\n")
+    return clamp_tensor
+
+
+@public("clamp")
+def clamp(input, min=None, max=None):
+    """input limited to [min, max]; min and max are numbers or tensors, either may be None."""
+    return _clamp_row(min, max)(input, min, max)
+
+
+public("clip")(clamp)
+
+
+def _check_clamp_(self, *bounds):
+    # With number bounds PyTorch names self's C++ type in this message ('long int').
+    result = _dtype.result_type([self] + [b for b in bounds if b is not None])
+    if not _dtype.can_cast(result, self.dtype):
+        raise RuntimeError(f"result type {result.legacy} can't be cast to the desired output "
+                           f"type {_CPP_NAMES[self.dtype.name]}")
+
+
+@public("clamp_", function=False)
+def clamp_(self, min=None, max=None):
+    from .inplace import dispatch_inplace
+    if _clamp_row(min, max) is clamp_tensor:
+        return dispatch_inplace(clamp_tensor.op, (self, min, max), ())
+    _check_clamp_(self, min, max)
+    return dispatch_inplace(clamp_scalar.op, (self,), (min, max))
+
+
+public("clip_", function=False)(clamp_)
+
+
+@public("clamp_min")
+def clamp_min(input, min):
+    """input limited from below by min (a number or a tensor)."""
+    return (clamp_min_tensor if isinstance(min, Tensor) else clamp_min_scalar)(input, min)
+
+
+@public("clamp_max")
+def clamp_max(input, max):
+    """input limited from above by max (a number or a tensor)."""
+    return (clamp_max_tensor if isinstance(max, Tensor) else clamp_max_scalar)(input, max)
+
+
+@public("clamp_min_", function=False)
+def clamp_min_(self, min):
+    from .inplace import dispatch_inplace
+    if isinstance(min, Tensor):
+        return dispatch_inplace(clamp_min_tensor.op, (self, min), ())
+    _check_clamp_(self, min)
+    return dispatch_inplace(clamp_min_scalar.op, (self,), (min,))
+
+
+@public("clamp_max_", function=False)
+def clamp_max_(self, max):
+    from .inplace import dispatch_inplace
+    if isinstance(max, Tensor):
+        return dispatch_inplace(clamp_max_tensor.op, (self, max), ())
+    _check_clamp_(self, max)
+    return dispatch_inplace(clamp_max_scalar.op, (self,), (max,))
+
+
+# ---- lerp ---------------------------------------------------------------------------------
+
+def _lerp(a, end, weight):
+    tensor_weight = type(weight) is np.ndarray
+    for name, x in (("end", end), ("weight", weight)) if tensor_weight else (("end", end),):
+        if x.dtype != a.dtype:
+            raise RuntimeError(f"expected dtype {_CPP_NAMES[a.dtype.name]} for `{name}` but got "
+                               f"dtype {_CPP_NAMES[x.dtype.name]}")
+    _not_for(a, "biu", "lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar")
+    if a.dtype == np.float16:   # computed in float32, rounded once
+        a, end = a.astype(np.float32), end.astype(np.float32)
+        weight = weight.astype(np.float32) if tensor_weight else weight
+        return np.asarray(_lerp_values(a, end, weight)).astype(np.float16)
+    return _lerp_values(a, end, weight)
+
+
+def _lerp_values(a, end, weight):
+    # PyTorch picks between two forms, each exact at its end
+    if type(weight) is np.ndarray:
+        return np.where(np.abs(weight) < 0.5, a + weight * (end - a),
+                        end - (end - a) * (1 - weight))
+    if builtins.abs(weight) < 0.5:
+        return a + weight * (end - a)
+    return end - (end - a) * (1 - weight)
+
+
+lerp_scalar = op("lerp.Scalar", "LerpBackward0", "self, end, weight", _quiet(_lerp),
+                 function=False, method=False,
+                 self=lambda grad, weight: grad * (1 - weight),
+                 end=lambda grad, weight: grad * weight)
+
+lerp_tensor = op("lerp.Tensor", "LerpBackward1", "self, end, weight", _quiet(_lerp),
+                 function=False, method=False,
+                 self=lambda grad, weight: grad * _conj(1 - weight),
+                 end=lambda grad, weight: grad * _conj(weight),
+                 weight=lambda grad, self, end: grad * _conj(end - self))
+
+
+@public("lerp")
+def lerp(input, end, weight):
+    """input + weight * (end - input)."""
+    if isinstance(weight, Tensor):
+        return lerp_tensor(input, end, weight)
+    return lerp_scalar(input, end, weight)
+
+
+@public("lerp_", function=False)
+def lerp_(self, end, weight):
+    from .inplace import dispatch_inplace
+    if isinstance(weight, Tensor):
+        return dispatch_inplace(lerp_tensor.op, (self, end, weight), ())
+    return dispatch_inplace(lerp_scalar.op, (self, end), (weight,))
 
 
 # ---- selection ----------------------------------------------------------------------------
@@ -158,6 +956,10 @@ def where(condition, input=None, other=None):
     """Elements of `input` where `condition` holds, else of `other`."""
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        # two numbers: the result has their promoted dtype, which NumPy would not pick
+        t = _dtype.result_type((input, other)).np
+        input, other = make_tensor(np.asarray(input, t)), make_tensor(np.asarray(other, t))
     return where_(condition, input, other)
 
 

@@ -21,6 +21,7 @@ in-place variant and the node class (`ExpBackward0`). Broadcast reduction and dt
 of returned gradients are done once, by the engine (engine.validate_outputs).
 """
 import inspect
+import numbers
 from collections import namedtuple
 
 import numpy as np
@@ -161,11 +162,13 @@ class OpNode(Node):
                 for edge, (f, names) in zip(self._next, op.edge_formulas)]
 
     def _release(self):
-        # Only tensors are freed; shapes and numbers stay, so a node that reads none can
-        # run again (PyTorch allows `x.sum()` to be backwarded twice).
+        # Saved tensors are freed, and so are Python numbers passed as tensor inputs (PyTorch
+        # wraps them in 0-d tensors: (x*2).sum() cannot be backwarded twice); shapes and
+        # params stay, so a node that reads none can run again (x.sum() can).
         saved = self._saved
+        inputs = self._op.inputs
         for name, value in saved.items():
-            if type(value) is SavedInput or type(value) is SavedOutput:
+            if type(value) is SavedInput or type(value) is SavedOutput or name in inputs:
                 saved[name] = _RELEASED
             elif type(value) is _SavedList:
                 saved[name] = _SavedList([_RELEASED])
@@ -458,7 +461,7 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
         for n in _names(method, public_name):
             setattr(Tensor, n, fn)
     for d in dunders:
-        setattr(Tensor, d, fn)
+        setattr(Tensor, d, _operator(fn))
     for d in rdunders:
         setattr(Tensor, d, _reflected(fn))
     if inplace:
@@ -508,8 +511,24 @@ def _make_wrapper(row, signature, names):
     return ns[row.name.split(".")[0]]
 
 
+_OPERANDS = (Tensor, numbers.Number, np.ndarray)
+
+
+def _operator(fn):
+    """An operator method: NotImplemented for operands it does not take, so Python can try
+    the other side (and raise its usual TypeError)."""
+    def operator(self, *other):
+        if other and not isinstance(other[0], _OPERANDS):
+            return NotImplemented
+        return fn(self, *other)
+    operator.__name__ = fn.__name__
+    return operator
+
+
 def _reflected(fn):
     def reflected(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
         return fn(other, self)
     reflected.__name__ = "r" + fn.__name__
     return reflected

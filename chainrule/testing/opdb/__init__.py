@@ -70,11 +70,12 @@ def all_entries():
 # ---- helpers for writing samples ----------------------------------------------------------
 
 def randn(rng, *shape):
-    return rng.standard_normal(shape)
+    # np.asarray: with no shape NumPy returns a scalar, and a 0-d sample must be an array
+    return np.asarray(rng.standard_normal(shape))
 
 
 def positive(rng, *shape, low=0.5, high=2.0):
-    return rng.uniform(low, high, shape)
+    return np.asarray(rng.uniform(low, high, shape))
 
 
 def noncontiguous(a):

@@ -992,3 +992,35 @@ for _name, _fn, _dunders, _rdunders in (
 
 logical_not = op("logical_not", None, "self", np.logical_not, self=None)
 bitwise_not = op("bitwise_not", None, "self", np.invert, dunders=("__invert__",), self=None)
+
+
+# ---- filling (in place only, as people use them) ------------------------------------------
+
+def _zeros_like(grad):
+    return make_tensor(np.zeros_like(grad._data))
+
+
+zero = op("zero", "ZeroBackward0", "self", np.zeros_like, function=False, method=False,
+          inplace="zero_", self=_zeros_like)
+
+
+def _fill(a, value):
+    return np.full_like(a, value._data if hasattr(value, "_data") else value)
+
+
+_fill_scalar_ = op("fill_.Scalar", "FillBackward2", "self, value", _fill, function=False,
+                   method=False, self=_zeros_like)
+_fill_tensor_ = op("fill_.Tensor", "FillBackward3", "self, value", _fill, function=False,
+                   method=False, self=_zeros_like, value=lambda grad: grad.sum())
+
+
+@public("fill_", function=False)
+def fill_(self, value):
+    """Fill with a number or a 0-d tensor, in place."""
+    from .inplace import dispatch_inplace
+    if hasattr(value, "_data"):
+        if value._data.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        return dispatch_inplace(_fill_tensor_.op, (self, value), ())
+    return dispatch_inplace(_fill_scalar_.op, (self,), (value,))

@@ -387,3 +387,12 @@ OPS_DB = [OpInfo(name, fn, _unary(gen)) for name, fn, gen in UNARY] + [
            lambda rng: [Sample(randn(rng, 3) > 0)], ops=("where.self",),
            gradcheck=False),
 ]
+
+OPS_DB += [
+    OpInfo("zero_", lambda lib, x: (x * 1).zero_(), lambda rng: [Sample(randn(rng, 3, 4)), Sample(randn(rng))],
+           ops=("zero", "mul")),
+    OpInfo("fill_.Scalar", lambda lib, x: (x * 1).fill_(2.5), lambda rng: [Sample(randn(rng, 3, 4))],
+           ops=("fill_.Scalar", "mul")),
+    OpInfo("fill_.Tensor", lambda lib, x, v: (x * 1).fill_(v), lambda rng: [Sample(randn(rng, 3, 4), randn(rng))],
+           ops=("fill_.Tensor", "mul")),
+]

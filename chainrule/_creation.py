@@ -8,7 +8,6 @@ import numpy as np
 from . import _dtype
 from ._dtype import FROM_NP
 from ._tensor import Size, Tensor, make_tensor
-from .ops.registry import FUNCTIONS
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
            "linspace", "logspace", "eye", "zeros_like", "ones_like", "full_like", "empty_like",
@@ -38,36 +37,99 @@ def _infer_array(data):
         return data
     if isinstance(data, np.generic):
         return np.asarray(data)
+    inferred = None
     if isinstance(data, (list, tuple)):
-        data = [_unwrap_nested(x) for x in data]
+        if data and isinstance(data[0], np.ndarray):
+            _warn_list_of_arrays()
+        data, inferred = _unwrap_nested(data)
     try:
         a = np.asarray(data)
     except ValueError as e:
+        _check_nested(data)
         raise ValueError(f"expected sequence of equal-length lists: {e}") from None
     kind = a.dtype.kind
-    if kind == "f":
-        return a.astype(_dtype.get_default_dtype().np, copy=False)
-    if kind == "c":
-        return a.astype(_dtype.default_complex().np, copy=False)
-    if kind in "iu":
-        return a.astype(np.int64, copy=False)
-    if kind == "b":
-        return a
-    if kind == "O" or kind in "US":
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    return a
+    if kind in "US":
+        if isinstance(data, str):
+            raise TypeError("new(): invalid data type 'str'")
+        raise ValueError("too many dimensions 'str'")
+    if kind == "O":
+        _check_nested(data)
+        bad = [v for v in a.flat if not isinstance(v, numbers.Number)]
+        if not bad:     # only numbers, and NumPy could not hold them: huge integers
+            raise ValueError("Overflow when unpacking long long")
+        bad = bad[0]
+        if isinstance(bad, str):
+            raise TypeError("new(): invalid data type 'str'")
+        raise RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
+    if inferred is None:
+        inferred = _dtype.result_type([data]) if a.ndim == 0 else _dtype.get_default_dtype()
+    return a.astype(inferred.np, copy=False)
 
 
-def _unwrap_nested(x):
-    if isinstance(x, Tensor):
-        if x._data.size != 1 and x._data.ndim == 0:
-            return x._data
-        if x._data.ndim:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        return x._data.item()
-    if isinstance(x, (list, tuple)):
-        return [_unwrap_nested(y) for y in x]
-    return x
+_warned_list_of_arrays = False
+
+
+def _warn_list_of_arrays():
+    # PyTorch says it once per process (TORCH_WARN_ONCE).
+    global _warned_list_of_arrays
+    if not _warned_list_of_arrays:
+        _warned_list_of_arrays = True
+        warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
+                      "consider converting the list to a single numpy.ndarray with numpy.array() "
+                      "before converting to a tensor.", UserWarning, stacklevel=4)
+
+
+def _unwrap_nested(data):
+    """Nested sequences as nested lists, one-element tensors unwrapped to numbers, and the
+    dtype PyTorch infers for them: each number's own (bool, int64, the default float or
+    complex dtype; NumPy scalars and arrays, and tensors, keep theirs), promoted together.
+    None when there is no number."""
+    inferred = None
+
+    def walk(x):
+        nonlocal inferred
+        if isinstance(x, (list, tuple)):
+            return [walk(y) for y in x]
+        if isinstance(x, Tensor):
+            if x._data.size != 1:
+                if x._data.dtype.kind in "iub":
+                    raise TypeError("only integer tensors of a single element can be converted "
+                                    "to an index")
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            d, x = x.dtype, x._data.reshape(()).item()
+        elif isinstance(x, (np.generic, np.ndarray)):
+            d = _dtype.from_numpy_dtype(x.dtype)
+        elif isinstance(x, numbers.Number):
+            d = _dtype.result_type([x])
+        else:
+            return x        # not a number: np.asarray says what is wrong
+        inferred = d if inferred is None else _dtype.promote_types(inferred, d)
+        return x
+
+    return walk(data), inferred
+
+
+def _check_nested(data):
+    """Raise PyTorch's error for ragged nested sequences: the sizes come from the first
+    element at each depth, and every sequence is checked against them in order."""
+    sizes = []
+    seq = data
+    while isinstance(seq, (list, tuple)):
+        sizes.append(len(seq))
+        if not seq:
+            break
+        seq = seq[0]
+    stack = [(data, 0)]
+    while stack:
+        obj, dim = stack.pop()
+        if dim == len(sizes):
+            continue
+        if not isinstance(obj, (list, tuple)):
+            raise TypeError("not a sequence")
+        if len(obj) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                             f"(got {len(obj)})")
+        stack.extend((x, dim + 1) for x in reversed(obj))
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -109,17 +171,26 @@ def numel(input):
     return input._data.size
 
 
-def _size(size):
-    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+def _size(size, name):
+    """The shape from `size` (ints, or one sequence of ints), with PyTorch's errors for
+    factory `name`."""
+    if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
+        if not isinstance(size[0], (tuple, list, Size)):
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(size[0]).__name__}")
         size = tuple(size[0])
+    for pos, s in enumerate(size, 1):
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {pos} "
+                            f"with error \"type must be tuple of ints,but got {type(s).__name__}\"")
+    size = tuple(int(s) for s in size)
     for s in size:
-        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(f"zeros(): argument 'size' must be tuple of ints, but found element "
-                            f"of type {type(s).__name__}")
         if s < 0:
+            if name == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"[{', '.join(str(x) for x in size)}]")
-    return tuple(int(s) for s in size)
+    return size
 
 
 def _np(dtype):
@@ -127,22 +198,22 @@ def _np(dtype):
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return _finish(np.zeros(_size(size), _np(dtype)), requires_grad)
+    return _finish(np.zeros(_size(size, "zeros"), _np(dtype)), requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return _finish(np.ones(_size(size), _np(dtype)), requires_grad)
+    return _finish(np.ones(_size(size, "ones"), _np(dtype)), requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           memory_format=None, pin_memory=False):
-    return _finish(np.empty(_size(size), _np(dtype)), requires_grad)
+    return _finish(np.empty(_size(size, "empty"), _np(dtype)), requires_grad)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = _dtype.result_type([fill_value])
-    return _finish(np.full(_size((size,)), fill_value, dtype.np), requires_grad)
+    return _finish(np.full(_size((size,), "full"), fill_value, dtype.np), requires_grad)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
@@ -186,8 +257,10 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not (np.isfinite(start) and np.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {float(start):g} -> {float(end):g}")
     if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = _dtype.result_type([start, end, step])
     n = int(np.ceil((end - start) / step))
@@ -209,7 +282,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     # output dtype; doing the same keeps the last bits equal.
     step = (end - start) / (steps - 1) if steps > 1 else 0.0
     i = np.arange(steps)
-    half = steps // 2
+    half = max(steps // 2, 1)   # one step: just `start`
     work = d.np if d.category >= 2 else np.float64
     a = np.where(i < half, start + step * i.astype(work), end - step * (steps - 1 - i).astype(work))
     return _finish(a.astype(d.np), requires_grad)
@@ -222,7 +295,11 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    return _finish(np.eye(n, n if m is None else m, dtype=_np(dtype)), requires_grad)
+    m = n if m is None else m
+    for name, v in (("n", n), ("m", m)):
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
+    return _finish(np.eye(n, m, dtype=_np(dtype)), requires_grad)
 
 
 def complex(real, imag):
@@ -243,13 +320,13 @@ def _gen(generator):
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """Uniform samples in [0, 1)."""
-    return _finish(_gen(generator).rand(_size(size), _np(dtype)), requires_grad)
+    return _finish(_gen(generator).rand(_size(size, "rand"), _np(dtype)), requires_grad)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal samples."""
-    return _finish(_gen(generator).randn(_size(size), _np(dtype)), requires_grad)
+    return _finish(_gen(generator).randn(_size(size, "randn"), _np(dtype)), requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
@@ -260,7 +337,7 @@ def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, 
     if high is None:
         low, high = 0, low
     d = dtype or _dtype.int64
-    return _finish(_gen(generator).randint(low, high, _size((size,)), d.np), requires_grad)
+    return _finish(_gen(generator).randint(low, high, _size((size,), "randint"), d.np), requires_grad)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -283,7 +360,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         return make_tensor((z * s + m).astype(ref._data.dtype))
     if size is None:
         raise TypeError("normal() missing required argument 'size'")
-    return _finish(g.normal(_size((size,)), mean, std, _np(dtype)), requires_grad)
+    return _finish(g.normal(_size((size,), "normal"), mean, std, _np(dtype)), requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
@@ -315,22 +392,31 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
 # ---- legacy constructors ------------------------------------------------------------------
 
 def legacy_new(cls, dtype, args, kwargs):
-    """Tensor(3, 5) (uninitialized), Tensor([1, 2]) (copied data), Tensor() (empty)."""
+    """Tensor(3, 5) (uninitialized), Tensor([1, 2]) (copied data), Tensor() (empty),
+    Tensor(t) (an alias of t). dtype None: Tensor itself, of the default dtype, which
+    accepts a tensor of any dtype; the typed constructors (FloatTensor...) do not."""
     if kwargs.get("device") not in (None, "cpu"):
         from ._device import device
         device(kwargs["device"])
+    typed = dtype is not None
+    dtype = dtype or _dtype.get_default_dtype()
     if not args:
         data = np.empty((0,), dtype.np)
     elif all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args) or \
             (len(args) == 1 and isinstance(args[0], Size)):
-        data = np.zeros(_size(args), dtype.np)   # PyTorch leaves it uninitialized
+        data = np.zeros(_size(args, "new"), dtype.np)   # PyTorch leaves it uninitialized
     elif len(args) == 1:
         src = args[0]
         if isinstance(src, Tensor):
-            if src.dtype is not dtype:
-                raise TypeError(f"expected {_dtype.tensor_type_name(dtype)} (got "
-                                f"{_dtype.tensor_type_name(src.dtype)})")
-            return src
+            if typed and src.dtype is not dtype:
+                raise TypeError(f"expected {_options(dtype)} (got {_options(src.dtype)})")
+            if src._requires_grad:
+                return src.view(src._data.shape)
+            t = src.detach()
+            t._base = src if src._base is None else src._base
+            return t
+        if isinstance(src, numbers.Number):
+            raise TypeError(f"new(): data must be a sequence (got {type(src).__name__})")
         data = np.array(_infer_array(src), dtype=dtype.np)
     else:
         raise TypeError(f"new() received an invalid combination of arguments")
@@ -342,6 +428,13 @@ def legacy_new(cls, dtype, args, kwargs):
             setattr(sub, slot, getattr(t, slot))
         return sub
     return t
+
+
+def _options(d):
+    from ._tensor import _c_type_name
+    return (f"TensorOptions(dtype={_c_type_name(d)}, device=cpu, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), "
+            "memory_format=(nullopt))")
 
 
 def _legacy(name, d):

@@ -81,10 +81,13 @@ def from_numpy_dtype(np_dtype):
     try:
         return FROM_NP[np.dtype(np_dtype)]
     except KeyError:
+        np_dtype = np.dtype(np_dtype)
+        if np_dtype in (np.uint16, np.uint32, np.uint64):
+            raise TypeError(f"chainrule has no {np_dtype.name} dtype") from None
         raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only supported "
+            f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The only supported "
             "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
-            "int8, uint8, and bool.") from None
+            "int8, uint64, uint32, uint16, uint8, and bool.") from None
 
 
 _default = float32
@@ -135,37 +138,41 @@ def result_type(operands):
     """The dtype PyTorch gives an op over `operands` (Tensors and Python numbers).
 
     Three tiers in PyTorch's order: dimensioned tensors, then 0-d tensors, then Python
-    numbers; a lower tier only changes the result when it is of a higher category.
+    numbers; a lower tier only changes the result when it is of a higher category
+    (c10's combine_categories).
     """
-    dim = zero = None
-    wrapped = -1
+    dim = zero = wrapped = None
     for x in operands:
         data = x if type(x) is np.ndarray else getattr(x, "_data", None)
         if data is None:
-            wrapped = max(wrapped, _scalar_category(x))
+            cat = _scalar_category(x)
+            d = (bool if cat == _BOOL else int64 if cat == _INT else _default if cat == _FLOAT
+                 else default_complex())
+            wrapped = d if wrapped is None else promote_types(wrapped, d)
             continue
         d = FROM_NP[data.dtype]
         if data.ndim:
             dim = d if dim is None else promote_types(dim, d)
         else:
             zero = d if zero is None else promote_types(zero, d)
-    result = dim
-    if zero is not None:
-        if result is None:
-            result = zero
-        elif zero.category > result.category:
-            result = promote_types(result, zero)
-    if wrapped >= 0 and (result is None or wrapped > result.category):
-        if wrapped == _COMPLEX:
-            result = result.to_complex() if result is not None and result.category == _FLOAT \
-                else default_complex()
-        elif wrapped == _FLOAT:
-            result = _default
-        elif wrapped == _INT:
-            result = int64
-        else:
-            result = bool
-    return result
+    return _combine(dim, _combine(zero, wrapped))
+
+
+def _combine(higher, lower):
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.category == _COMPLEX:
+        return higher
+    if lower.category == _COMPLEX:
+        # a floating tier keeps its precision: float64 tensor * 1j is complex128
+        return higher.to_complex() if higher.category == _FLOAT else lower
+    if higher.category == _FLOAT:
+        return higher
+    if higher.category == _BOOL or lower.category == _FLOAT:
+        return promote_types(higher, lower)
+    return higher
 
 
 def can_cast(from_, to):

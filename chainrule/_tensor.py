@@ -4,9 +4,8 @@ Op methods and operators (`x.exp()`, `x + y`, `x.add_(y)`) are not written here:
 table generates them (see `ops/registry.py`). This file holds the state, the properties
 with PyTorch's checks, conversions, and repr.
 """
+import operator
 import warnings
-
-import numpy as np
 
 from . import _dtype
 from ._dtype import FROM_NP
@@ -19,6 +18,19 @@ __all__ = ["Tensor", "Size", "make_tensor"]
 class Size(tuple):
     """A tensor's shape: a tuple that prints as `torch.Size([2, 3])`."""
     __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        sizes = tuple(sizes)
+        for i, s in enumerate(sizes):
+            if not isinstance(s, int):
+                try:
+                    operator.index(s)
+                except TypeError:
+                    raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                                    f"'{type(s).__name__}')") from None
+                sizes = tuple(operator.index(s) for s in sizes)
+                break
+        return tuple.__new__(cls, sizes)
 
     def __repr__(self):
         return f"torch.Size([{', '.join(str(s) for s in self)}])"
@@ -33,13 +45,18 @@ class Size(tuple):
 
     def __getitem__(self, item):
         r = tuple.__getitem__(self, item)
-        return Size(r) if isinstance(item, slice) else r
+        return _size(r) if isinstance(item, slice) else r
 
     def __add__(self, other):
-        return Size(tuple.__add__(self, other))
+        return _size(tuple.__add__(self, other))
 
     def __radd__(self, other):
-        return Size(tuple.__add__(other, self))
+        return _size(tuple.__add__(other, self))
+
+
+def _size(shape):
+    """A Size of ints known to be valid (a shape), without Size()'s checks."""
+    return tuple.__new__(Size, shape)
 
 
 _new = object.__new__
@@ -70,7 +87,7 @@ class Tensor:
 
     def __new__(cls, *args, **kwargs):
         from ._creation import legacy_new
-        return legacy_new(cls, _dtype.get_default_dtype(), args, kwargs)
+        return legacy_new(cls, None, args, kwargs)
 
     # ---- autograd state ------------------------------------------------------------------
 
@@ -80,11 +97,18 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        self.requires_grad_(value)
+        if value and self._grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+        self._set_requires_grad(bool(value), "only Tensors of floating point and complex dtype "
+                                             "can require gradients")
 
     def requires_grad_(self, requires_grad=True):
         """Set whether autograd records operations on this leaf; returns self."""
-        requires_grad = bool(requires_grad)
+        return self._set_requires_grad(bool(requires_grad), "only Tensors of floating point "
+                                                            "dtype can require gradients")
+
+    def _set_requires_grad(self, requires_grad, dtype_error):
+        # PyTorch words the dtype error differently for the setter and requires_grad_()
         if self._grad_fn is not None:
             if requires_grad:
                 return self
@@ -94,7 +118,7 @@ class Tensor:
                 "var_no_grad = var.detach().")
         if requires_grad:
             if FROM_NP[self._data.dtype].category < 2:
-                raise RuntimeError("only Tensors of floating point dtype can require gradients")
+                raise RuntimeError(dtype_error)
             if self._extra is not None and self._extra.inference and not grad_mode.state.inference:
                 raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                    "InferenceMode is not allowed.")
@@ -105,9 +129,17 @@ class Tensor:
     def grad_fn(self):
         return self._grad_fn
 
+    @grad_fn.setter
+    def grad_fn(self, value):
+        raise AttributeError("attribute 'grad_fn' of 'torch._C.TensorBase' objects is not writable")
+
     @property
     def is_leaf(self):
         return self._grad_fn is None
+
+    @is_leaf.setter
+    def is_leaf(self, value):
+        raise AttributeError("attribute 'is_leaf' of 'torch._C.TensorBase' objects is not writable")
 
     @property
     def output_nr(self):
@@ -210,10 +242,7 @@ class Tensor:
 
     def detach(self):
         """A tensor sharing memory and version counter, outside the graph."""
-        t = make_tensor(self._data, False, None, 0, self._vc)
-        if self._base is not None or self._grad_fn is not None:
-            t._base = None
-        return t
+        return make_tensor(self._data, False, None, 0, self._vc)
 
     def detach_(self):
         """Detach this tensor from the graph in place, making it a leaf."""
@@ -237,11 +266,11 @@ class Tensor:
 
     @property
     def shape(self):
-        return Size(self._data.shape)
+        return _size(self._data.shape)
 
     def size(self, dim=None):
         if dim is None:
-            return Size(self._data.shape)
+            return _size(self._data.shape)
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     def dim(self):
@@ -337,35 +366,34 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
-    def _scalar(self, kind):
+    def _scalar(self):
         if self._data.size != 1:
-            raise (RuntimeError if kind != "index" else TypeError)(
-                "only one element tensors can be converted to Python scalars"
-                if kind != "index" else
-                "only integer tensors of a single element can be converted to an index")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return self._data.reshape(()).item()
 
     def __bool__(self):
-        if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with {'more than one' if self._data.size else 'no'} "
-                               "value is ambiguous")
+        n = self._data.size
+        if n != 1:
+            raise RuntimeError("Boolean value of Tensor with "
+                               f"{'more than one value' if n else 'no values'} is ambiguous")
         return bool(self._data.reshape(()).item())
 
     def __float__(self):
-        return float(self._scalar("float"))
+        return float(self._scalar())
 
     def __int__(self):
-        return int(self._scalar("int"))
+        return int(self._scalar())
 
     def __complex__(self):
-        return complex(self._scalar("complex"))
+        return complex(self._scalar())
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.reshape(()).item())
 
-    __hash__ = object.__hash__
+    def __hash__(self):
+        return id(self)
 
     def __reduce_ex__(self, protocol):
         return (_rebuild, (self._data, self._requires_grad))
@@ -391,7 +419,7 @@ class Tensor:
         from ._tensor_str import format_tensor
         suffixes = []
         if self._grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self._grad_fn.name()}>")
+            suffixes.append(f"grad_fn=<{type(self._grad_fn).__name__}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         d = self.dtype

@@ -14,14 +14,6 @@ __all__ = ["backward", "grad", "Function", "once_differentiable", "gradcheck", "
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "detect_anomaly", "set_detect_anomaly", "Variable", "graph", "GradcheckError"]
 
-_CREATE_GRAPH_WARNING = (
-    "Using backward() with create_graph=True will create a reference cycle between the "
-    "parameter and its gradient which can cause a memory leak. We recommend using "
-    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
-    "make sure to reset the .grad fields of your parameters to None after use to break the "
-    "cycle and avoid the leak.")
-_warned_create_graph = False
-
 
 def _tensor_or_tensors(x):
     from .._tensor import Tensor
@@ -69,7 +61,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     `grad_tensors`); see Tensor.backward."""
     from .._tensor import Tensor
     from .engine import run_backward
-    global _warned_create_graph
     if grad_variables is not None:
         warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
                       FutureWarning, stacklevel=2)
@@ -90,20 +81,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     grads = _make_grads(tensors, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
-    if create_graph and not _warned_create_graph:
-        _warned_create_graph = True
-        warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=2)
-    inputs = None if inputs is None else _check_inputs(_tensor_or_tensors(inputs))
+    inputs = None if inputs is None else _tensor_or_tensors(inputs)
     run_backward(tensors, grads, retain_graph, create_graph, inputs, accumulate=True)
-
-
-def _check_inputs(inputs):
-    from .._tensor import Tensor
-    for t in inputs:
-        if not isinstance(t, Tensor):
-            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
-                               f"{type(t).__name__}")
-    return inputs
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -123,18 +102,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if is_grads_batched:
         raise NotImplementedError("is_grads_batched=True is not supported by chainrule")
     outputs = _tensor_or_tensors(outputs)
-    inputs = _check_inputs(_tensor_or_tensors(inputs))
-    for t in inputs:
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    inputs = _tensor_or_tensors(inputs)
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
     else:
-        grad_outputs = list(_tensor_or_tensors(grad_outputs)) if not isinstance(
-            grad_outputs, (list, tuple)) else list(grad_outputs)
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} "
-                           f"grad_outputs and {len(outputs)} outputs")
+        grad_outputs = _tensor_or_tensors(grad_outputs)
     grads = _make_grads(outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph

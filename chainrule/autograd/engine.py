@@ -13,14 +13,22 @@ ready together tie on priority, and libstdc++'s heap then pops them in an order 
 first-in-first-out (hooks on 6 stacked leaves fire 0, 2, 5, 4, 1, 3). ReadyQueue reproduces
 libstdc++'s push_heap/pop_heap exactly, so hooks and accumulation run in PyTorch's order.
 The queue rarely holds more than a few nodes, so doing this in Python costs little.
+
+Note [No cyclic GC during backward]
+The graph holds no reference cycles (see graph.py), so everything backward frees goes by
+reference counting. Left on, the cyclic collector would be triggered again and again by
+the gradients backward allocates, and each full collection walks the whole live graph:
+on long chains that doubles the time of backward. It is off while the engine runs.
 """
+import gc
 import sys
+import warnings
 
 import numpy as np
 
 from . import grad_mode
 from .anomaly_mode import state as anomaly
-from .graph import AccumulateGrad, Node, _sequence, edge_of
+from .graph import AccumulateGrad, CopyBackwards, GradientEdge, Node, _sequence, edge_of
 
 __all__ = ["run_backward", "accumulate_grad"]
 
@@ -114,7 +122,10 @@ class _ExecInfo:
 def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unused=False,
                  accumulate=True):
     """Backpropagate `grads` from `roots` (Tensors). With accumulate, gradients land in
-    `.grad`; otherwise those of `inputs` are returned (autograd.grad)."""
+    `.grad`; otherwise those of `inputs` (Tensors or GradientEdges) are returned
+    (autograd.grad). Arguments are checked in PyTorch's order (python_engine.cpp)."""
+    if len(roots) != len(grads):
+        raise RuntimeError(f"got {len(roots)} tensors and {len(grads)} gradients")
     root_edges = []
     for i, t in enumerate(roots):
         edge = edge_of(t)
@@ -122,6 +133,9 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
         root_edges.append(edge)
+    output_edges = None if inputs is None else [_input_edge(t, accumulate) for t in inputs]
+    if accumulate and create_graph:
+        _warn_create_graph()
 
     if len(root_edges) == 1:
         graph_root = root_edges[0][0]
@@ -130,30 +144,18 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
     else:
         graph_root = GraphRoot(root_edges, grads)
         root_buffer = []
-
-    dependencies = _compute_dependencies(graph_root)
-
-    exec_info = None
-    output_edges = None
-    if inputs is not None:
-        output_edges = []
-        for t in inputs:
-            fn = t._grad_fn
-            if fn is None:
-                ref = t._acc
-                fn = ref() if ref is not None else None
-                if fn is None and t._requires_grad:
-                    fn = None     # never used in the graph: nothing reaches it
-            if accumulate and t._grad_fn is not None:
-                t.retain_grad()   # PyTorch keeps this side effect
-            output_edges.append((fn, t._output_nr if t._grad_fn is not None else 0))
-        exec_info = _init_exec_info(graph_root, output_edges, accumulate)
-
     captured = [None] * len(output_edges) if output_edges is not None else None
 
+    # See Note [No cyclic GC during backward].
+    gc_enabled = gc.isenabled()
+    gc.disable()
     prev_mode = _state.grad_enabled
     _state.grad_enabled = create_graph
     try:
+        dependencies = _compute_dependencies(graph_root)
+        exec_info = None
+        if inputs is not None:
+            exec_info = _init_exec_info(graph_root, output_edges, accumulate)
         queue = ReadyQueue()
         not_ready = {}
         queue.push((graph_root, root_buffer))
@@ -173,7 +175,8 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
                         info = exec_info.get(nxt)
                         if info is None or not (info.needed or info.captures):
                             continue
-                    buf = [None] * _num_inputs(nxt)
+                    meta = nxt._meta
+                    buf = [None] * (1 if meta is None else len(meta))
                     buf[nr] = g
                     if left == 0:
                         queue.push((nxt, buf))
@@ -188,6 +191,8 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
                         queue.push((nxt, buf))
     finally:
         _state.grad_enabled = prev_mode
+        if gc_enabled:
+            gc.enable()
 
     if accumulate:
         return None
@@ -199,6 +204,41 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
                                "behavior.")
         result.append(g)
     return result
+
+
+_warned_create_graph = False
+
+
+def _warn_create_graph():
+    # PyTorch says it once per process (TORCH_WARN_ONCE).
+    global _warned_create_graph
+    if not _warned_create_graph:
+        _warned_create_graph = True
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this "
+            "function, make sure to reset the .grad fields of your parameters to None after use "
+            "to break the cycle and avoid the leak.", UserWarning, stacklevel=4)
+
+
+def _input_edge(t, accumulate):
+    """The edge whose gradient autograd.grad returns for input `t` (or backward
+    accumulates for it); (None, 0) when nothing in the graph leads there yet."""
+    from .._tensor import Tensor
+    if isinstance(t, GradientEdge):
+        return tuple(t)
+    if not isinstance(t, Tensor):
+        raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                           f"{type(t).__name__}")
+    if not t._requires_grad:
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if t._grad_fn is not None:
+        if accumulate:
+            t.retain_grad()   # PyTorch keeps this side effect
+        return (t._grad_fn, t._output_nr)
+    ref = t._acc
+    return (ref() if ref is not None else None, 0)
 
 
 def _num_inputs(node):
@@ -253,8 +293,8 @@ def _init_exec_info(root, output_edges, accumulate):
         else:
             stack.pop()
             e = info.get(node)
-            needed = e is not None and (e.needed or e.captures)
-            if not needed:
+            # a captured node runs too when something below it is wanted
+            if e is None or not e.needed:
                 for nxt, _ in node._next:
                     ce = info.get(nxt) if nxt is not None else None
                     if ce is not None and (ce.needed or ce.captures):
@@ -280,13 +320,16 @@ def _evaluate(node, buffer, exec_info, captured, keep_graph, create_graph):
         if not info.needed:
             return None
 
-    inputs = _call_tensor_pre_hooks(node, buffer)
     hooks = node._hooks
+    if hooks is None and type(node) is not AccumulateGrad:
+        inputs = buffer     # no tensor hooks can be registered here
+    else:
+        inputs = _call_tensor_pre_hooks(node, buffer)
     if hooks is not None and hooks.pre:
         for hook in tuple(hooks.pre.values()):
             r = hook(tuple(inputs))
             if r is not None:
-                inputs = list(r)
+                inputs = _hook_values(hook, inputs, r)
     try:
         outputs = node._apply(inputs, create_graph)
     except Exception:
@@ -296,16 +339,49 @@ def _evaluate(node, buffer, exec_info, captured, keep_graph, create_graph):
     if not keep_graph:
         node._release()
     outputs = validate_outputs(node, outputs)
-    if anomaly.enabled and anomaly.check_nan:
-        for i, g in enumerate(outputs):
-            if g is not None and np.isnan(g._data).any():
-                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
     if hooks is not None and hooks.post:
         for hook in tuple(hooks.post.values()):
             r = hook(tuple(outputs), tuple(inputs))
             if r is not None:
-                outputs = list(r)
+                outputs = _hook_values(hook, outputs, r)
+    if anomaly.enabled and anomaly.check_nan:
+        for i, g in enumerate(outputs):
+            if g is not None and np.isnan(g._data).any():
+                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
     return outputs
+
+
+def _hook_values(hook, old, new):
+    """A node hook's replacement gradients, checked as PyTorch checks them."""
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    if len(new) != len(old):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
+                           f"(got {len(new)}, but expected {len(old)})")
+    for o, n in zip(old, new):
+        if n is not None:
+            _hook_value(hook, o, n)
+    return list(new)
+
+
+def _hook_value(hook, old, new):
+    """Check a gradient a hook returned in place of `old` (None: the hook dropped it)."""
+    from .._dtype import tensor_type_name
+    from .._tensor import Tensor
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if old is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if new._data.dtype != old._data.dtype:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
+                           f"{tensor_type_name(old.dtype)} got {tensor_type_name(new.dtype)})")
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+    return new
+
+
+def _hook_name(hook):
+    return getattr(hook, "__name__", "<unknown>")
 
 
 def _call_tensor_pre_hooks(node, inputs):
@@ -317,7 +393,7 @@ def _call_tensor_pre_hooks(node, inputs):
         for hook in tuple(extra.hooks.values()):
             r = hook(inputs[0])
             if r is not None:
-                inputs[0] = r
+                inputs[0] = _hook_value(hook, inputs[0], r)
         return inputs
     hooks = node._hooks
     if hooks is None or not (hooks.tensor_pre or hooks.retain):
@@ -327,7 +403,7 @@ def _call_tensor_pre_hooks(node, inputs):
         if inputs[nr] is not None:
             r = hook(inputs[nr])
             if r is not None:
-                inputs[nr] = r
+                inputs[nr] = _hook_value(hook, inputs[nr], r)
     # retains_grad hooks always run last, and see what the other hooks returned
     for nr, ref in tuple(hooks.retain.items()):
         t = ref()
@@ -348,8 +424,11 @@ def validate_outputs(node, grads):
     for i, ((fn, nr), g) in enumerate(zip(edges, grads)):
         if fn is None or g is None:
             continue
-        shape, dtype = fn._input_metadata[nr]
+        meta = fn._meta      # None for AccumulateGrad, whose metadata is its variable's
+        shape, dtype = meta[nr] if meta is not None else fn._input_metadata[0]
         data = g._data
+        if data.shape == shape and data.dtype == dtype:
+            continue
         if data.shape != shape:
             if not _expandable(shape, data.shape):
                 raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
@@ -390,8 +469,11 @@ def accumulate_grad(variable, g, create_graph):
     if old is None:
         if create_graph:
             # PyTorch copies into a fresh tensor here, recorded as CopyBackwards.
-            from ..ops.registry import FUNCTIONS
-            variable._grad = FUNCTIONS["_copy_grad"](g)
+            from .._tensor import make_tensor
+            if g._requires_grad:
+                variable._grad = make_tensor(g._data.copy(), True, CopyBackwards(g))
+            else:
+                variable._grad = make_tensor(g._data.copy())
         else:
             variable._grad = _detached_owned(g)
     elif create_graph or old._requires_grad and _state.grad_enabled:
@@ -426,9 +508,11 @@ _OWNED_REFS = 4
 
 
 def _report_anomaly(node):
-    import warnings
-    trace = getattr(node._hooks, "metadata", {}).get("traceback_") if node._hooks else None
+    trace = node._hooks.metadata.get("traceback_") if node._hooks is not None else None
     msg = f"Error detected in {node.name()}. "
     if trace:
         msg += "Traceback of forward call that caused the error:\n" + "".join(trace)
+    else:
+        msg += ("No forward pass information available. Enable detect anomaly during forward "
+                "pass for more information.")
     warnings.warn(msg, UserWarning, stacklevel=2)

@@ -11,8 +11,9 @@ import warnings
 
 from .._tensor import Tensor, make_tensor
 from . import grad_mode
+from .anomaly_mode import state as _anomaly
 from .graph import (ERR_BACKWARD_TWICE, Node, SavedInput, SavedOutput, _sequence,
-                    check_input_version, edge_of, unpack_output)
+                    edge_of, rebase_history, unpack_input, unpack_output)
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
            "InplaceFunction", "NestedIOFunction"]
@@ -56,15 +57,20 @@ class FunctionCtx:
             elif type(s) is SavedOutput:
                 out.append(unpack_output(s, self))
             else:
-                out.append(check_input_version(s.t, s.version))
+                out.append(unpack_input(s))
         return tuple(out)
 
     saved_variables = saved_tensors
 
 
 class BackwardCFunction(Node, FunctionCtx):
-    """The node (and ctx) of one custom Function call."""
+    """The node (and ctx) of one custom Function call. Unlike other nodes it is not
+    callable: `node.apply(*grads)` runs the user's backward, as in PyTorch."""
     _forward_cls = None
+
+    @property
+    def __call__(self):
+        raise TypeError(f"'{type(self).__name__}' object is not callable")
 
     def __init__(self):
         self._seq = next(_sequence)
@@ -83,11 +89,19 @@ class BackwardCFunction(Node, FunctionCtx):
     def name(self):
         return type(self).__name__
 
-    def _apply(self, grads, create_graph):
+    def apply(self, *grads):
+        """The user's backward (or vjp) on `grads`, unchecked."""
         cls = self._forward_cls
+        if cls.backward is not Function.backward and cls.vjp is not Function.vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
+                               "not allowed. You should only implement one of them.")
+        user_fn = cls.vjp if cls.vjp is not Function.vjp else cls.backward
+        return user_fn(self, *grads)
+
+    def _apply(self, grads, create_graph):
         if self._materialize_grads:
             grads = [g if g is not None else _zeros(m) for g, m in zip(grads, self._meta)]
-        result = cls.backward(self, *grads)
+        result = self.apply(*grads)
         if not isinstance(result, tuple):
             result = (result,)
         n_args = len(self._tensor_args)
@@ -106,8 +120,7 @@ class BackwardCFunction(Node, FunctionCtx):
                                        "forward input was not a Variable")
                 continue
             if g is not None and not isinstance(g, Tensor):
-                raise TypeError(f"function {self.name()} returned a non-Tensor gradient "
-                                f"({type(g).__name__}) at position {pos + 1}")
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
             out.append(g)
         return out
 
@@ -174,17 +187,20 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        if not isinstance(inspect.getattr_static(cls, "forward"), staticmethod):
-            raise RuntimeError(
-                "Legacy autograd function with non-static forward method is deprecated. Please "
-                "use new-style autograd function with static forward method. (Example: "
-                "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+        uses_setup = "setup_context" in _overrides(cls)
+        if uses_setup:
+            # setup_context sees every argument, defaults included, positionally
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
         ctx = cls._backward_cls()
+        if _anomaly.enabled:
+            import traceback
+            ctx._node_hooks().metadata["traceback_"] = traceback.format_stack()[:-1]
         is_tensor = tuple(isinstance(a, Tensor) for a in args)
         ctx._tensor_args = is_tensor
         ctx.needs_input_grad = tuple(t and a._requires_grad for t, a in zip(is_tensor, args))
         records = _state.grad_enabled and any(ctx.needs_input_grad)
-        uses_setup = "setup_context" in _overrides(cls)
         prev = _state.grad_enabled
         _state.grad_enabled = False
         try:
@@ -211,6 +227,8 @@ def _wrap_outputs(ctx, args, outputs, records):
     single = not isinstance(outputs, tuple)
     outs = (outputs,) if single else outputs
     dirty = {id(t) for t in ctx._dirty}
+    for t in ctx._dirty:
+        t._vc[0] += 1      # the forward modified it in place
     if dirty:
         returned = {id(o) for o in outs if isinstance(o, Tensor)}
         if not dirty <= returned:
@@ -241,9 +259,7 @@ def _wrap_outputs(ctx, args, outputs, records):
         else:
             t = o
         if records and id(o) not in non_diff and t._data.dtype.kind in "fc":
-            t._grad_fn = ctx
-            t._output_nr = i
-            t._requires_grad = True
+            rebase_history(t, ctx, i)
         elif id(o) in non_diff:
             t._requires_grad = False
         meta.append((t._data.shape, t._data.dtype))

@@ -5,6 +5,7 @@ The flags live on one thread-local object so the forward hot path reads a single
 import functools
 import inspect
 import threading
+import warnings
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled"]
@@ -32,8 +33,12 @@ class _DecoratorContextManager:
 
     def __call__(self, func):
         if inspect.isclass(func):
-            raise RuntimeError("Decorating classes is deprecated and will be disabled in future "
-                               "versions. You should only decorate functions or methods.")
+            warnings.warn("Decorating classes is deprecated and will be disabled in future "
+                          "versions. You should only decorate functions or methods. To preserve "
+                          "the current behavior of class decoration, you can directly decorate "
+                          "the `__init__` method and nothing else.", FutureWarning, stacklevel=2)
+            cls = func
+            func = lambda *args, **kwargs: cls(*args, **kwargs)    # noqa: E731
         if inspect.isgeneratorfunction(func):
             @functools.wraps(func)
             def gen(*args, **kwargs):
@@ -109,9 +114,12 @@ class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode now; as a context manager, restore the previous mode on exit."""
 
     def __init__(self, mode):
+        if not isinstance(mode, bool):
+            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
         self.prev = state.grad_enabled
-        self.mode = bool(mode)
-        state.grad_enabled = self.mode
+        self.mode = mode
+        state.grad_enabled = mode
 
     def __call__(self, func):
         state.grad_enabled = self.prev
@@ -128,7 +136,8 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Like no_grad, and tensors made inside are inference tensors."""
+    """Like no_grad, and tensors made inside are inference tensors; inference_mode(False)
+    turns both off."""
 
     def __init__(self, mode=True):
         self.mode = mode
@@ -141,11 +150,9 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev = (state.grad_enabled, state.inference)
-        if self.mode:
-            state.grad_enabled = False
-            state.inference = True
-        else:
-            state.inference = False
+        # as in PyTorch, leaving inference mode (mode=False) turns grad mode on
+        state.grad_enabled = not self.mode
+        state.inference = self.mode
 
     def __exit__(self, *exc):
         state.grad_enabled, state.inference = self.prev

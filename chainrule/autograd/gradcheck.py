@@ -90,6 +90,15 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                           stacklevel=2)
     all_outputs = _tensor_outputs(func(*inputs))
     positions = [i for i, o in enumerate(all_outputs) if o.requires_grad]
+    if not positions:
+        # Nothing to backpropagate: then the function must not depend on its inputs.
+        every = range(len(all_outputs))
+        for jacs in _numerical_jacobian(func, inputs, wrt, all_outputs, every, eps):
+            if any(np.any(j != 0) for j in jacs):
+                if raise_exception:
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
+                return False
+        return True
     outputs = [all_outputs[p] for p in positions]
     numerical = _numerical_jacobian(func, inputs, wrt, outputs, positions, eps)
     analytical = _analytical_jacobian(inputs, wrt, outputs)

@@ -141,6 +141,38 @@ class AccumulateGrad(Node):
         return ()
 
 
+class CopyBackwards(Node):
+    """The node of AccumulateGrad's copy of a first gradient that requires grad (under
+    create_graph): PyTorch copies into a fresh tensor, so the first edge, for that
+    tensor, is empty and the second leads to the gradient's history."""
+    __slots__ = ()
+
+    def __init__(self, src):
+        self._seq = next(_sequence)
+        self._next = ((None, 0), edge_of(src))
+        self._meta = ((src._data.shape, src._data.dtype),)
+        self._hooks = None
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"
+
+    def _apply(self, grads, create_graph):
+        return [None, grads[0]]
+
+
+def rebase_history(t, fn, output_nr):
+    """Make output `output_nr` of `fn` the history of `t`, which was modified in place. As
+    in PyTorch, a retains_grad hook moves to the new node; other tensor hooks stay with
+    the old one (they see the gradient of the value from before the change)."""
+    old = t._grad_fn
+    if old is not None and t._extra is not None and t._extra.retains_grad:
+        old._hooks.retain.pop(t._output_nr, None)
+        fn._node_hooks().retain[output_nr] = weakref.ref(t)
+    t._grad_fn = fn
+    t._output_nr = output_nr
+    t._requires_grad = True
+
+
 def accumulator_of(t):
     """The AccumulateGrad node of leaf `t`, made on first use and then shared.
 
@@ -196,12 +228,14 @@ ERR_BACKWARD_TWICE = (
 
 
 class SavedInput:
-    """An input tensor saved for backward, with its version at save time."""
-    __slots__ = ("t", "version")
+    """An input tensor saved for backward, with its version at save time and whether it
+    was a leaf (a non-leaf that has since lost its grad_fn was detached in place)."""
+    __slots__ = ("t", "version", "leaf")
 
     def __init__(self, t):
         self.t = t
         self.version = t._vc[0]
+        self.leaf = t._grad_fn is None
 
 
 class SavedOutput:
@@ -221,6 +255,21 @@ def unpack_output(saved, node):
     if saved.vc[0] != saved.version:
         raise_modified(saved.data, saved.vc[0], saved.version, node, saved.output_nr)
     return make_tensor(saved.data, saved.requires_grad, node, saved.output_nr, saved.vc)
+
+
+ERR_DETACHED = ("Trying to use a saved tensor that has been detached in-place, i.e. with "
+                ".detach_().This is not supported, please use out-of-place `.detach()` instead")
+
+
+def unpack_input(saved):
+    """The saved input tensor, after PyTorch's checks: not detached in place, not modified
+    in place since it was saved."""
+    t = saved.t
+    if t._grad_fn is None and not saved.leaf:
+        raise RuntimeError(ERR_DETACHED)
+    if t._vc[0] != saved.version:
+        raise_modified(t._data, t._vc[0], saved.version, t._grad_fn, t._output_nr)
+    return t
 
 
 def check_input_version(t, version):

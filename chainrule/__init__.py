@@ -20,6 +20,7 @@ from ._random import (Generator, default_generator, get_rng_state, initial_seed,
                       seed, set_rng_state)
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                        no_grad, set_grad_enabled)
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .ops.registry import FUNCTIONS as _FUNCTIONS
 
 globals().update(_FUNCTIONS)

@@ -13,6 +13,7 @@ from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
+from ..autograd.graph import rebase_history
 from . import registry
 
 __all__ = ["make_inplace", "check_inplace"]
@@ -39,10 +40,13 @@ def check_inplace(self, records):
                            "allowed.You can make a clone to get a normal tensor before doing "
                            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
                            "details.")
-    if records and self._grad_fn is None and self._requires_grad:
-        if self._base is not None:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
-                               "an in-place operation.")
+    if not records:
+        return
+    base = self._base
+    if base is not None and base._grad_fn is None and base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    if self._grad_fn is None and self._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
 
@@ -88,9 +92,7 @@ def _rebase(op, self, inputs, params, out):
     # inputs[0] is self or its snapshot; either way its edge is still self's old history.
     results = registry._record(op, inputs, params, (self._data,))
     fresh = results[0]
-    self._grad_fn = fresh._grad_fn
-    self._output_nr = 0
-    self._requires_grad = True
+    rebase_history(self, fresh._grad_fn, 0)
     # The node saved `result` from the fresh wrapper; point it at self's version counter.
     saved = fresh._grad_fn._saved
     if saved and "result" in saved:

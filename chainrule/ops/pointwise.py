@@ -140,7 +140,7 @@ def _scaled(grad, alpha):
 
 
 add = op("add", "AddBackward0", "self, other, *, alpha=1", _quiet(_add), promote=PROMOTE,
-         numbers=True, dunders=("__add__",), rdunders=("__radd__",), idunders=("__iadd__",),
+         numbers=True, dunders=("__add__", "__radd__"), idunders=("__iadd__",),
          inplace="add_",
          self=lambda grad: grad,
          other=lambda grad, alpha: _scaled(grad, alpha))
@@ -159,7 +159,7 @@ rsub = op("rsub", "RsubBackward1", "self, other, alpha=1",
 
 mul = op("mul", "MulBackward0", "self, other", _quiet(np.multiply), promote=PROMOTE,
          numbers=True, method=("mul", "multiply"), function=("mul", "multiply"),
-         dunders=("__mul__",), rdunders=("__rmul__",), idunders=("__imul__",), inplace="mul_",
+         dunders=("__mul__", "__rmul__"), idunders=("__imul__",), inplace="mul_",
          self=lambda grad, other: grad * _conj(other),
          other=lambda grad, self: grad * _conj(self))
 

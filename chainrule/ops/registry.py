@@ -32,7 +32,7 @@ from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from ..autograd.anomaly_mode import state as _anomaly
 from ..autograd.graph import (ERR_BACKWARD_TWICE, Node, SavedInput, SavedOutput, _sequence,
-                              accumulator_of, check_input_version, unpack_output)
+                              accumulator_of, unpack_input, unpack_output)
 
 __all__ = ["op", "OPS", "FUNCTIONS", "public", "dispatch", "PROMOTE", "FLOAT", "NONE"]
 
@@ -141,8 +141,8 @@ class OpNode(Node):
             kind = type(value)
             if kind is SavedInput:
                 t = value.t
-                if t._vc[0] != value.version:
-                    check_input_version(t, value.version)
+                if t._vc[0] != value.version or (t._grad_fn is None and not value.leaf):
+                    unpack_input(value)      # raises PyTorch's error
                 env[name] = t
             elif kind is SavedOutput:
                 env[name] = unpack_output(value, self)
@@ -151,7 +151,7 @@ class OpNode(Node):
             elif kind is _SavedList:
                 if _RELEASED in value:
                     raise RuntimeError(ERR_BACKWARD_TWICE)
-                env[name] = [check_input_version(v.t, v.version) for v in value]
+                env[name] = [unpack_input(v) for v in value]
             else:
                 env[name] = value
         if op.list_input:
@@ -183,9 +183,12 @@ class OpNode(Node):
                 if value is _RELEASED:
                     raise RuntimeError(ERR_BACKWARD_TWICE)
                 if type(value) is SavedInput:
-                    return value.t
+                    return unpack_input(value)
                 if type(value) is SavedOutput:
                     return unpack_output(value, self)
+                if key in op.inputs and isinstance(value, numbers.Number):
+                    # PyTorch saved the number as a wrapped 0-d tensor
+                    return make_tensor(np.asarray(value))
                 return value
             raise AttributeError(f"'{op.node_name}' object has no attribute '{name}'")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")

@@ -561,3 +561,28 @@ def test_execution_order_on_random_graphs(seed):
         T.autograd.backward([pool[-1].sum(), pool[-2].sum()])
         return order, [x.grad for x in leaves]
     same(prog, rtol=1e-12)
+
+
+def test_first_gradient_is_never_shared_with_the_caller():
+    """AccumulateGrad keeps a fresh gradient without copying (Note [Stealing the first
+    gradient]); a gradient someone else holds must be copied, or later in-place accumulation
+    would write into it."""
+    for lib in (chainrule, torch):
+        a = lib.tensor([1., 2.], requires_grad=True)
+        c = lib.tensor([3., 4.], requires_grad=True)
+        g = lib.ones(2)
+        (a + c).backward(g)          # AddBackward0 passes the same gradient to both leaves
+        (a + c).backward(g)
+        assert a.grad.tolist() == [2., 2.] and c.grad.tolist() == [2., 2.]
+        assert g.tolist() == [1., 1.]
+        assert a.grad is not c.grad
+        leaf = lib.tensor([1., 2.], requires_grad=True)
+        u = lib.tensor([5., 5.])
+        leaf.backward(u)             # the root gradient reaches AccumulateGrad directly
+        leaf.backward(u)
+        assert leaf.grad.tolist() == [10., 10.] and u.tolist() == [5., 5.]
+        w = lib.tensor([1., 2.], requires_grad=True)
+        (w * 3).sum().backward()
+        first = w.grad
+        (w * 3).sum().backward()     # accumulates in place into the tensor stored first
+        assert first is w.grad and w.grad.tolist() == [6., 6.]

@@ -189,6 +189,9 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
                     if left == 0:
                         del not_ready[nxt]
                         queue.push((nxt, buf))
+            # Drop this frame's references to the gradients just routed, so AccumulateGrad
+            # can tell a gradient that nothing else holds (see accumulate_grad).
+            outputs = g = buf = None
     finally:
         _state.grad_enabled = prev_mode
         if gc_enabled:
@@ -463,19 +466,31 @@ def _dtype_of(np_dtype):
 def accumulate_grad(variable, g, create_graph):
     """AccumulateGrad's work: store the first gradient, add later ones (in place unless the
     graph of the gradient itself is being recorded)."""
+    from .._tensor import make_tensor
     if g is None:
         return
     old = variable._grad
     if old is None:
         if create_graph:
             # PyTorch copies into a fresh tensor here, recorded as CopyBackwards.
-            from .._tensor import make_tensor
             if g._requires_grad:
                 variable._grad = make_tensor(g._data.copy(), True, CopyBackwards(g))
             else:
                 variable._grad = make_tensor(g._data.copy())
         else:
-            variable._grad = _detached_owned(g)
+            # Note [Stealing the first gradient]
+            # A gradient fresh from a formula is held only by AccumulateGrad._apply's local,
+            # this function's argument and getrefcount's own: 3 references. Then it is stored
+            # as .grad without a copy (PyTorch's use_count check). Anything else holding it
+            # (the user's `gradient`, another buffer fed by a pass-through formula, another
+            # tensor on the same array, an array view) means a copy, so later in-place
+            # accumulation never writes into memory someone else sees.
+            data = g._data
+            if (sys.getrefcount(g) <= 3 and sys.getrefcount(data) <= 3 and data.base is None
+                    and data.flags.writeable and not g._requires_grad):
+                variable._grad = g
+            else:
+                variable._grad = make_tensor(data.copy())
     elif create_graph or old._requires_grad and _state.grad_enabled:
         variable._grad = old + g
     else:
@@ -491,20 +506,6 @@ def accumulate_grad(variable, g, create_graph):
             hook(variable)
 
 
-def _detached_owned(g):
-    """A detached gradient tensor that nothing else shares, copying only when needed."""
-    from .._tensor import make_tensor
-    data = g._data
-    # A gradient fresh from a formula is referenced only by the engine; anything else
-    # (the user's `gradient`, a view of another buffer) is copied so the in-place
-    # accumulation of later backwards cannot write into it.
-    if data.base is None and data.flags.writeable and sys.getrefcount(data) <= 3 \
-            and sys.getrefcount(g) <= _OWNED_REFS and not g._requires_grad:
-        return make_tensor(data)
-    return make_tensor(data.copy())
-
-
-_OWNED_REFS = 4
 
 
 def _report_anomaly(node):

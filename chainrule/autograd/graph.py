@@ -137,7 +137,9 @@ class AccumulateGrad(Node):
 
     def _apply(self, grads, create_graph):
         from . import engine
-        engine.accumulate_grad(self.variable, grads[0], create_graph)
+        g = grads[0]
+        grads[0] = None    # so the engine's buffer no longer counts as a holder of g
+        engine.accumulate_grad(self.variable, g, create_graph)
         return ()
 
 

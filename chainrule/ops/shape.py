@@ -442,10 +442,6 @@ def _clone(a, memory_format):
 clone = op("clone", "CloneBackward0", "self, *, memory_format=None", _clone,
            self=lambda grad: grad)
 
-# AccumulateGrad's copy of a first gradient under create_graph (PyTorch names it so).
-_copy_grad = op("_copy_grad", "CopyBackwards", "self", lambda a: np.array(a, copy=True),
-                method=False, self=lambda grad: grad)
-
 
 @public("contiguous", function=False)
 def contiguous(self, memory_format=None):

@@ -1,7 +1,7 @@
 """Benchmarks: chainrule against PyTorch and hand-written NumPy, on the same machine, in one run.
 
     python benchmarks/run.py            # all benchmarks
-    python benchmarks/run.py chain      # one of: chain, mlp
+    python benchmarks/run.py chain      # some of: chain, mlp, deep, import
 
 Each benchmark runs the same program through chainrule and torch (written once against the
 torch API, as `program(lib)`), and the same computation written by hand in NumPy; it prints
@@ -140,9 +140,21 @@ def mlp_numpy(params0, x, y, lr=np.float32(0.01)):
     return step
 
 
+# ---- (d) import time: a fresh interpreter importing each library --------------------------
+
+def import_time(module, repeats=5):
+    import subprocess
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", f"import {module}"], check=True)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("which", nargs="*", default=["chain", "mlp", "deep"])
+    parser.add_argument("which", nargs="*", default=["chain", "mlp", "deep", "import"])
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args(argv)
     import torch
@@ -171,6 +183,9 @@ def main(argv=None):
         t_ours = _time(deep_program(chainrule, x0), repeats, warmup=1)
         rows.append(("deep: a 100,000-op chain, fwd+bwd (whole run)", t_ours, t_torch,
                      float("nan"), "s ", 1))
+    if "import" in args.which:
+        rows.append(("import: python -c 'import X' (best of 5, interpreter included)",
+                     import_time("chainrule"), import_time("torch"), import_time("numpy"), "s ", 1))
     print(f"\n{'benchmark':<62} {'chainrule':>10} {'pytorch':>10} {'numpy':>10}  "
           f"{'chainrule/pytorch':>17} {'numpy/pytorch':>13}")
     for name, ours, theirs, plain, unit, scale in rows:

@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from .. import _errstate
 from . import grad_mode
 from .anomaly_mode import state as anomaly
 from .graph import AccumulateGrad, CopyBackwards, GradientEdge, Node, _sequence, edge_of
@@ -149,6 +150,8 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
     # See Note [No cyclic GC during backward].
     gc_enabled = gc.isenabled()
     gc.disable()
+    quiet = _errstate.quiet()      # Note [NumPy warnings]: once for the whole backward
+    quiet.__enter__()
     prev_mode = _state.grad_enabled
     _state.grad_enabled = create_graph
     try:
@@ -194,6 +197,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
             outputs = g = buf = None
     finally:
         _state.grad_enabled = prev_mode
+        quiet.__exit__()
         if gc_enabled:
             gc.enable()
 
@@ -333,6 +337,9 @@ def _evaluate(node, buffer, exec_info, captured, keep_graph, create_graph):
             r = hook(tuple(inputs))
             if r is not None:
                 inputs = _hook_values(hook, inputs, r)
+    # Post hooks see the incoming gradients; _apply may take them out of the list
+    # (AccumulateGrad does, see Note [Stealing the first gradient]).
+    grad_outputs = tuple(inputs) if hooks is not None and hooks.post else None
     try:
         outputs = node._apply(inputs, create_graph)
     except Exception:
@@ -342,9 +349,9 @@ def _evaluate(node, buffer, exec_info, captured, keep_graph, create_graph):
     if not keep_graph:
         node._release()
     outputs = validate_outputs(node, outputs)
-    if hooks is not None and hooks.post:
+    if grad_outputs is not None:
         for hook in tuple(hooks.post.values()):
-            r = hook(tuple(outputs), tuple(inputs))
+            r = hook(tuple(outputs), grad_outputs)
             if r is not None:
                 outputs = _hook_values(hook, outputs, r)
     if anomaly.enabled and anomaly.check_nan:

@@ -12,34 +12,12 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _errstate
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from .registry import FLOAT, PROMOTE, PROMOTE_FLOAT, op, public
 
 # ---- helpers --------------------------------------------------------------------------------
-
-try:  # NumPy 2: set the error state directly (np.errstate costs about 1.5 us a call)
-    from numpy._core.umath import _extobj_contextvar as _errstate, _make_extobj
-    _IGNORE = _make_extobj(all="ignore")
-
-    def _quiet(f):
-        """`f` without NumPy's floating-point warnings: PyTorch returns inf/nan silently."""
-        def quiet(*args):
-            token = _errstate.set(_IGNORE)
-            try:
-                return f(*args)
-            finally:
-                _errstate.reset(token)
-        return quiet
-except ImportError:  # NumPy 1
-    def _quiet(f):
-        """`f` without NumPy's floating-point warnings: PyTorch returns inf/nan silently."""
-        def quiet(*args):
-            with np.errstate(all="ignore"):
-                return f(*args)
-        return quiet
-
 
 def _opmath(f):
     """`f` computed in float32 for float16 arrays, rounded once, as PyTorch's kernels do."""
@@ -139,32 +117,32 @@ def _scaled(grad, alpha):
     return grad if alpha == 1 else grad * alpha
 
 
-add = op("add", "AddBackward0", "self, other, *, alpha=1", _quiet(_add), promote=PROMOTE,
+add = op("add", "AddBackward0", "self, other, *, alpha=1", _add, promote=PROMOTE,
          numbers=True, dunders=("__add__", "__radd__"), idunders=("__iadd__",),
          inplace="add_",
          self=lambda grad: grad,
          other=lambda grad, alpha: _scaled(grad, alpha))
 
 # sub promotes inside its forward: the bool check must see the dtypes before promotion.
-sub = op("sub", "SubBackward0", "self, other, *, alpha=1", _quiet(_sub), numbers=True,
+sub = op("sub", "SubBackward0", "self, other, *, alpha=1", _sub, numbers=True,
          method=("sub", "subtract"), function=("sub", "subtract"),
          dunders=("__sub__",), idunders=("__isub__",), inplace="sub_",
          self=lambda grad: grad,
          other=lambda grad, alpha: -_scaled(grad, alpha))
 
 rsub = op("rsub", "RsubBackward1", "self, other, alpha=1",
-          _quiet(lambda a, b, alpha: _sub(b, a, alpha)), method=False,
+          lambda a, b, alpha: _sub(b, a, alpha), method=False,
           dunders=("__rsub__",),
           self=lambda grad, alpha: -_scaled(grad, alpha))
 
-mul = op("mul", "MulBackward0", "self, other", _quiet(np.multiply), promote=PROMOTE,
+mul = op("mul", "MulBackward0", "self, other", np.multiply, promote=PROMOTE,
          numbers=True, method=("mul", "multiply"), function=("mul", "multiply"),
          dunders=("__mul__", "__rmul__"), idunders=("__imul__",), inplace="mul_",
          self=lambda grad, other: grad * _conj(other),
          other=lambda grad, self: grad * _conj(self))
 
 true_divide = op(
-    "div", "DivBackward0", "self, other", _quiet(np.true_divide), promote=PROMOTE_FLOAT,
+    "div", "DivBackward0", "self, other", np.true_divide, promote=PROMOTE_FLOAT,
     numbers=True, method="true_divide", function="true_divide",
     dunders=("__truediv__",), idunders=("__itruediv__",), inplace="true_divide_",
     self=lambda grad, other: grad / _conj(other),
@@ -189,7 +167,7 @@ def _div_mode(a, b, rounding_mode):
 
 
 div_mode = op(
-    "div.Tensor_mode", "DivBackward2", "self, other, *, rounding_mode", _quiet(_div_mode),
+    "div.Tensor_mode", "DivBackward2", "self, other, *, rounding_mode", _div_mode,
     promote=PROMOTE, numbers=True, function=False, method=False,
     # a rounded quotient is piecewise constant: zero gradients
     self=lambda grad, other, rounding_mode: (
@@ -225,7 +203,7 @@ neg = op("neg", "NegBackward0", "self", _neg, method=("neg", "negative"),
          function=("neg", "negative"), dunders=("__neg__",), inplace="neg_",
          self=lambda grad: -grad)
 
-reciprocal = op("reciprocal", "ReciprocalBackward0", "self", _quiet(np.reciprocal), promote=FLOAT,
+reciprocal = op("reciprocal", "ReciprocalBackward0", "self", np.reciprocal, promote=FLOAT,
                 inplace="reciprocal_",
                 self=lambda grad, result: -grad * _conj(result * result))
 
@@ -255,22 +233,22 @@ def _remainder(a, b):
     return np.remainder(a, b)
 
 
-fmod_scalar = op("fmod.Scalar", "FmodBackward0", "self, other", _quiet(_fmod), promote=PROMOTE,
+fmod_scalar = op("fmod.Scalar", "FmodBackward0", "self, other", _fmod, promote=PROMOTE,
                  promote_with=("other",), function=False, method=False,
                  self=lambda grad: grad)
 
-fmod_tensor = op("fmod.Tensor", "FmodBackward1", "self, other", _quiet(_fmod), promote=PROMOTE,
+fmod_tensor = op("fmod.Tensor", "FmodBackward1", "self, other", _fmod, promote=PROMOTE,
                  function=False, method=False,
                  self=lambda grad: grad,
                  other=lambda grad, self, other: -grad * self.div(other, rounding_mode="trunc"))
 
 remainder_scalar = op("remainder.Scalar", "RemainderBackward0", "self, other",
-                      _quiet(_remainder), promote=PROMOTE, promote_with=("other",),
+                      _remainder, promote=PROMOTE, promote_with=("other",),
                       function=False, method=False,
                       self=lambda grad: grad)
 
 remainder_tensor = op(
-    "remainder.Tensor", "RemainderBackward1", "self, other", _quiet(_remainder), promote=PROMOTE,
+    "remainder.Tensor", "RemainderBackward1", "self, other", _remainder, promote=PROMOTE,
     function=False, method=False,
     self=lambda grad: grad,
     other=lambda grad, self, other: -grad * self.div(other, rounding_mode="floor"))
@@ -359,12 +337,12 @@ def _pow_scalar_grad(grad, self, exponent):
 
 
 pow_tensor_scalar = op("pow.Tensor_Scalar", "PowBackward0", "self, exponent",
-                       _quiet(_pow_tensor_scalar), promote=PROMOTE, promote_with=("exponent",),
+                       _pow_tensor_scalar, promote=PROMOTE, promote_with=("exponent",),
                        function=False, method=False,
                        self=_pow_scalar_grad)
 
 pow_tensor_tensor = op(
-    "pow.Tensor_Tensor", "PowBackward1", "self, exponent", _quiet(_pow_tensor_tensor),
+    "pow.Tensor_Tensor", "PowBackward1", "self, exponent", _pow_tensor_tensor,
     promote=PROMOTE, function=False, method=False,
     self=lambda grad, self, exponent: where(
         exponent == 0, 0.0, grad * _conj(exponent * self.pow(exponent - 1))),
@@ -384,7 +362,7 @@ def _pow_base_scalar_grad(grad, self, exponent, result):
     return grad * _conj(result * _scalar_log(self))
 
 
-pow_scalar = op("pow.Scalar", "PowBackward2", "exponent, self", _quiet(_pow_scalar),
+pow_scalar = op("pow.Scalar", "PowBackward2", "exponent, self", _pow_scalar,
                 promote=PROMOTE, promote_with=("self",), function=False, method=False,
                 exponent=_pow_base_scalar_grad)
 
@@ -427,48 +405,48 @@ def square_(self):
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
-exp = op("exp", "ExpBackward0", "self", _quiet(np.exp), promote=FLOAT, inplace="exp_",
+exp = op("exp", "ExpBackward0", "self", np.exp, promote=FLOAT, inplace="exp_",
          self=lambda grad, result: grad * _conj(result))
 
-expm1 = op("expm1", "Expm1Backward0", "self", _quiet(np.expm1), promote=FLOAT, inplace="expm1_",
+expm1 = op("expm1", "Expm1Backward0", "self", np.expm1, promote=FLOAT, inplace="expm1_",
            self=lambda grad, result: grad * (_conj(result) + 1))
 
-log = op("log", "LogBackward0", "self", _quiet(np.log), promote=FLOAT, inplace="log_",
+log = op("log", "LogBackward0", "self", np.log, promote=FLOAT, inplace="log_",
          self=lambda grad, self: grad / _conj(self))
 
-log2 = op("log2", "Log2Backward0", "self", _quiet(np.log2), promote=FLOAT, inplace="log2_",
+log2 = op("log2", "Log2Backward0", "self", np.log2, promote=FLOAT, inplace="log2_",
           self=lambda grad, self: grad / (_conj(self) * _LN2))
 
-log10 = op("log10", "Log10Backward0", "self", _quiet(np.log10), promote=FLOAT, inplace="log10_",
+log10 = op("log10", "Log10Backward0", "self", np.log10, promote=FLOAT, inplace="log10_",
            self=lambda grad, self: grad / (_conj(self) * _LN10))
 
-log1p = op("log1p", "Log1PBackward0", "self", _quiet(np.log1p), promote=FLOAT, inplace="log1p_",
+log1p = op("log1p", "Log1PBackward0", "self", np.log1p, promote=FLOAT, inplace="log1p_",
            self=lambda grad, self: grad / _conj(self + 1))
 
-sqrt = op("sqrt", "SqrtBackward0", "self", _quiet(np.sqrt), promote=FLOAT, inplace="sqrt_",
+sqrt = op("sqrt", "SqrtBackward0", "self", np.sqrt, promote=FLOAT, inplace="sqrt_",
           self=lambda grad, result: grad / (2 * _conj(result)))
 
-rsqrt = op("rsqrt", "RsqrtBackward0", "self", _quiet(_opmath(lambda a: 1 / np.sqrt(a))),
+rsqrt = op("rsqrt", "RsqrtBackward0", "self", _opmath(lambda a: 1 / np.sqrt(a)),
            promote=FLOAT, inplace="rsqrt_",
            self=lambda grad, result: -0.5 * grad * _conj(result.pow(3)))
 
 
 # ---- trigonometric and hyperbolic ---------------------------------------------------------
 
-sin = op("sin", "SinBackward0", "self", _quiet(np.sin), promote=FLOAT, inplace="sin_",
+sin = op("sin", "SinBackward0", "self", np.sin, promote=FLOAT, inplace="sin_",
          self=lambda grad, self: grad * _conj(self.cos()))
 
-cos = op("cos", "CosBackward0", "self", _quiet(np.cos), promote=FLOAT, inplace="cos_",
+cos = op("cos", "CosBackward0", "self", np.cos, promote=FLOAT, inplace="cos_",
          self=lambda grad, self: grad * -_conj(self.sin()))
 
-tan = op("tan", "TanBackward0", "self", _quiet(np.tan), promote=FLOAT, inplace="tan_",
+tan = op("tan", "TanBackward0", "self", np.tan, promote=FLOAT, inplace="tan_",
          self=lambda grad, result: grad * _conj(1 + result.pow(2)))
 
-asin = op("asin", "AsinBackward0", "self", _quiet(np.arcsin), promote=FLOAT, inplace="asin_",
+asin = op("asin", "AsinBackward0", "self", np.arcsin, promote=FLOAT, inplace="asin_",
           function=("asin", "arcsin"), method=("asin", "arcsin"),
           self=lambda grad, self: grad * _conj((-self * self + 1).rsqrt()))
 
-acos = op("acos", "AcosBackward0", "self", _quiet(np.arccos), promote=FLOAT, inplace="acos_",
+acos = op("acos", "AcosBackward0", "self", np.arccos, promote=FLOAT, inplace="acos_",
           function=("acos", "arccos"), method=("acos", "arccos"),
           self=lambda grad, self: grad * -_conj((-self * self + 1).rsqrt()))
 
@@ -493,10 +471,10 @@ atan2 = op("atan2", "Atan2Backward0", "self, other", _atan2, promote=PROMOTE_FLO
            self=lambda grad, self, other: grad * other * _atan2_recip(self, other),
            other=lambda grad, self, other: grad * -self * _atan2_recip(self, other))
 
-sinh = op("sinh", "SinhBackward0", "self", _quiet(np.sinh), promote=FLOAT, inplace="sinh_",
+sinh = op("sinh", "SinhBackward0", "self", np.sinh, promote=FLOAT, inplace="sinh_",
           self=lambda grad, self: grad * _conj(self.cosh()))
 
-cosh = op("cosh", "CoshBackward0", "self", _quiet(np.cosh), promote=FLOAT, inplace="cosh_",
+cosh = op("cosh", "CoshBackward0", "self", np.cosh, promote=FLOAT, inplace="cosh_",
           self=lambda grad, self: grad * _conj(self.sinh()))
 
 
@@ -515,7 +493,7 @@ def _sigmoid_backward(grad_output, output):
 
 
 tanh_backward = op(
-    "tanh_backward", "TanhBackwardBackward0", "grad_output, output", _quiet(_tanh_backward),
+    "tanh_backward", "TanhBackwardBackward0", "grad_output, output", _tanh_backward,
     function=False, method=False,
     grad_output=lambda grad, output: tanh_backward(grad, _conj(output)),
     output=lambda grad, grad_output, output: (
@@ -523,7 +501,7 @@ tanh_backward = op(
 
 sigmoid_backward = op(
     "sigmoid_backward", "SigmoidBackwardBackward0", "grad_output, output",
-    _quiet(_sigmoid_backward), function=False, method=False,
+    _sigmoid_backward, function=False, method=False,
     grad_output=lambda grad, output: sigmoid_backward(grad, _conj(output)),
     output=lambda grad, grad_output, output: _conj(grad) * grad_output * (-2 * _conj(output) + 1))
 
@@ -553,7 +531,7 @@ tanh = op("tanh", "TanhBackward0", "self", np.tanh, promote=FLOAT, inplace="tanh
           self=lambda grad, result: tanh_backward(grad, result))
 
 sigmoid = op("sigmoid", "SigmoidBackward0", "self",
-             _quiet(_opmath(lambda a: 1 / (1 + np.exp(-a)))), promote=FLOAT, inplace="sigmoid_",
+             _opmath(lambda a: 1 / (1 + np.exp(-a))), promote=FLOAT, inplace="sigmoid_",
              self=lambda grad, result: sigmoid_backward(grad, result))
 
 
@@ -592,7 +570,6 @@ def _erfc_fraction(x):
     return np.exp(-h * h) * np.exp((h - x) * (h + x)) / (math.sqrt(math.pi) * k)
 
 
-@_quiet
 def _erf_erfc(a, kernel):
     """(erf(a), erfc(a)) in float64 with NumPy alone: to a few ulp, except erfc on (-2, 2),
     where it is 1 - erf (relative error up to about 1e-13)."""
@@ -636,7 +613,6 @@ def _sign(a):
     return np.subtract(a > 0, a < 0, dtype=a.dtype)
 
 
-@_quiet
 def _sgn(a):
     if a.dtype.kind != "c":
         return _sign(a)
@@ -706,7 +682,7 @@ def _round_decimals(a, decimals):
 
 
 round_decimals = op("round.decimals", "RoundBackward1", "self, *, decimals",
-                    _quiet(_round_decimals), function=False, method=False,
+                    _round_decimals, function=False, method=False,
                     self=lambda grad: _zeros(grad))
 
 
@@ -731,7 +707,7 @@ def _frac(a):
     return a - np.trunc(a)
 
 
-frac = op("frac", "FracBackward0", "self", _quiet(_frac), inplace="frac_",
+frac = op("frac", "FracBackward0", "self", _frac, inplace="frac_",
           self=lambda grad: grad)
 
 
@@ -926,12 +902,12 @@ def _lerp_values(a, end, weight):
     return end - (end - a) * (1 - weight)
 
 
-lerp_scalar = op("lerp.Scalar", "LerpBackward0", "self, end, weight", _quiet(_lerp),
+lerp_scalar = op("lerp.Scalar", "LerpBackward0", "self, end, weight", _lerp,
                  function=False, method=False,
                  self=lambda grad, weight: grad * (1 - weight),
                  end=lambda grad, weight: grad * weight)
 
-lerp_tensor = op("lerp.Tensor", "LerpBackward1", "self, end, weight", _quiet(_lerp),
+lerp_tensor = op("lerp.Tensor", "LerpBackward1", "self, end, weight", _lerp,
                  function=False, method=False,
                  self=lambda grad, weight: grad * _conj(1 - weight),
                  end=lambda grad, weight: grad * _conj(weight),

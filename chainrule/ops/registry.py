@@ -27,6 +27,8 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _dtype
+from .._errstate import QUIET as _QUIET, enter as _errors_enter, get as _errors_get
+from .._errstate import leave as _errors_leave
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
@@ -289,11 +291,16 @@ def dispatch(op, inputs, params):
                             f"must be Tensor, not {type(x).__name__}")
     if op.promote is not NONE and _needs_promotion(op, first, mixed, numbers):
         arrays = _promote(op, inputs, arrays, params)
+    # Note [NumPy warnings]
+    token = _errors_enter() if _errors_get() is not _QUIET else None
     try:
         out = op.forward(arrays, *params) if op.list_input else op.forward(*arrays, *params)
     except ValueError:
         _check_broadcast(arrays)
         raise
+    finally:
+        if token is not None:
+            _errors_leave(token)
     if op.n_outputs == 1:
         if type(out) is not _ndarray:
             out = _asarray(out)

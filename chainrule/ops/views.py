@@ -1,0 +1,246 @@
+"""Views and in-place ops on them: where a view lies in its base, `as_strided`
+(AsStridedBackward0), the CopySlices node, and PyTorch's checks before a view is modified.
+
+Note [In-place on views]
+A view shares memory with its base (`_base`, always the root tensor), so writing into the
+view changes the base. When autograd records an in-place op on a view, PyTorch rebases the
+base instead: the base's history becomes a CopySlices node wrapping the op's node. In
+backward, CopySlices takes the base's gradient, hands the slice the view covers to the op's
+node, and writes what that node returns for the view back into the slice; the other
+gradients of the op's node pass through. The view's own history becomes
+AsStridedBackward0 over the base's new history (PyTorch regenerates it lazily when
+`grad_fn` is read; it is set eagerly here).
+
+Where a view lies in its base is its geometry: shape, strides and offset in elements,
+relative to the start of the NumPy array that owns the memory (the "storage"). Gradient
+formulas map geometries to integer positions and move gradients with index ops, so they
+stay chainrule Tensor code (double backward works).
+"""
+import re
+
+import numpy as np
+
+from .._tensor import Tensor, make_tensor
+from ..autograd import grad_mode
+from ..autograd.graph import Node, _sequence, edge_of, rebase_history
+from .registry import op, public
+
+__all__ = ["as_strided", "geometry", "check_view_inplace", "rebase_view", "CopySlices",
+           "DEFAULT", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE"]
+
+# PyTorch's CreationMeta: how a view was made, which decides whether it may be modified in
+# place while autograd records. DEFAULT views keep no metadata (view_info is None).
+DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT_NODE = None, "no_grad", "multi_output"
+
+
+# ---- geometry -----------------------------------------------------------------------------
+
+def _storage(a):
+    """The array owning `a`'s memory."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _address(a):
+    return a.__array_interface__["data"][0]
+
+
+def storage_offset(a):
+    """Offset of `a`'s first element in its storage, in elements."""
+    return (_address(a) - _address(_storage(a))) // a.itemsize
+
+
+def geometry(a):
+    """(shape, strides, storage offset) of array `a`, in elements."""
+    return a.shape, tuple(s // a.itemsize for s in a.strides), storage_offset(a)
+
+
+def _positions(shape, strides, offset):
+    """The storage position of every element of a tensor of this geometry."""
+    pos = np.full(shape, offset, np.int64)
+    for d, (n, s) in enumerate(zip(shape, strides)):
+        pos += (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(shape) - d - 1))
+    return pos
+
+
+def _index(positions, lo):
+    return make_tensor((positions - lo).reshape(-1))
+
+
+def _sizes(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+# ---- as_strided ---------------------------------------------------------------------------
+
+def _as_strided(a, size, stride, storage_offset, self_geometry):
+    if any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {_sizes(stride)}")
+    storage = _storage(a)
+    flat = storage.reshape(-1, order="A")
+    need = 0 if 0 in size else storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    if need > flat.size:
+        raise RuntimeError(f"setStorage: sizes {_sizes(size)}, strides {_sizes(stride)}, storage "
+                           f"offset {storage_offset}, and itemsize {a.itemsize} requiring a "
+                           f"storage size of {need * a.itemsize} are out of bounds for storage "
+                           f"of size {flat.size * a.itemsize}")
+    return np.lib.stride_tricks.as_strided(flat[storage_offset:], size,
+                                           tuple(s * a.itemsize for s in stride))
+
+
+def _as_strided_backward(grad, self_geometry, size, stride, storage_offset):
+    """Gradient of as_strided for its input: the output's gradient is summed into storage
+    positions, and the input reads its positions back (shared by several input elements,
+    a position's gradient is split among them, as PyTorch does)."""
+    shape = self_geometry[0]
+    inp = _positions(*self_geometry)
+    out = _positions(size, stride, storage_offset)
+    lo = min(inp.min(initial=0), out.min(initial=0))
+    span = max(inp.max(initial=0), out.max(initial=0)) - lo + 1
+    storage = make_tensor(np.zeros(span, grad._data.dtype)).index_add(
+        0, _index(out, lo), grad.reshape(-1))
+    result = storage[_index(inp, lo)]
+    counts = np.bincount((inp - lo).reshape(-1), minlength=span)
+    if counts.max(initial=0) > 1:
+        result = result / make_tensor(counts[(inp - lo).reshape(-1)].astype(grad._data.dtype))
+    return result.reshape(shape)
+
+
+_as_strided_row = op(
+    "as_strided", "AsStridedBackward0", "self, size, stride, storage_offset, self_geometry",
+    _as_strided, view=True, function=False, method=False,
+    self=lambda grad, self_geometry, size, stride, storage_offset: _as_strided_backward(
+        grad, self_geometry, size, stride, storage_offset))
+
+
+@public("as_strided")
+def as_strided(input, size, stride, storage_offset=None):
+    """A view of `input`'s storage with the given sizes, strides and offset (in elements;
+    the offset defaults to input's own)."""
+    a = input._data
+    g = geometry(a)
+    offset = g[2] if storage_offset is None else storage_offset
+    return _as_strided_row(input, tuple(size), tuple(stride), offset, g)
+
+
+def _as_strided_record(base, view):
+    """AsStridedBackward0 from `base`'s current history to `view` (the view's grad_fn)."""
+    from .registry import _record
+    shape, strides, offset = geometry(view._data)
+    fresh = _record(_as_strided_row.op, (base,), (shape, strides, offset, geometry(base._data)),
+                    (view._data,))[0]
+    return fresh._grad_fn
+
+
+# ---- CopySlices ---------------------------------------------------------------------------
+
+class CopySlices(Node):
+    """The history of a base after an in-place op on one of its views; see Note [In-place
+    on views]. Edges: the base's old history, then the op node's other edges."""
+    __slots__ = ("fn", "view_index", "base_shape")
+
+    def __init__(self, base, view, fn):
+        base_pos = _positions(*geometry(base._data))
+        lo = base_pos.min(initial=0)
+        # storage position -> element of the base (flat, C order), to place the view in it
+        where = np.zeros(base_pos.max(initial=0) - lo + 1, np.int64)
+        where[(base_pos - lo).reshape(-1)] = np.arange(base_pos.size)
+        self.view_index = where[_positions(*geometry(view._data)) - lo]
+        self.base_shape = base._data.shape
+        self.fn = fn
+        self._seq = next(_sequence)
+        self._hooks = None
+        self._next = (edge_of(base),) + fn._next[1:]
+        self._meta = ((base._data.shape, base._data.dtype),)
+
+    def name(self):
+        return "torch::autograd::CopySlices"
+
+    def _apply(self, grads, create_graph):
+        grad = grads[0]
+        if grad is None:
+            return [None] * len(self._next)
+        flat = grad.reshape(-1)
+        index = make_tensor(self.view_index.reshape(-1))
+        grad_slice = flat[index].reshape(self.view_index.shape)
+        res = self.fn._apply([grad_slice], create_graph)
+        g = res[0]
+        if g is not None:
+            # the base's gradient, with the slice replaced by what the op's node returned
+            n = flat._data.size
+            perm = np.arange(n, dtype=np.int64)
+            perm[self.view_index.reshape(-1)] = n + np.arange(self.view_index.size)
+            if g._data.dtype != grad._data.dtype:
+                g = g.to(grad.dtype)
+            g = g.expand(self.view_index.shape) if g._data.shape != self.view_index.shape else g
+            from .shape import cat
+            g = cat((flat, g.reshape(-1)))[make_tensor(perm)].reshape(self.base_shape)
+        return [g] + list(res[1:])
+
+    def _release(self):
+        self.fn._release()
+
+
+# ---- checks and rebasing ------------------------------------------------------------------
+
+def view_meta(t):
+    """The CreationMeta of view `t`."""
+    e = t._extra
+    return None if e is None else e.view_info
+
+
+def check_view_inplace(view):
+    """PyTorch's handle_view_on_rebase: views made in no_grad mode, or by a function
+    returning several views, may not be modified in place while autograd records."""
+    meta = view_meta(view)
+    if meta is DEFAULT:
+        return
+    fn = view._grad_fn
+    if fn is None:
+        msg = ("A view was created in no_grad mode and is being modified inplace with grad mode "
+               "enabled.")
+    elif meta is NO_GRAD_MODE:
+        msg = (f"Output {view._output_nr} of {_short(fn)} is a view of a view which was created "
+               "in no_grad mode and is being modified inplace with grad mode enabled.")
+    else:
+        msg = f"Output {view._output_nr} of {_short(fn)} is a view and is being modified inplace."
+    if meta is MULTI_OUTPUT_NODE:
+        msg += (" This view is the output of a function that returns multiple views. Such "
+                "functions do not allow the output views to be modified inplace. You should "
+                "replace the inplace operation by an out-of-place one.")
+    else:
+        msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+                "clarify your code by moving both the view and the inplace either both inside "
+                "the no_grad block (if you don't want the inplace to be tracked) or both outside "
+                "(if you want the inplace to be tracked).")
+    raise RuntimeError(msg)
+
+
+def _short(fn):
+    return re.sub(r"Backward[0-9]*$", "", fn.name())
+
+
+def creation_meta(result, base):
+    """The CreationMeta of a new view `result` of `base` (a view of a view keeps a
+    non-default meta of its base, as PyTorch's propagate_creation_meta)."""
+    if not grad_mode.state.grad_enabled:
+        return NO_GRAD_MODE
+    fn = result._grad_fn
+    if fn is not None and getattr(fn, "_op", None) is not None and fn._op.n_outputs == -1:
+        return MULTI_OUTPUT_NODE
+    return view_meta(base) if base._base is not None else DEFAULT
+
+
+def rebase_view(view, fn):
+    """After an in-place op on `view` recorded as node `fn`: the base's history becomes
+    CopySlices over `fn`, the view's AsStridedBackward0 over it (Note [In-place on views])."""
+    base = view._base
+    copy_slices = CopySlices(base, view, fn)
+    rebase_history(base, copy_slices, 0)
+    rebase_history(view, _as_strided_record(base, view), 0)
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)

@@ -5,7 +5,8 @@ The forward runs out of place and the result is written into `self`, whose versi
 (shared with its views) is bumped, so saved tensors can tell they were modified. When
 autograd records it, `self` gets a new grad_fn: the op's node, whose first edge is where
 `self`'s history used to point. A formula that reads `self` sees a snapshot of the old
-value, attached to the old history, so it stays differentiable.
+value, attached to the old history, so it stays differentiable. On a view, the base is
+rebased instead (CopySlices, see Note [In-place on views] in views.py).
 """
 import numpy as np
 
@@ -43,6 +44,8 @@ def check_inplace(self, records):
     if not records:
         return
     base = self._base
+    if base is not None:
+        check_view_inplace(self)
     if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
@@ -53,8 +56,10 @@ def check_inplace(self, records):
 
 def dispatch_inplace(op, inputs, params):
     self = inputs[0]
-    records = _state.grad_enabled and any(
-        isinstance(x, Tensor) and x._requires_grad for x in inputs) and op.node_cls is not None
+    # a view requires grad when its base does (even one made in no_grad mode)
+    records = _state.grad_enabled and op.node_cls is not None and (any(
+        isinstance(x, Tensor) and x._requires_grad for x in inputs) or (
+        self._base is not None and self._base._requires_grad))
     check_inplace(self, records)
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     if op.promote is not registry.NONE:
@@ -70,11 +75,7 @@ def dispatch_inplace(op, inputs, params):
         raise RuntimeError(f"output with shape {_sizes(target.shape)} doesn't match the "
                            f"broadcast shape {_sizes(np.broadcast_shapes(out.shape, target.shape))}")
     if records:
-        if self._base is not None:
-            raise NotImplementedError(
-                "chainrule does not yet record in-place operations on views of tensors that "
-                "require grad; apply the op out of place instead")
-        plan = op.saves_for(tuple(isinstance(x, Tensor) and x._requires_grad for x in inputs))
+        plan = op.saves_for(registry.requires_grad_key(inputs))
         if any(name == "self" for name, _, _ in plan):
             # The formula needs the value from before the write: snapshot it, keeping its history.
             snap = make_tensor(target.copy(), self._requires_grad, self._grad_fn, self._output_nr)
@@ -92,7 +93,10 @@ def _rebase(op, self, inputs, params, out):
     # inputs[0] is self or its snapshot; either way its edge is still self's old history.
     results = registry._record(op, inputs, params, (self._data,))
     fresh = results[0]
-    rebase_history(self, fresh._grad_fn, 0)
+    if self._base is not None:
+        rebase_view(self, fresh._grad_fn)
+    else:
+        rebase_history(self, fresh._grad_fn, 0)
     # The node saved `result` from the fresh wrapper; point it at self's version counter.
     saved = fresh._grad_fn._saved
     if saved and "result" in saved:
@@ -102,3 +106,7 @@ def _rebase(op, self, inputs, params, out):
 
 def _sizes(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+# last: views.py declares rows with in-place variants, which import this module
+from .views import check_view_inplace, rebase_view  # noqa: E402

@@ -80,23 +80,26 @@ class Op:
         # Note [Edges]: only inputs with a formula get an edge (where's condition does not;
         # a Python-number `other` does, as (None, 0)).
         self.edge_mask = tuple(f is not None for f in self.formulas)
+        self.all_edges = all(self.edge_mask) or list_input
         self.edge_formulas = tuple(f for f in self.formulas if f is not None)
         self.node_cls = _make_node_class(self) if self.differentiable else None
         self._saves = {}                        # requires-grad mask -> names to save
 
-    def saves_for(self, mask):
-        """The save plan when the inputs flagged in `mask` need gradients: one
-        (name, kind, index) per value the formulas of those inputs read. Computed once per
-        mask, so a forward call only follows it."""
-        if self.list_input:
-            mask = (any(mask),)
-        plan = self._saves.get(mask)
+    def saves_for(self, key):
+        """The save plan when the inputs whose bits are set in `key` (bit i: input i)
+        need gradients: one (name, kind, index) per value the formulas of those inputs read.
+        Computed once per key, so a forward call only follows it."""
+        plan = self._saves.get(key)
         if plan is None:
+            if self.list_input:
+                mask = (key != 0,)
+            else:
+                mask = tuple(bool(key >> i & 1) for i in range(len(self.inputs)))
             used = []
             for needed, formula in zip(mask, self.formulas):
                 if needed and formula is not None:
                     used.extend(n for n in formula[1] if n not in ("grad", "grads") and n not in used)
-            plan = self._saves[mask] = tuple(self._plan(n) for n in used)
+            plan = self._saves[key] = tuple(self._plan(n) for n in used)
         return plan
 
     def _plan(self, name):
@@ -197,7 +200,13 @@ class OpNode(Node):
 
 
 _RELEASED = object()   # a saved tensor freed after backward
+def requires_grad_key(inputs):
+    """The save-plan key of a call: bit i set when input i requires grad."""
+    return sum(1 << i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad)
+
+
 _INPUT, _LIST, _LIST_SHAPES, _OUTPUT, _SHAPE, _PARAM = range(6)   # save-plan kinds
+_NO_EDGE = (None, 0)
 
 
 class _SavedList(list):
@@ -342,9 +351,22 @@ def _check_broadcast(arrays):
         shape = tuple(max(x, y) for x, y in zip(pa, pb))
 
 
-def _make_view(result, base):
+def _make_view(result, base, op=None):
+    """Make `result` a view of `base`: shared version counter, `_base` the root tensor, and
+    PyTorch's CreationMeta when not the default (see ops/views.py). `op`, when given, tells
+    whether the op returns several views; recorded outputs tell it by their node."""
     result._vc = base._vc
-    result._base = base if base._base is None else base._base
+    root = base._base
+    result._base = base if root is None else root
+    fn = result._grad_fn
+    row = op if fn is None else fn._op
+    multi = row is not None and row.n_outputs == -1
+    if multi or not _state.grad_enabled or (
+            root is not None and base._extra is not None and base._extra.view_info is not None):
+        from .views import creation_meta
+        meta = creation_meta(base, multi)
+        if meta is not None:
+            result._extra_state().view_info = meta
 
 
 def _record(op, inputs, params, outs):
@@ -354,18 +376,18 @@ def _record(op, inputs, params, outs):
     node._seq = next(_sequence)
     node._hooks = None
     edges = []
-    mask = []
-    edge_inputs = op.edge_mask if not op.list_input else None
-    for i, x in enumerate(inputs):
-        needs = isinstance(x, Tensor) and x._requires_grad
-        mask.append(needs)
-        if edge_inputs is not None and not edge_inputs[i]:
-            continue
-        if needs:
-            fn = x._grad_fn
-            edges.append((fn, x._output_nr) if fn is not None else (accumulator_of(x), 0))
-        else:
-            edges.append((None, 0))
+    key = 0          # bit i set: input i needs a gradient (selects the save plan)
+    bit = 1
+    edge_mask = None if op.all_edges else op.edge_mask
+    for x in inputs:
+        if isinstance(x, Tensor) and x._requires_grad:
+            key |= bit
+            if edge_mask is None or edge_mask[bit.bit_length() - 1]:
+                fn = x._grad_fn
+                edges.append((fn, x._output_nr) if fn is not None else (accumulator_of(x), 0))
+        elif edge_mask is None or edge_mask[bit.bit_length() - 1]:
+            edges.append(_NO_EDGE)
+        bit <<= 1
     node._next = tuple(edges)
     # Only floating and complex outputs are differentiable (x.int() gets no grad_fn).
     if len(outs) == 1 and op.differentiable_outputs is None:
@@ -382,7 +404,7 @@ def _record(op, inputs, params, outs):
         for r in results:
             _make_view(r, inputs[0])
     saved = {}
-    for name, kind, i in op.saves_for(tuple(mask)):
+    for name, kind, i in op.saves_for(key):
         if kind is _INPUT:
             x = inputs[i]
             if isinstance(x, Tensor):
@@ -471,9 +493,9 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
         for n in _names(method, public_name):
             setattr(Tensor, n, fn)
     for d in dunders:
-        setattr(Tensor, d, _operator(fn))
+        setattr(Tensor, d, _operator(row, fn, False))
     for d in rdunders:
-        setattr(Tensor, d, _reflected(fn))
+        setattr(Tensor, d, _operator(row, fn, True))
     if inplace:
         from .inplace import make_inplace
         inplace_fn = make_inplace(row, signature, names)
@@ -524,24 +546,34 @@ def _make_wrapper(row, signature, names):
 _OPERANDS = (Tensor, numbers.Number, np.ndarray)
 
 
-def _operator(fn):
-    """An operator method: NotImplemented for operands it does not take, so Python can try
-    the other side (and raise its usual TypeError)."""
-    def operator(self, *other):
-        if other and not isinstance(other[0], _OPERANDS):
-            return NotImplemented
-        return fn(self, *other)
+def _operator(row, fn, reflected):
+    """An operator method (`__mul__`, or `__rsub__` with reflected=True). It returns
+    NotImplemented for operands it does not take, so Python can try the other side (and
+    raise its usual TypeError). When the other parameters all have defaults it calls
+    dispatch directly, saving a call on the hottest path."""
+    defaults = inspect.signature(fn).parameters
+    params = [defaults[n].default for n in ([p for p in defaults][len(row.inputs):])]
+    if len(row.inputs) == 2 and not row.list_input and inspect.Parameter.empty not in params:
+        args = "(other, self)" if reflected else "(self, other)"
+        src = (f"def operator(self, other):\n"
+               f"    if not isinstance(other, OPERANDS):\n"
+               f"        return NotImplemented\n"
+               f"    return dispatch(row, {args}, PARAMS)\n")
+        ns = {"dispatch": dispatch, "row": row, "OPERANDS": _OPERANDS, "PARAMS": tuple(params)}
+        exec(src, ns)
+        operator = ns["operator"]
+    elif reflected:
+        def operator(self, other):
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented
+            return fn(other, self)
+    else:
+        def operator(self, *other):
+            if other and not isinstance(other[0], _OPERANDS):
+                return NotImplemented
+            return fn(self, *other)
     operator.__name__ = fn.__name__
     return operator
-
-
-def _reflected(fn):
-    def reflected(self, other):
-        if not isinstance(other, _OPERANDS):
-            return NotImplemented
-        return fn(other, self)
-    reflected.__name__ = "r" + fn.__name__
-    return reflected
 
 
 def public(name=None, *, method=True, function=True, dunders=()):

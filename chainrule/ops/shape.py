@@ -952,6 +952,110 @@ def getitem(self, index):
     return _alias(self) if result is self else result
 
 
+def _copy(a, src, non_blocking):
+    src = np.asarray(src)
+    try:
+        np.broadcast_shapes(a.shape, src.shape)
+    except ValueError:
+        n = max(a.ndim, src.ndim)
+        pa, pb = (1,) * (n - a.ndim) + a.shape, (1,) * (n - src.ndim) + src.shape
+        d = max(i for i in range(n) if pa[i] != pb[i] and 1 not in (pa[i], pb[i]))
+        raise RuntimeError(f"The size of tensor a ({pa[d]}) must match the size of tensor b "
+                           f"({pb[d]}) at non-singleton dimension {d}") from None
+    if src.ndim > a.ndim:
+        return src    # dispatch_inplace raises PyTorch's broadcast-shape error
+    return np.broadcast_to(src, a.shape).astype(a.dtype)
+
+
+# x.copy_(src): src is broadcast and cast to x's dtype; the engine casts src's gradient back.
+_copy_row = op("copy", "CopyBackwards", "self, src, non_blocking=False", _copy,
+               numbers=True, function=False, method=False, inplace="copy_",
+               self=lambda grad: make_tensor(np.zeros_like(grad._data)), src=lambda grad: grad)
+# a hand-written node in PyTorch: its class is CopyBackwards, its name() qualified
+_copy_row.op.node_cls.name = lambda self: "torch::autograd::CopyBackwards"
+
+
+def _setitem_view(self, index):
+    """The view `self[index]` that setitem writes into (self itself when the index covers
+    it all, as PyTorch's setitem does), or None for an advanced index."""
+    if index is None or index is Ellipsis or type(index) is slice or _is_int(index):
+        index = (index,)
+    elif index is True:
+        index = (None,)
+    elif isinstance(index, bool):
+        raise _advanced()
+    else:
+        index = _as_tuple(index)
+        if len(index) == 1 and _is_advanced(index[0]):
+            return None
+    ndim = self._data.ndim
+    specified = _specified_dims(index)
+    if specified > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    result, dim = self, 0
+    for real_dim, i in enumerate(index):
+        if type(i) is slice:
+            result = _index_slice(result, dim, i, True)
+            dim += 1
+        elif i is None:
+            result = unsqueeze(result, dim)
+            dim += 1
+        elif i is Ellipsis:
+            dim += ndim - specified
+        elif isinstance(i, bool):
+            raise _advanced()
+        else:
+            result = _index_select(result, dim, i if _is_int(i) else _int_index(i), real_dim)
+    return result
+
+
+@public("__setitem__", function=False)
+def setitem(self, index, value):
+    """`self[index] = value`: basic indexing writes into a view (fill_ for a number or 0-d
+    value, else copy_ with broadcasting); a lone tensor, list or mask index is index_put_."""
+    if not isinstance(value, Tensor):
+        value = make_tensor(np.asarray(value, dtype=self._data.dtype))
+    target = _setitem_view(self, index)
+    if target is None:
+        from .indexing import index_by_tensor  # noqa: F401  (Tensor.index_put_ is declared there)
+        idx = index[0] if type(index) is tuple else index
+        if not isinstance(idx, Tensor):
+            idx = make_tensor(np.asarray(idx))
+        if idx._data.dtype.kind not in "biu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if value._data.dtype != self._data.dtype:
+            value = value.to(self.dtype)
+        self.index_put_((idx,), value)
+        return
+    if value._data.ndim == 0 and target._data.ndim:
+        target.fill_(value)
+        return
+    # as numpy, leading unit dims of value are dropped before broadcasting
+    shape = value._data.shape
+    skip = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+    if skip:
+        value = value.view(shape[skip:])
+    _check_expand(value, target._data.shape)
+    if value._data.shape != target._data.shape:
+        value = value.expand(target._data.shape)
+    target.copy_(value)
+
+
+def _check_expand(value, to):
+    """PyTorch's expand errors, for setitem's value."""
+    shape = value._data.shape
+    if len(shape) > len(to):
+        raise RuntimeError(f"expand({value.type()}{{{sizes_str(shape)}}}, size={sizes_str(to)}): "
+                           f"the number of sizes provided ({len(to)}) must be greater or equal "
+                           f"to the number of dimensions in the tensor ({len(shape)})")
+    for d in range(1, len(shape) + 1):
+        if shape[-d] not in (to[-d], 1):
+            raise RuntimeError(f"The expanded size of the tensor ({to[-d]}) must match the "
+                               f"existing size ({shape[-d]}) at non-singleton dimension "
+                               f"{len(to) - d}.  Target sizes: {sizes_str(to)}.  Tensor sizes: "
+                               f"{sizes_str(shape)}")
+
+
 # ---- dtype conversion ---------------------------------------------------------------------
 
 def _to_copy_forward(a, dtype, self_dtype):

@@ -20,7 +20,7 @@ import re
 
 import numpy as np
 
-from .._tensor import Tensor, make_tensor
+from .._tensor import make_tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, _sequence, edge_of, rebase_history
 from .registry import op, public
@@ -75,6 +75,8 @@ def _sizes(shape):
 # ---- as_strided ---------------------------------------------------------------------------
 
 def _as_strided(a, size, stride, storage_offset, self_geometry):
+    if storage_offset is None:
+        storage_offset = self_geometry[2]
     if any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {_sizes(stride)}")
@@ -96,7 +98,7 @@ def _as_strided_backward(grad, self_geometry, size, stride, storage_offset):
     a position's gradient is split among them, as PyTorch does)."""
     shape = self_geometry[0]
     inp = _positions(*self_geometry)
-    out = _positions(size, stride, storage_offset)
+    out = _positions(size, stride, self_geometry[2] if storage_offset is None else storage_offset)
     lo = min(inp.min(initial=0), out.min(initial=0))
     span = max(inp.max(initial=0), out.max(initial=0)) - lo + 1
     storage = make_tensor(np.zeros(span, grad._data.dtype)).index_add(
@@ -119,10 +121,8 @@ _as_strided_row = op(
 def as_strided(input, size, stride, storage_offset=None):
     """A view of `input`'s storage with the given sizes, strides and offset (in elements;
     the offset defaults to input's own)."""
-    a = input._data
-    g = geometry(a)
-    offset = g[2] if storage_offset is None else storage_offset
-    return _as_strided_row(input, tuple(size), tuple(stride), offset, g)
+    return _as_strided_row(input, tuple(size), tuple(stride), storage_offset,
+                           geometry(input._data))
 
 
 def _as_strided_record(base, view):
@@ -174,7 +174,6 @@ class CopySlices(Node):
             perm[self.view_index.reshape(-1)] = n + np.arange(self.view_index.size)
             if g._data.dtype != grad._data.dtype:
                 g = g.to(grad.dtype)
-            g = g.expand(self.view_index.shape) if g._data.shape != self.view_index.shape else g
             from .shape import cat
             g = cat((flat, g.reshape(-1)))[make_tensor(perm)].reshape(self.base_shape)
         return [g] + list(res[1:])
@@ -222,13 +221,12 @@ def _short(fn):
     return re.sub(r"Backward[0-9]*$", "", fn.name())
 
 
-def creation_meta(result, base):
-    """The CreationMeta of a new view `result` of `base` (a view of a view keeps a
-    non-default meta of its base, as PyTorch's propagate_creation_meta)."""
+def creation_meta(base, multi_output):
+    """The CreationMeta of a new view of `base` (a view of a view keeps a non-default meta
+    of its base, as PyTorch's propagate_creation_meta)."""
     if not grad_mode.state.grad_enabled:
         return NO_GRAD_MODE
-    fn = result._grad_fn
-    if fn is not None and getattr(fn, "_op", None) is not None and fn._op.n_outputs == -1:
+    if multi_output:
         return MULTI_OUTPUT_NODE
     return view_meta(base) if base._base is not None else DEFAULT
 
@@ -242,5 +240,34 @@ def rebase_view(view, fn):
     rebase_history(view, _as_strided_record(base, view), 0)
 
 
-def is_tensor(x):
-    return isinstance(x, Tensor)
+# ---- index_put (x[idx] = v) ---------------------------------------------------------------
+
+def _index_put(a, values, indices, accumulate):
+    if len(indices) != 1:
+        raise NotImplementedError("chainrule's index_put takes a single index tensor, so far")
+    idx = indices[0]._data
+    if a.dtype != values.dtype:
+        from .._dtype import FROM_NP
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{FROM_NP[a.dtype].legacy} for the destination and "
+                           f"{FROM_NP[values.dtype].legacy} for the source.")
+    out = np.array(a, copy=True)
+    target = out[idx].shape
+    try:
+        values = np.broadcast_to(values, target)
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {_sizes(values.shape)} cannot "
+                           f"be broadcast to indexing result of shape {_sizes(target)}") from None
+    if accumulate:
+        np.add.at(out, idx, values)
+    else:
+        out[idx] = values
+    return out
+
+
+index_put = op(
+    "index_put", "IndexPutBackward0", "self, indices, values, accumulate=False", _index_put,
+    inputs=("self", "values"), inplace="index_put_",
+    self=lambda grad, indices, accumulate: grad if accumulate else index_put(
+        grad, indices, make_tensor(np.zeros((), grad._data.dtype))),
+    values=lambda grad, indices: grad[indices[0]])

@@ -414,6 +414,7 @@ def legacy_new(cls, dtype, args, kwargs):
                 return src.view(src._data.shape)
             t = src.detach()
             t._base = src if src._base is None else src._base
+            t._fn_version = t._vc[0]
             return t
         if isinstance(src, numbers.Number):
             raise TypeError(f"new(): data must be a sequence (got {type(src).__name__})")

@@ -77,9 +77,10 @@ class Tensor:
     new code.
     """
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc", "_base",
-                 "_acc", "_extra", "__dict__", "__weakref__")
+                 "_fn_version", "_acc", "_extra", "__dict__", "__weakref__")
     # _vc: the version counter, a one-item list shared with views
     # _base: the tensor this one is a view of, or None
+    # _fn_version: for a view, the version when its grad_fn was set (Note [Stale views])
     # _acc: weak reference to this leaf's AccumulateGrad
     # _extra: None, or a _TensorExtra with hooks and flags few tensors use
 
@@ -93,7 +94,9 @@ class Tensor:
 
     @property
     def requires_grad(self):
-        return self._requires_grad
+        # A view made in no_grad mode has no history, yet requires grad when its base does.
+        return self._requires_grad or (self._base is not None and self._grad_fn is None
+                                        and self._base._requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -127,6 +130,9 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._base is not None:
+            from .autograd.graph import refresh_view_history
+            return refresh_view_history(self)
         return self._grad_fn
 
     @grad_fn.setter

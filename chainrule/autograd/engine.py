@@ -29,7 +29,8 @@ import numpy as np
 from .. import _errstate
 from . import grad_mode
 from .anomaly_mode import state as anomaly
-from .graph import AccumulateGrad, CopyBackwards, GradientEdge, Node, _sequence, edge_of
+from .graph import (AccumulateGrad, CopyBackwards, GradientEdge, Node, _sequence, edge_of,
+                    refresh_view_history)
 
 __all__ = ["run_backward", "accumulate_grad"]
 
@@ -240,10 +241,11 @@ def _input_edge(t, accumulate):
                            f"{type(t).__name__}")
     if not t._requires_grad:
         raise RuntimeError("One of the differentiated Tensors does not require grad")
-    if t._grad_fn is not None:
+    fn = t._grad_fn if t._base is None else refresh_view_history(t)
+    if fn is not None:
         if accumulate:
             t.retain_grad()   # PyTorch keeps this side effect
-        return (t._grad_fn, t._output_nr)
+        return (fn, t._output_nr)
     ref = t._acc
     return (ref() if ref is not None else None, 0)
 

@@ -256,6 +256,7 @@ def _wrap_outputs(ctx, args, outputs, records):
             # An input returned unchanged comes back as a view of it, with its own history.
             t = make_tensor(o._data, False, None, 0, o._vc)
             t._base = o if o._base is None else o._base
+            t._fn_version = t._vc[0]
         else:
             t = o
         if records and id(o) not in non_diff and t._data.dtype.kind in "fc":

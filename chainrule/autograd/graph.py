@@ -162,6 +162,15 @@ class CopyBackwards(Node):
         return [None, grads[0]]
 
 
+# Note [Stale views]
+# A view records the version of its base's counter when its grad_fn was set (_fn_version).
+# If the base, or another view of it, is later modified in place, the counter moves on and
+# the view's history is stale: as PyTorch does, it is regenerated on first use as
+# AsStridedBackward0 over the base's current history (otherwise its gradient would flow into
+# the pre-modification graph). Everything that reads a view's history goes through
+# refresh_view_history: Tensor.grad_fn, edge_of, the op recorder and in-place dispatch.
+
+
 def rebase_history(t, fn, output_nr):
     """Make output `output_nr` of `fn` the history of `t`, which was modified in place. As
     in PyTorch, a retains_grad hook moves to the new node; other tensor hooks stay with
@@ -190,9 +199,20 @@ def accumulator_of(t):
     return node
 
 
+def refresh_view_history(t):
+    """The grad_fn of view `t`, regenerated when its base was modified in place since it
+    was set (Note [Stale views]); call only for views (`t._base is not None`)."""
+    if t._fn_version != t._vc[0]:
+        t._fn_version = t._vc[0]
+        if t._grad_fn is not None:
+            from ..ops.views import _as_strided_record
+            rebase_history(t, _as_strided_record(t._base, t), 0)
+    return t._grad_fn
+
+
 def edge_of(t):
     """The (node, input_nr) edge through which gradient reaches Tensor `t`."""
-    fn = t._grad_fn
+    fn = t._grad_fn if t._base is None else refresh_view_history(t)
     if fn is not None:
         return (fn, t._output_nr)
     if t._requires_grad:

@@ -14,7 +14,7 @@ from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
-from ..autograd.graph import rebase_history
+from ..autograd.graph import rebase_history, refresh_view_history
 from . import registry
 
 __all__ = ["make_inplace", "check_inplace"]
@@ -61,6 +61,8 @@ def dispatch_inplace(op, inputs, params):
         isinstance(x, Tensor) and x._requires_grad for x in inputs) or (
         self._base is not None and self._base._requires_grad))
     check_inplace(self, records)
+    if self._base is not None:
+        refresh_view_history(self)     # Note [Stale views]
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     if op.promote is not registry.NONE:
         arrays = registry._promote(op, inputs, arrays, params)

@@ -34,7 +34,8 @@ from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from ..autograd.anomaly_mode import state as _anomaly
 from ..autograd.graph import (ERR_BACKWARD_TWICE, Node, SavedInput, SavedOutput, _sequence,
-                              accumulator_of, unpack_input, unpack_output)
+                              accumulator_of, refresh_view_history, unpack_input,
+                              unpack_output)
 
 __all__ = ["op", "OPS", "FUNCTIONS", "public", "dispatch", "PROMOTE", "FLOAT", "NONE"]
 
@@ -316,7 +317,7 @@ def dispatch(op, inputs, params):
         if not needs_grad or not _state.grad_enabled or op.node_cls is None:
             result = make_tensor(out)
             if op.view:
-                _make_view(result, inputs[0])
+                _make_view(result, inputs[0], op)
             return result
         return _record(op, inputs, params, (out,))[0]
     out = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
@@ -324,7 +325,7 @@ def dispatch(op, inputs, params):
         results = tuple(make_tensor(o) for o in out)
         if op.view:
             for r in results:
-                _make_view(r, inputs[0])
+                _make_view(r, inputs[0], op)
     else:
         results = _record(op, inputs, params, out)
     if op.n_outputs == -1:
@@ -356,6 +357,7 @@ def _make_view(result, base, op=None):
     PyTorch's CreationMeta when not the default (see ops/views.py). `op`, when given, tells
     whether the op returns several views; recorded outputs tell it by their node."""
     result._vc = base._vc
+    result._fn_version = base._vc[0]
     root = base._base
     result._base = base if root is None else root
     fn = result._grad_fn
@@ -383,7 +385,7 @@ def _record(op, inputs, params, outs):
         if isinstance(x, Tensor) and x._requires_grad:
             key |= bit
             if edge_mask is None or edge_mask[bit.bit_length() - 1]:
-                fn = x._grad_fn
+                fn = x._grad_fn if x._base is None else refresh_view_history(x)
                 edges.append((fn, x._output_nr) if fn is not None else (accumulator_of(x), 0))
         elif edge_mask is None or edge_mask[bit.bit_length() - 1]:
             edges.append(_NO_EDGE)

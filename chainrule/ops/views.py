@@ -238,6 +238,7 @@ def rebase_view(view, fn):
     copy_slices = CopySlices(base, view, fn)
     rebase_history(base, copy_slices, 0)
     rebase_history(view, _as_strided_record(base, view), 0)
+    view._fn_version = view._vc[0]
 
 
 # ---- index_put (x[idx] = v) ---------------------------------------------------------------

@@ -10,7 +10,7 @@ rebased instead (CopySlices, see Note [In-place on views] in views.py).
 """
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _errstate
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
@@ -63,11 +63,29 @@ def dispatch_inplace(op, inputs, params):
     check_inplace(self, records)
     if self._base is not None:
         refresh_view_history(self)     # Note [Stale views]
+    target = self._data
+    if _writes_directly(op, inputs, params, target):
+        # Note [In-place ufuncs]: the ufunc writes into self's array (no temporary, no copy);
+        # NumPy checks that the result fits before it writes anything.
+        other = inputs[1]
+        other = other._data if isinstance(other, Tensor) else other
+        if records:
+            inputs = _snapshot_if_read(op, self, inputs)
+        try:
+            with _errstate.quiet():
+                op.inplace_ufunc(target, other, out=target)
+        except ValueError:
+            pass   # does not broadcast into self: the general path below raises the error
+        else:
+            self._vc[0] += 1
+            if records:
+                _rebase(op, self, inputs, params, target)
+            return self
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     if op.promote is not registry.NONE:
         arrays = registry._promote(op, inputs, arrays, params)
-    out = np.asarray(op.forward(*arrays, *params))
-    target = self._data
+    with _errstate.quiet():
+        out = np.asarray(op.forward(*arrays, *params))
     result_dtype = FROM_NP[out.dtype]
     self_dtype = FROM_NP[target.dtype]
     if not _dtype.can_cast(result_dtype, self_dtype):
@@ -77,17 +95,40 @@ def dispatch_inplace(op, inputs, params):
         raise RuntimeError(f"output with shape {_sizes(target.shape)} doesn't match the "
                            f"broadcast shape {_sizes(np.broadcast_shapes(out.shape, target.shape))}")
     if records:
-        plan = op.saves_for(registry.requires_grad_key(inputs))
-        if any(name == "self" for name, _, _ in plan):
-            # The formula needs the value from before the write: snapshot it, keeping its history.
-            snap = make_tensor(target.copy(), self._requires_grad, self._grad_fn, self._output_nr)
-            snap._acc = self._acc
-            inputs = (snap,) + tuple(inputs[1:])
+        inputs = _snapshot_if_read(op, self, inputs)
     np.copyto(target, out, casting="unsafe")
     self._vc[0] += 1
     if records:
         _rebase(op, self, inputs, params, out)
     return self
+
+
+# Note [In-place ufuncs]
+# Rows whose forward is a single NumPy ufunc for their default params (add and sub with
+# alpha=1, mul, div) declare it as `inplace_ufunc`; their in-place variants then write into
+# self directly when no type promotion is involved, which is what an optimizer step
+# (`p -= lr * p.grad`) needs: one pass and no temporary, as hand-written NumPy does.
+
+def _writes_directly(op, inputs, params, target):
+    if op.inplace_ufunc is None or len(inputs) != 2 or params != op.inplace_ufunc_params:
+        return False
+    if not target.flags.writeable or target.dtype.kind not in "fc":
+        return False
+    other = inputs[1]
+    if isinstance(other, Tensor):
+        return other._data.dtype is target.dtype and target.dtype.kind in "fc"
+    return not registry._needs_promotion(op, target.dtype, False, (other,))
+
+
+def _snapshot_if_read(op, self, inputs):
+    """If the formulas read `self`, replace it by a copy of its value from before the
+    write, attached to its old history (see Note [In-place ops])."""
+    plan = op.saves_for(registry.requires_grad_key(inputs))
+    if any(name == "self" for name, _, _ in plan):
+        snap = make_tensor(self._data.copy(), self._requires_grad, self._grad_fn, self._output_nr)
+        snap._acc = self._acc
+        return (snap,) + tuple(inputs[1:])
+    return inputs
 
 
 def _rebase(op, self, inputs, params, out):

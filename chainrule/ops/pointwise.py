@@ -119,7 +119,7 @@ def _scaled(grad, alpha):
 
 add = op("add", "AddBackward0", "self, other, *, alpha=1", _add, promote=PROMOTE,
          numbers=True, dunders=("__add__", "__radd__"), idunders=("__iadd__",),
-         inplace="add_",
+         inplace="add_", inplace_ufunc=(np.add, (1,)),
          self=lambda grad: grad,
          other=lambda grad, alpha: _scaled(grad, alpha))
 
@@ -127,6 +127,7 @@ add = op("add", "AddBackward0", "self, other, *, alpha=1", _add, promote=PROMOTE
 sub = op("sub", "SubBackward0", "self, other, *, alpha=1", _sub, numbers=True,
          method=("sub", "subtract"), function=("sub", "subtract"),
          dunders=("__sub__",), idunders=("__isub__",), inplace="sub_",
+         inplace_ufunc=(np.subtract, (1,)),
          self=lambda grad: grad,
          other=lambda grad, alpha: -_scaled(grad, alpha))
 
@@ -138,6 +139,7 @@ rsub = op("rsub", "RsubBackward1", "self, other, alpha=1",
 mul = op("mul", "MulBackward0", "self, other", np.multiply, promote=PROMOTE,
          numbers=True, method=("mul", "multiply"), function=("mul", "multiply"),
          dunders=("__mul__", "__rmul__"), idunders=("__imul__",), inplace="mul_",
+         inplace_ufunc=(np.multiply, ()),
          self=lambda grad, other: grad * _conj(other),
          other=lambda grad, self: grad * _conj(self))
 
@@ -145,6 +147,7 @@ true_divide = op(
     "div", "DivBackward0", "self, other", np.true_divide, promote=PROMOTE_FLOAT,
     numbers=True, method="true_divide", function="true_divide",
     dunders=("__truediv__",), idunders=("__itruediv__",), inplace="true_divide_",
+    inplace_ufunc=(np.true_divide, ()),
     self=lambda grad, other: grad / _conj(other),
     other=lambda grad, self, other: -grad * _conj((self / other) / other))
 

@@ -445,7 +445,7 @@ _INFERENCE_SAVE = (
 def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), returns=None,
        differentiable_outputs=None, view=False, numbers=False, function=None, method=None,
        dunders=(), rdunders=(), idunders=(), inplace=None, list_input=False, inputs=None,
-       **formulas):
+       inplace_ufunc=None, **formulas):
     """Declare one op (see the module docstring). Returns the generated public function.
 
     signature: the Python signature, tensor inputs first, then parameters, e.g.
@@ -461,6 +461,9 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
     inputs: names of the tensor inputs, when they are not simply the leading parameters
         (index_add(self, dim, index, source)); the forward then takes the input arrays
         first, then the other parameters in signature order.
+    inplace_ufunc: (ufunc, params) when the forward is that single NumPy ufunc for those
+        params; the in-place variant then writes into self directly (inplace.py, Note
+        [In-place ufuncs]).
     list_input: the first parameter is a list of tensors (cat, stack); its formula returns
         one gradient per element, `<name>` reads the list, `<name>_shape` their shapes.
     returns: output names for a namedtuple result, or `list` for any number of outputs.
@@ -484,6 +487,7 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
              view, numbers, promote_with, list_input)
     if name in OPS:
         raise ValueError(f"op {name} declared twice")
+    row.inplace_ufunc, row.inplace_ufunc_params = inplace_ufunc or (None, None)
     OPS[name] = row
     fn = _make_wrapper(row, signature, names)
     fn.op = row

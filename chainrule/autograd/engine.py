@@ -45,23 +45,15 @@ class ReadyQueue:
         self.heap = []
 
     def push(self, item):
-        # std::push_heap: sift the new last element up while its parent is strictly smaller.
+        # std::push_heap: the new element goes last and sifts up.
         heap = self.heap
         heap.append(item)
-        hole = len(heap) - 1
-        seq = item[0]._seq
-        while hole > 0:
-            parent = (hole - 1) >> 1
-            if heap[parent][0]._seq < seq:
-                heap[hole] = heap[parent]
-                hole = parent
-            else:
-                break
-        heap[hole] = item
+        _push_heap(heap, len(heap) - 1, item)
 
     def pop(self):
         # std::pop_heap: move the last element out, walk the hole from the root down to a
-        # leaf taking the larger child (the right one on ties), then sift the last element up.
+        # leaf taking the larger child (the right one on ties), then sift the last element
+        # up from there.
         heap = self.heap
         top = heap[0]
         last = heap.pop()
@@ -80,19 +72,22 @@ class ReadyQueue:
             child = 2 * (child + 1)
             heap[hole] = heap[child - 1]
             hole = child - 1
-        seq = last[0]._seq
-        while hole > 0:
-            parent = (hole - 1) >> 1
-            if heap[parent][0]._seq < seq:
-                heap[hole] = heap[parent]
-                hole = parent
-            else:
-                break
-        heap[hole] = last
+        _push_heap(heap, hole, last)
         return top
 
-    def __bool__(self):
-        return bool(self.heap)
+
+def _push_heap(heap, hole, item):
+    """libstdc++'s __push_heap: move `item` up from `hole` while its parent is strictly
+    smaller (so equal priorities keep their places)."""
+    seq = item[0]._seq
+    while hole > 0:
+        parent = (hole - 1) >> 1
+        if heap[parent][0]._seq < seq:
+            heap[hole] = heap[parent]
+            hole = parent
+        else:
+            break
+    heap[hole] = item
 
 
 class GraphRoot(Node):

@@ -306,7 +306,7 @@ def dispatch(op, inputs, params):
     try:
         out = op.forward(arrays, *params) if op.list_input else op.forward(*arrays, *params)
     except ValueError:
-        _check_broadcast(arrays)
+        check_broadcast(arrays)
         raise
     finally:
         if token is not None:
@@ -333,7 +333,7 @@ def dispatch(op, inputs, params):
     return return_types[op.name](*results)
 
 
-def _check_broadcast(arrays):
+def check_broadcast(arrays):
     """Raise PyTorch's error when array operands cannot broadcast (NumPy says ValueError)."""
     shape = None
     for a in arrays:

@@ -15,7 +15,7 @@ from .. import _dtype
 from .._tensor import Size, Tensor, make_tensor
 from ..autograd.grad_mode import no_grad
 from .dims import sizes_str, wrap_dim, wrap_dims
-from .registry import PROMOTE, op, public
+from .registry import PROMOTE, check_broadcast, op, public
 
 _INT64_MAX = 9223372036854775807
 _warned = set()
@@ -931,6 +931,13 @@ def getitem(self, index):
     if len(index) == 1 and _is_advanced(index[0]):
         from .indexing import index_by_tensor   # the indexing family's IndexBackward0
         return index_by_tensor(self, index[0])
+    result = _basic_index(self, index)
+    return _alias(self) if result is self else result
+
+
+def _basic_index(self, index):
+    """`self[index]` for a tuple of ints, slices, None and Ellipsis: a chain of views in
+    PyTorch's order (self itself when no entry changes anything)."""
     ndim = self._data.ndim
     specified = _specified_dims(index)
     if specified > ndim:
@@ -949,19 +956,12 @@ def getitem(self, index):
             raise _advanced()
         else:
             result = _index_select(result, dim, i if _is_int(i) else _int_index(i), real_dim)
-    return _alias(self) if result is self else result
+    return result
 
 
 def _copy(a, src, non_blocking):
     src = np.asarray(src)
-    try:
-        np.broadcast_shapes(a.shape, src.shape)
-    except ValueError:
-        n = max(a.ndim, src.ndim)
-        pa, pb = (1,) * (n - a.ndim) + a.shape, (1,) * (n - src.ndim) + src.shape
-        d = max(i for i in range(n) if pa[i] != pb[i] and 1 not in (pa[i], pb[i]))
-        raise RuntimeError(f"The size of tensor a ({pa[d]}) must match the size of tensor b "
-                           f"({pb[d]}) at non-singleton dimension {d}") from None
+    check_broadcast((a, src))     # PyTorch's error when they cannot broadcast
     if src.ndim > a.ndim:
         return src    # dispatch_inplace raises PyTorch's broadcast-shape error
     return np.broadcast_to(src, a.shape).astype(a.dtype)
@@ -988,25 +988,7 @@ def _setitem_view(self, index):
         index = _as_tuple(index)
         if len(index) == 1 and _is_advanced(index[0]):
             return None
-    ndim = self._data.ndim
-    specified = _specified_dims(index)
-    if specified > ndim:
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    result, dim = self, 0
-    for real_dim, i in enumerate(index):
-        if type(i) is slice:
-            result = _index_slice(result, dim, i, True)
-            dim += 1
-        elif i is None:
-            result = unsqueeze(result, dim)
-            dim += 1
-        elif i is Ellipsis:
-            dim += ndim - specified
-        elif isinstance(i, bool):
-            raise _advanced()
-        else:
-            result = _index_select(result, dim, i if _is_int(i) else _int_index(i), real_dim)
-    return result
+    return _basic_index(self, index)
 
 
 @public("__setitem__", function=False)

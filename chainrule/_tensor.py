@@ -477,9 +477,12 @@ def make_tensor(data, requires_grad=False, grad_fn=None, output_nr=0, vc=None):
     t._base = None
     t._acc = None
     t._extra = None
-    if grad_mode.state.inference:
+    if _grad_state.inference:
         t._extra_state().inference = True
     return t
+
+
+_grad_state = grad_mode.state
 
 
 def _rebuild(data, requires_grad):

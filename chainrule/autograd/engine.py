@@ -156,41 +156,53 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
         if inputs is not None:
             exec_info = _init_exec_info(graph_root, output_edges, accumulate)
         queue = ReadyQueue()
+        heap = queue.heap
         not_ready = {}
-        queue.push((graph_root, root_buffer))
-        while queue.heap:
-            node, buffer = queue.pop()
+        task = (graph_root, root_buffer)
+        while task is not None:
+            node, buffer = task
+            task = None
             outputs = _evaluate(node, buffer, exec_info, captured, keep_graph, create_graph)
-            if outputs is None:
-                continue
-            for (nxt, nr), g in zip(node._next, outputs):
-                if nxt is None:
-                    continue
-                left = dependencies[nxt] - 1
-                dependencies[nxt] = left
-                buf = not_ready.get(nxt)
-                if buf is None:
-                    if exec_info is not None:
-                        info = exec_info.get(nxt)
-                        if info is None or not (info.needed or info.captures):
+            if outputs is not None:
+                for (nxt, nr), g in zip(node._next, outputs):
+                    if nxt is None:
+                        continue
+                    left = dependencies[nxt] - 1
+                    dependencies[nxt] = left
+                    buf = not_ready.get(nxt)
+                    if buf is None:
+                        if exec_info is not None:
+                            info = exec_info.get(nxt)
+                            if info is None or not (info.needed or info.captures):
+                                continue
+                        meta = nxt._meta
+                        buf = [None] * (1 if meta is None else len(meta))
+                        buf[nr] = g
+                        if left:
+                            not_ready[nxt] = buf
                             continue
-                    meta = nxt._meta
-                    buf = [None] * (1 if meta is None else len(meta))
-                    buf[nr] = g
-                    if left == 0:
-                        queue.push((nxt, buf))
                     else:
-                        not_ready[nxt] = buf
-                else:
-                    if g is not None:
-                        old = buf[nr]
-                        buf[nr] = g if old is None else old + g
-                    if left == 0:
+                        if g is not None:
+                            old = buf[nr]
+                            buf[nr] = g if old is None else old + g
+                        if left:
+                            continue
                         del not_ready[nxt]
+                    # Ready. The first ready node waits here rather than in the queue: if the
+                    # queue is still empty when this node is done, pushing then popping it
+                    # would give it back anyway (chains never touch the heap).
+                    if task is None and not heap:
+                        task = (nxt, buf)
+                    else:
+                        if task is not None:
+                            queue.push(task)
+                            task = None
                         queue.push((nxt, buf))
-            # Drop this frame's references to the gradients just routed, so AccumulateGrad
-            # can tell a gradient that nothing else holds (see accumulate_grad).
-            outputs = g = buf = None
+                # Drop this frame's references to the gradients just routed, so
+                # AccumulateGrad can tell a gradient that nothing else holds.
+                outputs = g = buf = None
+            if task is None and heap:
+                task = queue.pop()
     finally:
         _state.grad_enabled = prev_mode
         quiet.__exit__()
@@ -423,29 +435,35 @@ def _call_tensor_pre_hooks(node, inputs):
 
 def validate_outputs(node, grads):
     """Check and fix up the gradients a node returned: sum broadcast dims away, cast to the
-    input's dtype, and reject what cannot fit (PyTorch's validate_outputs)."""
+    input's dtype, and reject what cannot fit (PyTorch's validate_outputs). `grads` is the
+    node's fresh list, fixed in place."""
     edges = node._next
     if len(grads) != len(edges):
         raise RuntimeError(f"invalid number of gradients - expected {len(edges)}, but got {len(grads)}")
-    out = list(grads)
-    for i, ((fn, nr), g) in enumerate(zip(edges, grads)):
-        if fn is None or g is None:
-            continue
-        meta = fn._meta      # None for AccumulateGrad, whose metadata is its variable's
-        shape, dtype = meta[nr] if meta is not None else fn._input_metadata[0]
-        data = g._data
-        if data.shape == shape and data.dtype == dtype:
-            continue
-        if data.shape != shape:
-            if not _expandable(shape, data.shape):
-                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
-                                   f"{i} - got {_sizes(data.shape)} but expected shape compatible "
-                                   f"with {_sizes(shape)}")
-            g = g.sum_to_size(shape)
-        if g._data.dtype != dtype:
-            g = g.to(_dtype_of(dtype))
-        out[i] = g
-    return out
+    i = 0
+    for (fn, nr), g in zip(edges, grads):
+        if fn is not None and g is not None:
+            meta = fn._meta      # None for AccumulateGrad, whose metadata is its variable's
+            shape, dtype = meta[nr] if meta is not None else fn._input_metadata[0]
+            data = g._data
+            if data.shape != shape or (data.dtype is not dtype and data.dtype != dtype):
+                grads[i] = _fit(node, i, g, shape, dtype)
+        i += 1
+    return grads
+
+
+def _fit(node, i, g, shape, dtype):
+    """The gradient `g` summed and cast to (shape, dtype), or PyTorch's error."""
+    data = g._data
+    if data.shape != shape:
+        if not _expandable(shape, data.shape):
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
+                               f"{i} - got {_sizes(data.shape)} but expected shape compatible "
+                               f"with {_sizes(shape)}")
+        g = g.sum_to_size(shape)
+    if g._data.dtype != dtype:
+        g = g.to(_dtype_of(dtype))
+    return g
 
 
 def _expandable(shape, to):

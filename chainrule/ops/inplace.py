@@ -117,7 +117,8 @@ def _writes_directly(op, inputs, params, target):
     other = inputs[1]
     if isinstance(other, Tensor):
         return other._data.dtype is target.dtype and target.dtype.kind in "fc"
-    return not registry._needs_promotion(op, target.dtype, False, (other,))
+    return not registry._needs_promotion(op, target.dtype, False,
+                                         registry._NUMBER_CATEGORY.get(type(other), 9))
 
 
 def _snapshot_if_read(op, self, inputs):

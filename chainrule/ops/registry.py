@@ -253,22 +253,16 @@ _KIND_CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 _NUMBER_CATEGORY = {bool: 0, int: 1, float: 2, complex: 3}
 
 
-def _needs_promotion(op, first, mixed, numbers):
+def _needs_promotion(op, first, mixed, number_category):
     """False when NumPy will already produce PyTorch's dtype: tensors of one dtype, and
-    Python numbers of no higher category (NEP 50 keeps them weak, as PyTorch does)."""
-    if mixed or first is None:
+    Python numbers of no higher category (NEP 50 keeps them weak, as PyTorch does).
+    number_category: the highest category among the Python numbers (-1: none)."""
+    if mixed or first is None or op.promote_with:
         return True
     cat = _KIND_CATEGORY[first.kind]
-    if op.promote is not PROMOTE and cat < 2:
+    if cat < 2 and op.promote is not PROMOTE:
         return True      # FLOAT / PROMOTE_FLOAT: integers become the default float dtype
-    if numbers:
-        for x in numbers:
-            c = _NUMBER_CATEGORY.get(type(x))
-            if c is None or c > cat:
-                return True
-    if op.promote_with:
-        return True
-    return False
+    return number_category > cat
 
 
 def dispatch(op, inputs, params):
@@ -278,7 +272,7 @@ def dispatch(op, inputs, params):
     needs_grad = False
     first = None
     mixed = False
-    numbers = None
+    number_category = -1
     for x in inputs:
         if isinstance(x, Tensor):
             a = x._data
@@ -293,13 +287,15 @@ def dispatch(op, inputs, params):
             arrays.append(x)
         elif op.number_inputs:
             arrays.append(x)
-            numbers = (x,) if numbers is None else numbers + (x,)
+            c = _NUMBER_CATEGORY.get(type(x), 9)    # 9: not a plain number, promote fully
+            if c > number_category:
+                number_category = c
         else:
             name = op.inputs[len(arrays)]
             raise TypeError(f"{op.name.split('.')[0]}(): argument "
                             f"'{'input' if name == 'self' else name}' (position {len(arrays) + 1}) "
                             f"must be Tensor, not {type(x).__name__}")
-    if op.promote is not NONE and _needs_promotion(op, first, mixed, numbers):
+    if op.promote is not NONE and _needs_promotion(op, first, mixed, number_category):
         arrays = _promote(op, inputs, arrays, params)
     # Note [NumPy warnings]
     token = _errors_enter() if _errors_get() is not _QUIET else None

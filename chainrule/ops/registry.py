@@ -22,6 +22,7 @@ of returned gradients are done once, by the engine (engine.validate_outputs).
 """
 import inspect
 import numbers
+import types
 from collections import namedtuple
 
 import numpy as np
@@ -208,6 +209,7 @@ def requires_grad_key(inputs):
 
 _INPUT, _LIST, _LIST_SHAPES, _OUTPUT, _SHAPE, _PARAM = range(6)   # save-plan kinds
 _NO_EDGE = (None, 0)
+_NOTHING_SAVED = types.MappingProxyType({})   # shared by nodes that save nothing; read-only
 
 
 class _SavedList(list):
@@ -401,8 +403,20 @@ def _record(op, inputs, params, outs):
     if op.view:
         for r in results:
             _make_view(r, inputs[0])
+    plan = op._saves.get(key)
+    if plan is None:
+        plan = op.saves_for(key)
+    node._saved = _save(plan, inputs, params, results) if plan else _NOTHING_SAVED
+    if _anomaly.enabled:
+        import traceback
+        node._node_hooks().metadata["traceback_"] = traceback.format_stack()[:-3]
+    return results
+
+
+def _save(plan, inputs, params, results):
+    """What a node keeps for its formulas, following the op's save plan."""
     saved = {}
-    for name, kind, i in op.saves_for(key):
+    for name, kind, i in plan:
         if kind is _INPUT:
             x = inputs[i]
             if isinstance(x, Tensor):
@@ -422,11 +436,7 @@ def _record(op, inputs, params, outs):
             saved[name] = _SavedList(SavedInput(x) for x in inputs)
         else:
             saved[name] = [x._data.shape for x in inputs]
-    node._saved = saved
-    if _anomaly.enabled:
-        import traceback
-        node._node_hooks().metadata["traceback_"] = traceback.format_stack()[:-3]
-    return results
+    return saved
 
 
 _INFERENCE_SAVE = (

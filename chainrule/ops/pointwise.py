@@ -53,7 +53,9 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "
 
 
 def _conj(t):
-    return t.conj() if hasattr(t, "_data") and t._data.dtype.kind == "c" else t
+    # isinstance, not hasattr: on the hot path a Python number's failed attribute lookup
+    # costs an exception raised and caught
+    return t.conj() if isinstance(t, Tensor) and t._data.dtype.kind == "c" else t
 
 
 def _zeros(t):

@@ -555,7 +555,8 @@ def _make_wrapper(row, signature, names):
     return ns[row.name.split(".")[0]]
 
 
-_OPERANDS = (Tensor, numbers.Number, np.ndarray)
+# Concrete types first: an isinstance check against the numbers.Number ABC is 4x slower.
+_OPERANDS = (Tensor, float, int, np.ndarray, numbers.Number)
 
 
 def _operator(row, fn, reflected):

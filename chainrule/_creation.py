@@ -420,7 +420,7 @@ def legacy_new(cls, dtype, args, kwargs):
             raise TypeError(f"new(): data must be a sequence (got {type(src).__name__})")
         data = np.array(_infer_array(src), dtype=dtype.np)
     else:
-        raise TypeError(f"new() received an invalid combination of arguments")
+        raise TypeError("new() received an invalid combination of arguments")
     t = make_tensor(data)
     if cls is not Tensor:
         sub = object.__new__(cls)

@@ -10,7 +10,7 @@ import torch
 import chainrule
 from chainrule.autograd import engine
 
-from test_errors import same, same_error, same_warnings, warnings_of
+from helpers import same, same_error, same_warnings, warnings_of
 
 
 def _xy(T):

@@ -6,7 +6,7 @@ import pytest
 
 import chainrule
 
-from test_errors import same, same_error
+from helpers import same, same_error
 
 
 def test_default_dtype():

@@ -13,7 +13,7 @@ import torch
 
 import chainrule
 
-from test_errors import same, same_error
+from helpers import same, same_error
 
 
 def graph_of(t, depth=6):

@@ -7,7 +7,7 @@ import torch
 
 import chainrule
 
-from test_errors import same, same_error, same_warnings
+from helpers import same, same_error, same_warnings
 from test_engine import graph_of
 
 

@@ -8,7 +8,7 @@ import torch
 
 import chainrule
 
-from test_errors import same, same_error, same_warnings, warnings_of
+from helpers import same, same_error, same_warnings, warnings_of
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,7 @@ import pytest
 
 import chainrule
 
-from test_errors import same, same_error
+from helpers import same, same_error
 
 
 def test_leaf_hook_replaces_gradient_before_accumulation():

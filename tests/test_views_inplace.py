@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import chainrule
-from test_errors import same, same_error
+from helpers import same, same_error
 
 
 def graph(fn, depth=3):

@@ -77,6 +77,32 @@ def deep_program(lib, x0):
     return run
 
 
+_MEMORY_PROBE = """
+import gc, sys
+import numpy as np
+lib = __import__(sys.argv[1])
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+x = lib.tensor(np.ones(4, np.float32), requires_grad=True)
+y = x * 1.0
+gc.collect()
+before = rss()
+for _ in range({n}):
+    y = y * 1.0
+print((rss() - before) / {n})
+"""
+
+
+def graph_bytes_per_op(module, n=DEEP_OPS):
+    """Resident memory a live n-op graph adds, per op, measured in a fresh interpreter
+    (RSS, so PyTorch's C++ nodes count too; a warm process would reuse freed pages)."""
+    import subprocess
+    out = subprocess.run([sys.executable, "-c", _MEMORY_PROBE.format(n=n), module],
+                         check=True, capture_output=True, text=True).stdout
+    return float(out)
+
+
 # ---- (b) MLP training step: 784-512-256-10, batch 128, MSE loss, SGD ----------------------
 
 def _mlp_data():
@@ -183,6 +209,9 @@ def main(argv=None):
         t_ours = _time(deep_program(chainrule, x0), repeats, warmup=1)
         rows.append(("deep: a 100,000-op chain, fwd+bwd (whole run)", t_ours, t_torch,
                      float("nan"), "s ", 1))
+        rows.append(("memory: resident bytes per live graph node (100,000-op chain)",
+                     graph_bytes_per_op("chainrule"), graph_bytes_per_op("torch"),
+                     float("nan"), "B ", 1))
     if "import" in args.which:
         rows.append(("import: python -c 'import X' (best of 5, interpreter included)",
                      import_time("chainrule"), import_time("torch"), import_time("numpy"), "s ", 1))

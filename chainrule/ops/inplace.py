@@ -23,14 +23,7 @@ _state = grad_mode.state
 
 
 def make_inplace(row, signature, names):
-    name = row.name.split(".")[0] + "_"
-    ins, ps = row.inputs, row.params
-    src = (f"def {name}({signature}):\n"
-           f"    return dispatch_inplace(row, ({', '.join(ins)}{',' if len(ins) == 1 else ''}), "
-           f"({', '.join(ps)}{',' if len(ps) == 1 else ''}))\n")
-    ns = {"dispatch_inplace": dispatch_inplace, "row": row}
-    exec(src, ns)
-    return ns[name]
+    return registry.generate(row.name.split(".")[0] + "_", signature, row, dispatch_inplace)
 
 
 def check_inplace(self, records):

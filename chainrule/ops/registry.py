@@ -56,7 +56,7 @@ class Op:
 
     def __init__(self, name, node_name, inputs, params, forward, formulas, promote,
                  returns, differentiable_outputs, view, number_inputs, promote_with=(),
-                 list_input=False):
+                 list_input=False, inplace_ufunc=None):
         self.name = name
         self.node_name = node_name
         self.inputs = inputs                    # tensor argument names, in next_functions order
@@ -71,6 +71,8 @@ class Op:
         # list_input: the only tensor input is a list (cat, stack); every element gets an
         # edge, and the formula returns one gradient per element.
         self.list_input = list_input
+        # (ufunc, params): see inplace.py, Note [In-place ufuncs]
+        self.inplace_ufunc, self.inplace_ufunc_params = inplace_ufunc or (None, None)
         self.differentiable_outputs = differentiable_outputs
         self.view = view                        # output shares memory and version with input 0
         self.number_inputs = number_inputs      # inputs that may be Python numbers
@@ -85,7 +87,7 @@ class Op:
         self.all_edges = all(self.edge_mask) or list_input
         self.edge_formulas = tuple(f for f in self.formulas if f is not None)
         self.node_cls = _make_node_class(self) if self.differentiable else None
-        self._saves = {}                        # requires-grad mask -> names to save
+        self._saves = {}                        # requires-grad key -> save plan
 
     def saves_for(self, key):
         """The save plan when the inputs whose bits are set in `key` (bit i: input i)
@@ -202,6 +204,8 @@ class OpNode(Node):
 
 
 _RELEASED = object()   # a saved tensor freed after backward
+
+
 def requires_grad_key(inputs):
     """The save-plan key of a call: bit i set when input i requires grad."""
     return sum(1 << i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad)
@@ -219,8 +223,8 @@ class _SavedList(list):
 
 def _materialize(grads, meta):
     # Multi-output formulas see zeros for outputs that received no gradient.
-    from .._tensor import make_tensor as mk
-    return tuple(g if g is not None else mk(np.zeros(m[0], m[1])) for g, m in zip(grads, meta))
+    return tuple(g if g is not None else make_tensor(np.zeros(m[0], m[1]))
+                 for g, m in zip(grads, meta))
 
 
 def _make_node_class(op):
@@ -455,8 +459,9 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
     """Declare one op (see the module docstring). Returns the generated public function.
 
     signature: the Python signature, tensor inputs first, then parameters, e.g.
-        "self, other, *, alpha=1"; the leading names that have formulas or that `numbers`
-        allows are the tensor inputs.
+        "self, other, *, alpha=1". The tensor inputs are the leading names given a formula
+        (None for a tensor input that is not differentiable, like where's condition);
+        `numbers` lets them be Python numbers too.
     function/method: public names (default: `name` for both; False to skip).
     promote: NONE; PROMOTE (PyTorch's result type over the inputs and the number params
         named in promote_with); FLOAT (integer input becomes the default float dtype);
@@ -490,10 +495,9 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
             f"{field}={value!r}" for field, value in zip(self._fields, self)) + ")"
     row = Op(name, node_name, inputs, params, forward, formulas, promote, returns,
              None if differentiable_outputs is None else frozenset(differentiable_outputs),
-             view, numbers, promote_with, list_input)
+             view, numbers, promote_with, list_input, inplace_ufunc)
     if name in OPS:
         raise ValueError(f"op {name} declared twice")
-    row.inplace_ufunc, row.inplace_ufunc_params = inplace_ufunc or (None, None)
     OPS[name] = row
     fn = _make_wrapper(row, signature, names)
     fn.op = row
@@ -538,21 +542,29 @@ def _count_inputs(names, formulas, sig):
 
 
 def _make_wrapper(row, signature, names):
-    ins = row.inputs
-    ps = row.params
     if names and names[0] == "self":
         # PyTorch's functions call their first argument `input` (torch.cumsum(input=x, ...));
         # as a method it is bound positionally, so one name serves both.
         signature = "input" + signature[4:]
-        ins = tuple("input" if n == "self" else n for n in ins)
-        ps = tuple("input" if n == "self" else n for n in ps)
+        rename = {"self": "input"}
+    else:
+        rename = {}
+    return generate(row.name.split(".")[0], signature, row, dispatch, rename)
+
+
+def generate(name, signature, row, dispatcher, rename=None):
+    """A function `name(<signature>)` that calls `dispatcher(row, tensor inputs, params)`:
+    a real signature (defaults, keywords, help()) and no argument parsing per call."""
+    rename = rename or {}
+    ins = tuple(rename.get(n, n) for n in row.inputs)
+    ps = tuple(rename.get(n, n) for n in row.params)
     tensors = f"tuple({ins[0]})" if row.list_input else \
         f"({', '.join(ins)}{',' if len(ins) == 1 else ''})"
-    src = (f"def {row.name.split('.')[0]}({signature}):\n"
-           f"    return dispatch(row, {tensors}, ({', '.join(ps)}{',' if len(ps) == 1 else ''}))\n")
-    ns = {"dispatch": dispatch, "row": row}
+    src = (f"def {name}({signature}):\n"
+           f"    return dispatcher(row, {tensors}, ({', '.join(ps)}{',' if len(ps) == 1 else ''}))\n")
+    ns = {"dispatcher": dispatcher, "row": row}
     exec(src, ns)
-    return ns[row.name.split(".")[0]]
+    return ns[name]
 
 
 # Concrete types first: an isinstance check against the numbers.Number ABC is 4x slower.

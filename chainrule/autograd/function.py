@@ -9,6 +9,8 @@ import functools
 import inspect
 import warnings
 
+import numpy as np
+
 from .._tensor import Tensor, make_tensor
 from . import grad_mode
 from .anomaly_mode import state as _anomaly
@@ -16,7 +18,7 @@ from .graph import (ERR_BACKWARD_TWICE, Node, SavedInput, SavedOutput, _sequence
                     edge_of, rebase_history, unpack_input, unpack_output)
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
-           "InplaceFunction", "NestedIOFunction"]
+           "InplaceFunction"]
 
 _state = grad_mode.state
 
@@ -127,15 +129,8 @@ class BackwardCFunction(Node, FunctionCtx):
     def _release(self):
         self._saved = None
 
-    def register_hook(self, fn):
-        return Node.register_hook(self, fn)
-
-    def register_prehook(self, fn):
-        return Node.register_prehook(self, fn)
-
 
 def _zeros(meta):
-    import numpy as np
     return make_tensor(np.zeros(meta[0], meta[1]))
 
 
@@ -332,6 +327,3 @@ class InplaceFunction(Function):
         super().__init__()
         self.inplace = inplace
 
-
-class NestedIOFunction(Function):
-    pass

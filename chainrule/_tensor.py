@@ -8,6 +8,7 @@ import operator
 import warnings
 
 from . import _dtype
+from ._dims import wrap_dim
 from ._dtype import FROM_NP
 from .autograd import grad_mode
 from .utils.hooks import RemovableHandle
@@ -231,9 +232,6 @@ class Tensor:
     def _version(self):
         return self._vc[0]
 
-    def _bump_version(self):
-        self._vc[0] += 1
-
     @property
     def data(self):
         """A tensor sharing this one's memory, detached from autograd and from its version
@@ -277,7 +275,7 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return _size(self._data.shape)
-        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+        return self._data.shape[wrap_dim(dim, self._data.ndim)]
 
     def dim(self):
         return self._data.ndim
@@ -321,7 +319,7 @@ class Tensor:
 
     def stride(self, dim=None):
         st = tuple(s // self._data.itemsize for s in self._data.strides)
-        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+        return st if dim is None else st[wrap_dim(dim, self._data.ndim)]
 
     def is_contiguous(self, memory_format=None):
         return self._data.flags.c_contiguous
@@ -503,15 +501,6 @@ def _c_type_name(d):
 
 def _sizes(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
-
-
-def _wrap_dim(dim, ndim):
-    """PyTorch's dim wrapping with its IndexError."""
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         f"but got {dim})")
-    return dim % n if ndim else 0
 
 
 

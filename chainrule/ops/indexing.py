@@ -11,7 +11,7 @@ complex data, where bincount's float64 weights do not fit.
 import numpy as np
 
 from .._tensor import Tensor, make_tensor
-from .dims import wrap_dim
+from .._dims import wrap_dim
 from .registry import op, public
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
-from .dims import sizes_str
+from .._dims import sizes_str
 from .inplace import dispatch_inplace
 from .registry import op, public
 from .shape import _expand, _unsafe_view

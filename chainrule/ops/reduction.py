@@ -15,7 +15,7 @@ import numpy as np
 from .._creation import arange, ones, zeros_like
 from .._dtype import FROM_NP
 from ..autograd import grad_mode
-from .dims import sizes_str, wrap_dim, wrap_dims
+from .._dims import sizes_str, wrap_dim, wrap_dims
 from .pointwise import where
 from .registry import FLOAT, FUNCTIONS, op, public
 from .shape import cat

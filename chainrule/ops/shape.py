@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Size, Tensor, make_tensor
 from ..autograd.grad_mode import no_grad
-from .dims import sizes_str, wrap_dim, wrap_dims
+from .._dims import sizes_str, wrap_dim, wrap_dims
 from .registry import PROMOTE, check_broadcast, op, public
 
 _INT64_MAX = 9223372036854775807

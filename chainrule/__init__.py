@@ -12,6 +12,7 @@ from ._dtype import (bool, cdouble, cfloat, complex64, complex128, double, dtype
 from ._device import device
 from ._tensor import Size, Tensor
 from . import ops
+from . import nn
 from ._creation import *  # noqa: F401,F403
 from ._creation import __all__ as _creation_all
 from ._tensor_str import set_printoptions, get_printoptions, printoptions
@@ -22,6 +23,9 @@ from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inferenc
                        no_grad, set_grad_enabled)
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .ops.registry import FUNCTIONS as _FUNCTIONS
+from . import optim
+from . import serialization
+save = serialization.save; load = serialization.load  # noqa: E702
 
 globals().update(_FUNCTIONS)
 

@@ -4,7 +4,6 @@ retain_graph / create_graph, broadcasting and memory release. Each program runs 
 chainrule and on PyTorch and the results are compared."""
 import gc
 import sys
-import time
 import weakref
 
 import numpy as np
@@ -231,7 +230,6 @@ def test_in_place_on_leaf_errors():
 def test_million_op_chain():
     """The engine is a worklist: a chain of 1,000,000 nodes backpropagates (and the graph is
     freed) without recursion."""
-    start = time.perf_counter()
     x = chainrule.tensor(1.0, dtype=chainrule.float64, requires_grad=True)
     y = x
     for _ in range(1_000_000):
@@ -239,7 +237,6 @@ def test_million_op_chain():
     y.backward()
     del y
     assert abs(x.grad.item() - 1.000001 ** 1_000_000) < 1e-9
-    assert time.perf_counter() - start < 30
 
 
 def test_deep_graph_without_recursion():

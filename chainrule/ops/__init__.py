@@ -2,5 +2,6 @@
 of rows, see registry.py) and installs the generated methods on Tensor."""
 from . import registry
 from . import pointwise, reduction, shape, linalg, indexing  # noqa: F401  (registration by import)
+from . import nn_ops  # noqa: F401
 
 __all__ = ["registry"]

@@ -1,0 +1,294 @@
+"""torch.nn.functional: the fused rows of ops/nn_ops.py, and compositions where PyTorch
+composes (cross_entropy, l1_loss, kl_div, normalize, cosine_similarity, linear)."""
+import warnings
+
+import numpy as np
+
+from .._creation import tensor as _tensor
+from .._dtype import int64 as _int64
+from .._tensor import make_tensor
+from ..ops import nn_ops as _ops
+from ..ops.linalg import addmm as _addmm, matmul as _matmul
+from ..ops.registry import check_broadcast
+from ..ops.pointwise import relu as _relu, sigmoid, tanh, where as _where
+
+__all__ = ["softmax", "log_softmax", "nll_loss", "cross_entropy", "mse_loss", "l1_loss",
+           "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "kl_div", "relu", "leaky_relu", "elu", "gelu",
+           "silu", "softplus", "sigmoid", "tanh", "one_hot", "normalize", "cosine_similarity",
+           "linear"]
+
+_TYPE_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long",
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+               "bool": "Bool"}
+
+
+def _reduction(reduction, size_average=None, reduce=None):
+    """Validate `reduction`; the deprecated size_average/reduce override it, as in PyTorch."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+        warnings.warn("size_average and reduce args will be deprecated, please use "
+                      f"reduction='{reduction}' instead.", stacklevel=3)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _array(t):
+    return None if t is None else t._data
+
+
+def _softmax_dim(name, ndim, stacklevel=3):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return _ops.softmax(input if dtype is None else input.to(dtype), dim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _ops.log_softmax(input if dtype is None else input.to(dtype), dim)
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _relu(input)
+
+
+def leaky_relu(input, negative_slope=0.01):
+    return _ops.leaky_relu(input, negative_slope)
+
+
+def elu(input, alpha=1.0):
+    return _ops.elu(input, alpha, 1.0, 1.0)
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _ops.gelu(input, approximate)
+
+
+def silu(input):
+    return _ops.silu(input)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _ops.softplus(input, beta, threshold)
+
+
+# ---- losses -------------------------------------------------------------------------------
+
+def _check_target(target):
+    if target.dtype not in (_int64,) and target._data.dtype != np.uint8:
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{_TYPE_NAMES.get(str(target._data.dtype), target._data.dtype)}")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() != 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+    n_classes = input.shape[0] if input.dim() == 1 else input.shape[1]
+    if weight is not None and weight.numel() != n_classes:
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
+                           f"or no classes but got weight tensor of shape: {list(weight.shape)}")
+    w = _array(weight)
+    if input.dim() <= 2:
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        _check_target(target)
+        return _ops.nll_loss(input, target._data, w, reduction, ignore_index)
+    if tuple(target.shape) != tuple(input.shape[:1] + input.shape[2:]):
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                           f"{list(target.shape)}")
+    _check_target(target)
+    if input.dim() == 4:
+        return _ops.nll_loss2d(input, target._data, w, reduction, ignore_index)
+    # PyTorch folds the extra dims into a 4-d call
+    n, c = input.shape[0], input.shape[1]
+    out = _ops.nll_loss2d(input.contiguous().view(n, c, 1, -1), target._data.reshape(n, 1, -1),
+                          w, reduction, ignore_index)
+    return out.view(tuple(target.shape)) if reduction == "none" else out
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    reduction = _reduction(reduction, size_average, reduce)
+    class_dim = 0 if input.dim() == 1 else 1
+    logp = log_softmax(input, class_dim)
+    if target.is_floating_point() and tuple(target.shape) == tuple(input.shape):
+        n_classes = input.shape[class_dim]
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        if weight is not None:
+            shape = [1] * input.dim()
+            shape[class_dim] = n_classes
+            logp = logp * weight.view(shape)
+        if reduction == "mean":
+            return _ops.div_scalar(-(logp * target).sum(), input.numel() // n_classes)
+        return -(logp * target).sum() if reduction == "sum" else -(logp * target).sum(class_dim)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0:
+        return nll
+    n_classes = input.shape[class_dim]
+    ignore = make_tensor(target._data == ignore_index)
+    if weight is not None:
+        shape = [1] * input.dim()
+        shape[class_dim] = n_classes
+        smooth = -(logp * weight.view(shape)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = _where(ignore, 0.0, smooth)
+    if reduction == "mean":
+        if weight is not None:
+            w = weight._data[np.where(target._data == ignore_index, 0, target._data)]
+            smooth = smooth.sum() / make_tensor(np.where(ignore._data, 0, w).sum())
+        else:
+            smooth = smooth.sum() / make_tensor(np.asarray((~ignore._data).sum()))
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (_ops.mul_scalar(nll, 1 - label_smoothing)
+            + _ops.mul_scalar(smooth, label_smoothing / n_classes))
+
+
+def _broadcast(input, target):
+    """PyTorch's warning for mismatched sizes, then torch.broadcast_tensors."""
+    if tuple(target.shape) == tuple(input.shape):
+        return input, target
+    warnings.warn(f"Using a target size ({_size(target)}) that is different to the input "
+                  f"size ({_size(input)}). This will likely lead to incorrect results due to "
+                  "broadcasting. Please ensure they have the same size.", stacklevel=3)
+    check_broadcast([input._data, target._data])
+    shape = np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in (input, target))
+
+
+def _size(t):
+    return f"torch.Size({list(t.shape)})"
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    input, target = _broadcast(input, target)
+    return _ops.mse_loss(input, target, _reduction(reduction, size_average, reduce))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    input, target = _broadcast(input, target)
+    loss = (input - target).abs()
+    reduction = _reduction(reduction, size_average, reduce)
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    input, target = _broadcast(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    return _ops.smooth_l1_loss(input, target, reduction, beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    input, target = _broadcast(input, target)
+    return _ops.huber_loss(input, target, _reduction(reduction), delta)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({_size(target)}) that is different to the input "
+                         f"size ({_size(input)}) is deprecated. Please ensure they have the same "
+                         "size.")
+    return _ops.binary_cross_entropy(input, target, _array(weight), reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({_size(target)}) must be the same as input size "
+                         f"({_size(input)})")
+    return _ops.binary_cross_entropy_with_logits(input, target, _array(weight),
+                                                 _array(pos_weight), reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(reduction, size_average, reduce)
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", stacklevel=2)
+    if reduction != "batchmean":
+        _reduction(reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        # xlogy(target, target): 0 where target is 0
+        loss = target * _where(target == 0, 1.0, target).log() - target * input
+    if reduction == "batchmean":
+        loss = loss.sum()
+        return loss / _tensor(input.shape[0]) if input.dim() != 0 else loss
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+# ---- the rest -----------------------------------------------------------------------------
+
+def one_hot(tensor, num_classes=-1):
+    if tensor.dtype != _int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    a = tensor._data
+    if num_classes == -1:
+        if a.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(a.max()) + 1
+    if a.size and a.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if a.size and a.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return make_tensor((a[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    if tuple(x1.shape) != tuple(x2.shape):
+        check_broadcast([x1._data, x2._data])
+        shape = np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+        x1, x2 = x1.expand(shape), x2.expand(shape)
+    n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
+    n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def linear(input, weight, bias=None):
+    """PyTorch's at::linear: addmm for 2-d input with bias, a flattened addmm for other
+    contiguous input with bias, matmul otherwise."""
+    if bias is None:
+        return _matmul(input, weight.t())
+    if input.dim() == 2:
+        return _addmm(bias, input, weight.t())
+    if input.is_contiguous():
+        out = _addmm(bias, input.view(-1, input.shape[-1]), weight.t())
+        return out.view(tuple(input.shape[:-1]) + (weight.shape[0],))
+    return _matmul(input, weight.t()) + bias

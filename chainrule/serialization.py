@@ -1,0 +1,365 @@
+"""chainrule.save / chainrule.load: tensors and containers of them, in a file that loading
+can never use to run code.
+
+PyTorch's torch.save pickles, and unpickling an untrusted file can run arbitrary code. This
+format holds only data: a JSON manifest and NumPy .npy arrays, read with
+``allow_pickle=False``. Nothing in a file names a Python callable or class.
+
+Savable objects: ``Tensor``; ``None``, ``bool``, ``int``, ``float``, ``complex``, ``str``;
+``list``, ``tuple``, ``dict`` and ``collections.OrderedDict`` of savable objects (dict keys are
+savable hashables: strings, numbers, tuples, tensors...). Subclasses of these (namedtuples,
+IntEnum, Parameter-like Tensor subclasses) are refused rather than silently changed.
+
+Format (version 1)
+------------------
+A zip archive with exactly these members, stored uncompressed:
+
+``manifest.json``
+    UTF-8 JSON object::
+
+        {"format": "chainrule", "version": 1,
+         "storages": [{"dtype": "float32", "numel": 12}, ...],
+         "tensors": [{"storage": 0, "dtype": "float32", "shape": [3, 4],
+                      "strides": [16, 4], "offset": 0, "requires_grad": false}, ...],
+         "root": NODE}
+
+    ``strides`` and ``offset`` are in bytes into the storage, so views with other shapes,
+    strides (negative ones included) or dtypes than their storage are described exactly.
+    NODE is one of:
+
+    - JSON ``null``, ``true``/``false``, an integer, a string: None, bool, int, str;
+    - ``{"float": "1.5"}`` (Python ``repr``, so ``"nan"``, ``"-inf"``, ``"-0.0"`` round trip);
+    - ``{"complex": ["1.0", "-2.5"]}``;
+    - ``{"tensor": i}``: entry ``i`` of ``tensors`` (the same Python tensor object saved
+      twice is stored once and loads as one object);
+    - ``{"list": [NODE, ...]}``, ``{"tuple": [NODE, ...]}``;
+    - ``{"dict": [[KEY_NODE, NODE], ...]}``, ``{"ordered_dict": [[KEY_NODE, NODE], ...]}``.
+
+``storages/<i>.npy``
+    Storage ``i``: a one-dimensional array of the storage's dtype and numel in NumPy's .npy
+    format (no object dtype, native little-endian), the memory that tensors refer into.
+
+dtypes are chainrule's names: float16, float32, float64, int8, int16, int32, int64, uint8,
+bool, complex64, complex128.
+
+Memory sharing: tensors whose NumPy arrays have the same base array (views of one another,
+``detach()``, ``.data``) are saved against one storage, the whole base array, and load as
+arrays sharing one buffer, so writes through one show in the others. As with torch.load,
+loaded tensors are independent autograd leaves (no view relationship, ``.grad`` and
+``grad_fn`` are not saved). Sharing is found through NumPy's ``.base`` chain only; a base
+array that is not contiguous or has a dtype outside the list above is not shared: each
+tensor then gets its own storage.
+
+Loading checks everything (members, JSON schema, dtypes, that every view lies inside its
+storage, zip CRCs) and raises RuntimeError naming the problem. A save to a path writes a
+temporary file in the same directory and renames it over the target, so a save that fails
+leaves an existing file untouched; everything is validated before any byte is written.
+"""
+import collections
+import io
+import json
+import os
+import secrets
+import stat
+import zipfile
+import zlib
+
+import numpy as np
+
+from ._dtype import ALL as _DTYPES
+from ._tensor import Tensor, make_tensor
+
+__all__ = ["save", "load"]
+
+_FORMAT, _VERSION = "chainrule", 1
+_MANIFEST = "manifest.json"
+_BY_NAME = {d.name: d.np for d in _DTYPES}
+_SUPPORTED_NP = {d.np for d in _DTYPES}
+_EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed member timestamps: equal objects give equal files
+
+
+def _storage_name(i):
+    return f"storages/{i}.npy"
+
+
+# ---- save ---------------------------------------------------------------------------------
+
+class _Encoder:
+    """Turns an object into the manifest's NODE tree and the storages to write."""
+
+    def __init__(self):
+        self.tensors = []      # manifest entries
+        self.tensor_ids = {}   # id(tensor) -> index; `keep` holds the objects alive
+        self.storages = []     # 1-d arrays to write
+        self.storage_ids = {}  # id(base array) -> index
+        self.keep = []
+        self.active = set()    # containers being encoded, to catch cycles
+
+    def node(self, obj, where):
+        t = type(obj)
+        if obj is None or t in (bool, int, str):
+            return obj
+        if t is float:
+            return {"float": repr(obj)}
+        if t is complex:
+            return {"complex": [repr(obj.real), repr(obj.imag)]}
+        if t is Tensor:
+            return {"tensor": self.tensor(obj, where)}
+        if t in (list, tuple, dict, collections.OrderedDict):
+            if id(obj) in self.active:
+                raise ValueError(f"chainrule.save: {where} contains itself (a reference cycle)")
+            self.active.add(id(obj))
+            if t in (list, tuple):
+                out = {t.__name__: [self.node(v, f"{where}[{i}]") for i, v in enumerate(obj)]}
+            else:
+                out = {"dict" if t is dict else "ordered_dict":
+                       [[self.node(k, f"a key of {where}"), self.node(v, f"{where}[{k!r}]")]
+                        for k, v in obj.items()]}
+            self.active.discard(id(obj))
+            return out
+        raise TypeError(f"chainrule.save: cannot save {where}, an object of type "
+                        f"{t.__module__}.{t.__qualname__}; only tensors, None, bool, int, float, "
+                        "complex, str and list/tuple/dict/OrderedDict of them can be saved")
+
+    def tensor(self, t, where):
+        index = self.tensor_ids.get(id(t))
+        if index is not None:
+            return index
+        data = t._data
+        if data.dtype not in _SUPPORTED_NP:
+            raise TypeError(f"chainrule.save: {where} has unsupported array dtype {data.dtype}")
+        storage, offset, strides = self.storage(data)
+        index = self.tensor_ids[id(t)] = len(self.tensors)
+        self.keep.append(t)
+        self.tensors.append({"storage": storage, "dtype": t.dtype.name, "shape": list(data.shape),
+                             "strides": list(strides), "offset": offset,
+                             "requires_grad": bool(t.requires_grad)})
+        return index
+
+    def storage(self, data):
+        """(storage index, byte offset, byte strides) of data, sharing its base array if
+        possible."""
+        base = data
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        if (base.dtype in _SUPPORTED_NP and base.dtype.isnative
+                and (base.flags.c_contiguous or base.flags.f_contiguous)):
+            index = self.storage_ids.get(id(base))
+            if index is None:
+                index = self.storage_ids[id(base)] = self.add_storage(base.reshape(-1, order="A"))
+                self.keep.append(base)
+            return index, _address(data) - _address(base), data.strides
+        compact = np.ascontiguousarray(data)  # not shareable: a copy of its own
+        return self.add_storage(compact.reshape(-1)), 0, compact.strides
+
+    def add_storage(self, flat):
+        self.storages.append(flat)
+        return len(self.storages) - 1
+
+
+def _address(a):
+    return a.__array_interface__["data"][0]
+
+
+def save(obj, f):
+    """Save `obj` (tensors, numbers, strings, None and nested list/tuple/dict of them) to `f`,
+    a path or a writable binary file object, in the format described in this module."""
+    enc = _Encoder()
+    manifest = {"format": _FORMAT, "version": _VERSION,
+                "storages": None, "tensors": enc.tensors, "root": enc.node(obj, "obj")}
+    manifest["storages"] = [{"dtype": _np_name(s.dtype), "numel": int(s.size)}
+                            for s in enc.storages]
+    manifest = json.dumps(manifest, allow_nan=False).encode()
+    if isinstance(f, (str, os.PathLike)):
+        _write_atomically(os.fspath(f), lambda fh: _write(fh, manifest, enc.storages))
+    else:
+        _write(f, manifest, enc.storages)
+
+
+def _np_name(np_dtype):
+    return next(name for name, d in _BY_NAME.items() if d == np_dtype)
+
+
+def _write(fh, manifest, storages):
+    with zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr(zipfile.ZipInfo(_MANIFEST, _EPOCH), manifest)
+        for i, arr in enumerate(storages):
+            with zf.open(zipfile.ZipInfo(_storage_name(i), _EPOCH), "w",
+                         force_zip64=arr.nbytes >= 2**31) as member:
+                np.save(member, arr, allow_pickle=False)
+
+
+def _write_atomically(path, write):
+    path = os.path.realpath(path)  # write through a symlink, as open() would
+    directory, name = os.path.split(path)
+    tmp = os.path.join(directory, f".{name}.{secrets.token_hex(6)}.tmp")
+    # 0o666 with O_EXCL: the umask applies, as for an ordinary open(path, "wb")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))  # keep an overwritten file's mode
+        except FileNotFoundError:
+            pass
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+# ---- load ---------------------------------------------------------------------------------
+
+class _Corrupt(Exception):
+    """A problem with the file's contents, reported by load() as a RuntimeError."""
+
+
+def load(f, map_location=None):
+    """Load an object saved by `save` from `f`, a path or a readable binary file object.
+
+    Only the CPU exists, so `map_location` may be None, "cpu" or a cpu device."""
+    if map_location is not None and str(map_location) != "cpu":
+        raise ValueError(f"chainrule.load: map_location must be None or 'cpu', got "
+                         f"{map_location!r}")
+    if isinstance(f, (str, os.PathLike)):
+        name = repr(os.fspath(f))
+        with open(f, "rb") as fh:
+            return _load(fh, name)
+    if not (hasattr(f, "seekable") and f.seekable()):
+        f = io.BytesIO(f.read())
+    return _load(f, "the file object")
+
+
+def _load(fh, name):
+    try:
+        try:
+            zf = zipfile.ZipFile(fh)
+        except zipfile.BadZipFile as e:
+            raise _Corrupt(f"not a zip archive, or a truncated one ({e})") from None
+        with zf:
+            return _Decoder(zf).run()
+    except _Corrupt as e:
+        raise RuntimeError(f"chainrule.load: {name} is not a valid chainrule file: {e}") from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, ValueError,
+            NotImplementedError, OverflowError, RecursionError) as e:
+        # damage found while reading members (bad CRC, short data, bad .npy header, ...)
+        raise RuntimeError(f"chainrule.load: {name} is corrupted: "
+                           f"{type(e).__name__}: {e}") from None
+
+
+def _check(cond, message):
+    if not cond:
+        raise _Corrupt(message)
+
+
+def _is_int(x):
+    return type(x) is int
+
+
+class _Decoder:
+    def __init__(self, zf):
+        self.zf = zf
+
+    def run(self):
+        names = self.zf.namelist()
+        _check(_MANIFEST in names, "it has no manifest.json"
+               + (" (it looks like a pickle-based PyTorch file, which chainrule never loads: "
+                  "unpickling can run arbitrary code)" if any(n.endswith(".pkl") for n in names)
+                  else ""))
+        try:
+            m = json.loads(self.zf.read(_MANIFEST).decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise _Corrupt(f"manifest.json is not valid JSON ({e})") from None
+        _check(isinstance(m, dict) and m.get("format") == _FORMAT,
+               "manifest.json does not describe a chainrule file")
+        _check(m.get("version") == _VERSION, f"unsupported format version {m.get('version')!r}")
+        _check(set(m) == {"format", "version", "storages", "tensors", "root"},
+               f"manifest.json has keys {sorted(m)}")
+        storages, tensors = m["storages"], m["tensors"]
+        _check(isinstance(storages, list) and isinstance(tensors, list),
+               "manifest.json storages/tensors are not lists")
+        expected = {_MANIFEST} | {_storage_name(i) for i in range(len(storages))}
+        extra = sorted(set(names) - expected)
+        _check(not extra, f"unexpected archive members {extra}")
+        _check(len(names) == len(expected), "missing or duplicated archive members")
+        # stored members are no larger than the file itself: no decompression bombs
+        _check(all(i.compress_type == zipfile.ZIP_STORED for i in self.zf.infolist()),
+               "archive members are compressed; this format stores them uncompressed")
+        self.storages = [self.storage(i, s) for i, s in enumerate(storages)]
+        self.tensors = [self.tensor(i, t) for i, t in enumerate(tensors)]
+        return self.node(m["root"])
+
+    def storage(self, i, entry):
+        _check(isinstance(entry, dict) and set(entry) == {"dtype", "numel"}
+               and entry["dtype"] in _BY_NAME and _is_int(entry["numel"]),
+               f"storage entry {i} is malformed")
+        with self.zf.open(_storage_name(i)) as member:
+            try:
+                arr = np.load(member, allow_pickle=False)
+            except ValueError as e:  # object arrays (pickles) land here, unexecuted
+                raise _Corrupt(f"storage {i} cannot be read: {e}") from None
+        _check(isinstance(arr, np.ndarray) and arr.dtype == _BY_NAME[entry["dtype"]]
+               and arr.shape == (entry["numel"],),
+               f"storage {i} holds {getattr(arr, 'dtype', type(arr).__name__)} "
+               f"{getattr(arr, 'shape', '')}, but the manifest says {entry['dtype']} "
+               f"({entry['numel']},)")
+        # np.load of a zip member gives a read-only array over a bytes object: copy it
+        return np.array(arr)
+
+    def tensor(self, i, e):
+        _check(isinstance(e, dict) and set(e) == {"storage", "dtype", "shape", "strides",
+                                                  "offset", "requires_grad"}
+               and _is_int(e["storage"]) and 0 <= e["storage"] < len(self.storages)
+               and e["dtype"] in _BY_NAME and isinstance(e["shape"], list)
+               and isinstance(e["strides"], list) and len(e["shape"]) == len(e["strides"])
+               and all(_is_int(n) and n >= 0 for n in e["shape"])
+               and all(_is_int(s) for s in e["strides"]) and _is_int(e["offset"])
+               and type(e["requires_grad"]) is bool, f"tensor entry {i} is malformed")
+        storage, dtype = self.storages[e["storage"]], _BY_NAME[e["dtype"]]
+        shape, strides, offset = tuple(e["shape"]), tuple(e["strides"]), e["offset"]
+        if 0 in shape:
+            data = np.empty(shape, dtype)
+        else:
+            low = offset + sum(min(0, (n - 1) * s) for n, s in zip(shape, strides))
+            high = offset + sum(max(0, (n - 1) * s) for n, s in zip(shape, strides))
+            _check(0 <= low and high + dtype.itemsize <= storage.nbytes,
+                   f"tensor {i} lies outside its storage")
+            data = np.ndarray(shape, dtype, buffer=storage, offset=offset, strides=strides)
+        t = make_tensor(data)
+        if e["requires_grad"]:
+            _check(data.dtype.kind in "fc", f"tensor {i} of dtype {e['dtype']} requires grad")
+            t.requires_grad_()
+        return t
+
+    def node(self, n):
+        if n is None or type(n) in (bool, int, str):
+            return n
+        _check(isinstance(n, dict) and len(n) == 1, f"malformed value {str(n)[:80]}")
+        (kind, v), = n.items()
+        if kind == "float":
+            _check(isinstance(v, str), "malformed float")
+            return float(v)
+        if kind == "complex":
+            _check(isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v),
+                   "malformed complex")
+            return complex(float(v[0]), float(v[1]))
+        if kind == "tensor":
+            _check(_is_int(v) and 0 <= v < len(self.tensors), f"bad tensor reference {v!r}")
+            return self.tensors[v]
+        _check(isinstance(v, list), f"malformed {kind}")
+        if kind == "list":
+            return [self.node(x) for x in v]
+        if kind == "tuple":
+            return tuple(self.node(x) for x in v)
+        _check(kind in ("dict", "ordered_dict"), f"unknown value kind {kind!r}")
+        _check(all(isinstance(p, list) and len(p) == 2 for p in v), f"malformed {kind}")
+        out = {} if kind == "dict" else collections.OrderedDict()
+        for k, x in v:
+            k = self.node(k)
+            try:
+                out[k] = self.node(x)
+            except TypeError:
+                raise _Corrupt(f"unhashable dict key of type {type(k).__name__}") from None
+        return out

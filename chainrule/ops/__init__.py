@@ -5,3 +5,4 @@ from . import pointwise, reduction, shape, linalg, indexing  # noqa: F401  (regi
 from . import nn_ops  # noqa: F401
 
 __all__ = ["registry"]
+from . import conv  # noqa: F401

@@ -1,0 +1,72 @@
+"""Op-database entries for convolution and pooling (ops/conv.py), called through
+torch.nn.functional on PyTorch and ops/conv.py's functions on chainrule. Backward rows are
+reached by gradgradcheck of their forward; max-pool samples have distinct values (no ties)."""
+import numpy as np
+
+from . import OpInfo, Sample, noncontiguous, randn
+
+
+def _F(lib):
+    if lib.__name__ == "torch":
+        return lib.nn.functional
+    from ...ops import conv
+    return conv
+
+
+def _distinct(rng, *shape):
+    return rng.permutation(np.arange(np.prod(shape), dtype=np.float64)).reshape(shape) / 7
+
+
+def _conv2d_samples(rng):
+    return [Sample(randn(rng, 2, 2, 4, 5), randn(rng, 3, 2, 2, 3), randn(rng, 3)),
+            Sample(randn(rng, 1, 4, 5, 4), randn(rng, 4, 2, 3, 2), None, stride=(2, 1),
+                   padding=1, dilation=(1, 2), groups=2, name="strided grouped dilated"),
+            Sample(randn(rng, 1, 3, 4, 4), randn(rng, 3, 1, 3, 3), randn(rng, 3), groups=3,
+                   padding="same", name="depthwise same"),
+            Sample(randn(rng, 2, 3, 3), randn(rng, 2, 2, 2, 2), None, stride=2, padding=1,
+                   name="unbatched"),
+            Sample(noncontiguous(randn(rng, 1, 2, 4, 4)), randn(rng, 2, 2, 3, 3), randn(rng, 2),
+                   stride=3, name="non-contiguous")]
+
+
+def _conv1d_samples(rng):
+    return [Sample(randn(rng, 2, 2, 6), randn(rng, 3, 2, 3), randn(rng, 3), stride=2,
+                   padding=1),
+            Sample(randn(rng, 4, 5), randn(rng, 4, 2, 2), None, dilation=2, groups=2,
+                   name="unbatched grouped dilated")]
+
+
+def _max_samples(rng):
+    return [Sample(_distinct(rng, 1, 2, 5, 5), 2),
+            Sample(_distinct(rng, 2, 5, 6), 3, stride=2, padding=1, ceil_mode=True,
+                   name="unbatched ceil"),
+            Sample(_distinct(rng, 1, 1, 6, 5), (2, 3), stride=(1, 2), dilation=(2, 1),
+                   name="dilated")]
+
+
+def _avg_samples(rng):
+    return [Sample(randn(rng, 1, 2, 5, 5), 2),
+            Sample(randn(rng, 2, 5, 6), 3, stride=2, padding=1, ceil_mode=True,
+                   count_include_pad=False, name="unbatched ceil exclude pad"),
+            Sample(randn(rng, 1, 1, 6, 5), (2, 3), stride=(1, 2), padding=(1, 0),
+                   divisor_override=4, name="divisor_override")]
+
+
+def _adaptive_samples(rng):
+    return [Sample(randn(rng, 1, 2, 5, 7), (3, 4)),
+            Sample(randn(rng, 2, 4, 3), 5, name="unbatched upsampling"),
+            Sample(randn(rng, 1, 2, 5, 4), (None, 3), name="None keeps a size")]
+
+
+OPS_DB = [
+    OpInfo("conv2d", lambda lib, *a, **k: _F(lib).conv2d(*a, **k), _conv2d_samples,
+           ops=("convolution", "convolution_backward")),
+    OpInfo("conv1d", lambda lib, *a, **k: _F(lib).conv1d(*a, **k), _conv1d_samples,
+           ops=("convolution", "convolution_backward")),
+    OpInfo("max_pool2d", lambda lib, *a, **k: _F(lib).max_pool2d(*a, **k), _max_samples,
+           ops=("max_pool2d_with_indices", "max_pool2d_with_indices_backward")),
+    OpInfo("avg_pool2d", lambda lib, *a, **k: _F(lib).avg_pool2d(*a, **k), _avg_samples,
+           ops=("avg_pool2d", "avg_pool2d_backward")),
+    OpInfo("adaptive_avg_pool2d", lambda lib, *a, **k: _F(lib).adaptive_avg_pool2d(*a, **k),
+           _adaptive_samples, ops=("_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward")),
+]

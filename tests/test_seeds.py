@@ -35,10 +35,6 @@ import chainrule
 SEED = 0
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 TRIGGERED = re.compile(r" \(Triggered internally at .*\)$", re.S)
-NEEDS_NN = pytest.mark.skip(reason="needs nn, scatter_add and __setitem__ (issue: Indexing, "
-                                   "views and in-place ops; nn and optim)")
-NEEDS_PARAMETER = pytest.mark.skipif(not hasattr(getattr(chainrule, "nn", None), "Parameter"),
-                                     reason="needs nn.Parameter (issue: nn and optim)")
 
 
 # ---- recording and comparing --------------------------------------------------------------
@@ -265,7 +261,6 @@ def test_seed000_custom_aggregate_function():
     check(seed000_custom_aggregate)
 
 
-@NEEDS_NN
 @pytest.mark.parametrize("example", [1, 2, 3])
 def test_seed000_hetero_graph_processor(example):
     check(functools.partial(hetero_graph_program, example=example))
@@ -834,7 +829,6 @@ def test_seed004_hooks(program):
     check(program)
 
 
-@NEEDS_PARAMETER
 @pytest.mark.parametrize("program", [seed004_tensor_hook, seed004_node_hook])
 def test_seed004_hooks_on_a_parameter(program):
     check(functools.partial(program, parameter=True))

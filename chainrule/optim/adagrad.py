@@ -1,6 +1,6 @@
 """Adagrad, as torch.optim.Adagrad."""
 from .._creation import full_like, tensor
-from .optimizer import Optimizer, _scalar_dtype
+from .optimizer import Optimizer, _real_only, _scalar_dtype
 
 __all__ = ["Adagrad"]
 
@@ -34,6 +34,7 @@ class Adagrad(Optimizer):
 
     def _update_group(self, group):
         for param, grad in zip(*self._params_with_grad(group)):
+            _real_only(self, param)
             state = self.state[param]
             state["step"] += 1
             step = state["step"].item()

@@ -1,6 +1,6 @@
 """Adam and AdamW, as torch.optim.Adam / torch.optim.AdamW."""
 from .._creation import tensor, zeros_like
-from .optimizer import Optimizer, _scalar_dtype
+from .optimizer import Optimizer, _real_only, _scalar_dtype
 
 __all__ = ["Adam", "AdamW"]
 
@@ -33,6 +33,7 @@ class Adam(Optimizer):
         lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
         for param, grad in zip(*self._params_with_grad(group)):
+            _real_only(self, param)
             state = self.state[param]
             if len(state) == 0:
                 state["step"] = tensor(0.0, dtype=_scalar_dtype())

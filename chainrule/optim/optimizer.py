@@ -31,6 +31,14 @@ def _typename(obj):
     return name if module in ("builtins", "__builtin__") else f"{module}.{name}"
 
 
+def _real_only(optimizer, param):
+    """PyTorch runs these optimizers on complex parameters through view_as_real, which
+    chainrule lacks: refuse rather than update them wrongly."""
+    if param.is_complex():
+        raise NotImplementedError(f"chainrule's {type(optimizer).__name__} does not support "
+                                  "complex parameters yet; SGD does")
+
+
 def _scalar_dtype():
     """The dtype of the `step` counters (PyTorch's _get_scalar_dtype)."""
     return float64 if get_default_dtype() == float64 else float32

@@ -1,6 +1,6 @@
 """RMSprop, as torch.optim.RMSprop."""
 from .._creation import tensor, zeros_like
-from .optimizer import Optimizer, _scalar_dtype
+from .optimizer import Optimizer, _real_only, _scalar_dtype
 
 __all__ = ["RMSprop"]
 
@@ -28,6 +28,7 @@ class RMSprop(Optimizer):
     def _update_group(self, group):
         lr, alpha, momentum = group["lr"], group["alpha"], group["momentum"]
         for param, grad in zip(*self._params_with_grad(group)):
+            _real_only(self, param)
             state = self.state[param]
             if len(state) == 0:
                 state["step"] = tensor(0.0, dtype=_scalar_dtype())

@@ -103,3 +103,16 @@ def test_errors_match_pytorch(name, args, kw):
     with pytest.raises(theirs.type) as ours:
         getattr(conv, name)(*[chainrule.tensor(a) for a in args], **kw)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("case", ["weight", "input", "bias"])
+def test_mixed_dtypes_raise_as_pytorch(case):
+    messages = []
+    for lib in (chainrule, torch):
+        x = lib.ones(1, 1, 3, 3, dtype=lib.float64 if case == "input" else lib.float32)
+        w = lib.ones(1, 1, 2, 2, dtype=lib.float64 if case == "weight" else lib.float32)
+        b = lib.ones(1, dtype=lib.float64) if case == "bias" else None
+        with pytest.raises(RuntimeError) as err:
+            lib.conv2d(x, w, b)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]

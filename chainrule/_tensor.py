@@ -8,7 +8,7 @@ import operator
 import warnings
 
 from . import _dtype
-from ._dims import wrap_dim
+from ._dims import sizes_str, wrap_dim
 from ._dtype import FROM_NP
 from .autograd import grad_mode
 from .utils.hooks import RemovableHandle
@@ -175,8 +175,8 @@ class Tensor:
                     "assume they match.")
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
-                    f"attempting to assign a gradient of size '{_sizes(value._data.shape)}' to a "
-                    f"tensor of size '{_sizes(self._data.shape)}'. Please ensure that the "
+                    f"attempting to assign a gradient of size '{sizes_str(value._data.shape)}' to a "
+                    f"tensor of size '{sizes_str(self._data.shape)}'. Please ensure that the "
                     "gradient and the tensor are the same size")
         self._grad = value
 
@@ -498,9 +498,6 @@ def _c_type_name(d):
             "bool": "bool", "complex64": "c10::complex<float>",
             "complex128": "c10::complex<double>"}[d.name]
 
-
-def _sizes(shape):
-    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 

@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from .._dims import sizes_str
 from .. import _errstate
 from . import grad_mode
 from .anomaly_mode import state as anomaly
@@ -458,8 +459,8 @@ def _fit(node, i, g, shape, dtype):
     if data.shape != shape:
         if not _expandable(shape, data.shape):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
-                               f"{i} - got {_sizes(data.shape)} but expected shape compatible "
-                               f"with {_sizes(shape)}")
+                               f"{i} - got {sizes_str(data.shape)} but expected shape compatible "
+                               f"with {sizes_str(shape)}")
         g = g.sum_to_size(shape)
     if g._data.dtype != dtype:
         g = g.to(_dtype_of(dtype))
@@ -475,9 +476,6 @@ def _expandable(shape, to):
             return False
     return True
 
-
-def _sizes(shape):
-    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 def _dtype_of(np_dtype):

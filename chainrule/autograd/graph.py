@@ -302,10 +302,10 @@ def check_input_version(t, version):
 
 
 def raise_modified(data, now, saved, fn, output_nr):
+    from .._dims import sizes_str
     from .._dtype import FROM_NP, tensor_type_name
     from .anomaly_mode import state as anomaly
-    sizes = "[" + ", ".join(str(s) for s in data.shape) + "]"
-    what = f"[{tensor_type_name(FROM_NP[data.dtype])} {sizes}]"
+    what = f"[{tensor_type_name(FROM_NP[data.dtype])} {sizes_str(data.shape)}]"
     if fn is not None:
         what += f", which is output {output_nr} of {re.sub(r'Backward[0-9]*$', '', fn.name())},"
     if anomaly.enabled:

@@ -10,6 +10,7 @@ rebased instead (CopySlices, see Note [In-place on views] in views.py).
 """
 import numpy as np
 
+from .._dims import sizes_str
 from .. import _dtype, _errstate
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
@@ -85,8 +86,8 @@ def dispatch_inplace(op, inputs, params):
         raise RuntimeError(f"result type {result_dtype.legacy} can't be cast to the desired "
                            f"output type {self_dtype.legacy}")
     if out.shape != target.shape:
-        raise RuntimeError(f"output with shape {_sizes(target.shape)} doesn't match the "
-                           f"broadcast shape {_sizes(np.broadcast_shapes(out.shape, target.shape))}")
+        raise RuntimeError(f"output with shape {sizes_str(target.shape)} doesn't match the "
+                           f"broadcast shape {sizes_str(np.broadcast_shapes(out.shape, target.shape))}")
     if records:
         inputs = _snapshot_if_read(op, self, inputs)
     np.copyto(target, out, casting="unsafe")
@@ -140,9 +141,6 @@ def _rebase(op, self, inputs, params, out):
         saved["result"].vc = self._vc
         saved["result"].version = self._vc[0]
 
-
-def _sizes(shape):
-    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 # last: views.py declares rows with in-place variants, which import this module

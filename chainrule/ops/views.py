@@ -20,6 +20,7 @@ import re
 
 import numpy as np
 
+from .._dims import sizes_str
 from .._tensor import make_tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, _sequence, edge_of, rebase_history
@@ -68,9 +69,6 @@ def _index(positions, lo):
     return make_tensor((positions - lo).reshape(-1))
 
 
-def _sizes(shape):
-    return "[" + ", ".join(str(s) for s in shape) + "]"
-
 
 # ---- as_strided ---------------------------------------------------------------------------
 
@@ -79,12 +77,12 @@ def _as_strided(a, size, stride, storage_offset, self_geometry):
         storage_offset = self_geometry[2]
     if any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
-                           f"strides: {_sizes(stride)}")
+                           f"strides: {sizes_str(stride)}")
     storage = _storage(a)
     flat = storage.reshape(-1, order="A")
     need = 0 if 0 in size else storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
     if need > flat.size:
-        raise RuntimeError(f"setStorage: sizes {_sizes(size)}, strides {_sizes(stride)}, storage "
+        raise RuntimeError(f"setStorage: sizes {sizes_str(size)}, strides {sizes_str(stride)}, storage "
                            f"offset {storage_offset}, and itemsize {a.itemsize} requiring a "
                            f"storage size of {need * a.itemsize} are out of bounds for storage "
                            f"of size {flat.size * a.itemsize}")
@@ -257,8 +255,8 @@ def _index_put(a, values, indices, accumulate):
     try:
         values = np.broadcast_to(values, target)
     except ValueError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {_sizes(values.shape)} cannot "
-                           f"be broadcast to indexing result of shape {_sizes(target)}") from None
+        raise RuntimeError(f"shape mismatch: value tensor of shape {sizes_str(values.shape)} cannot "
+                           f"be broadcast to indexing result of shape {sizes_str(target)}") from None
     if accumulate:
         np.add.at(out, idx, values)
     else:

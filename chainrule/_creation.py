@@ -432,8 +432,7 @@ def legacy_new(cls, dtype, args, kwargs):
 
 
 def _options(d):
-    from ._tensor import _c_type_name
-    return (f"TensorOptions(dtype={_c_type_name(d)}, device=cpu, layout=Strided, "
+    return (f"TensorOptions(dtype={d.cpp}, device=cpu, layout=Strided, "
             "requires_grad=false (default), pinned_memory=false (default), "
             "memory_format=(nullopt))")
 

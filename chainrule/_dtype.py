@@ -20,14 +20,15 @@ _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
 
 class dtype:
     """A tensor element type (`chainrule.float32`, ...). Compares by identity."""
-    __slots__ = ("name", "np", "category", "itemsize", "legacy")
+    __slots__ = ("name", "np", "category", "itemsize", "legacy", "cpp")
 
-    def __init__(self, name, np_dtype, category, legacy):
+    def __init__(self, name, np_dtype, category, legacy, cpp):
         self.name = name
         self.np = np.dtype(np_dtype)
         self.category = category
         self.itemsize = self.np.itemsize
         self.legacy = legacy          # 'Float' in torch.FloatTensor
+        self.cpp = cpp                # 'float': the C++ type some PyTorch messages name
 
     @property
     def is_floating_point(self):
@@ -54,17 +55,19 @@ class dtype:
         return (_by_name, (self.name,))
 
 
-float16 = half = dtype("float16", np.float16, _FLOAT, "Half")
-float32 = float = dtype("float32", np.float32, _FLOAT, "Float")
-float64 = double = dtype("float64", np.float64, _FLOAT, "Double")
-int8 = dtype("int8", np.int8, _INT, "Char")
-int16 = short = dtype("int16", np.int16, _INT, "Short")
-int32 = int = dtype("int32", np.int32, _INT, "Int")
-int64 = long = dtype("int64", np.int64, _INT, "Long")
-uint8 = dtype("uint8", np.uint8, _INT, "Byte")
-bool = dtype("bool", np.bool_, _BOOL, "Bool")
-complex64 = cfloat = dtype("complex64", np.complex64, _COMPLEX, "ComplexFloat")
-complex128 = cdouble = dtype("complex128", np.complex128, _COMPLEX, "ComplexDouble")
+float16 = half = dtype("float16", np.float16, _FLOAT, "Half", "c10::Half")
+float32 = float = dtype("float32", np.float32, _FLOAT, "Float", "float")
+float64 = double = dtype("float64", np.float64, _FLOAT, "Double", "double")
+int8 = dtype("int8", np.int8, _INT, "Char", "signed char")
+int16 = short = dtype("int16", np.int16, _INT, "Short", "short int")
+int32 = int = dtype("int32", np.int32, _INT, "Int", "int")
+int64 = long = dtype("int64", np.int64, _INT, "Long", "long int")
+uint8 = dtype("uint8", np.uint8, _INT, "Byte", "unsigned char")
+bool = dtype("bool", np.bool_, _BOOL, "Bool", "bool")
+complex64 = cfloat = dtype("complex64", np.complex64, _COMPLEX, "ComplexFloat",
+                           "c10::complex<float>")
+complex128 = cdouble = dtype("complex128", np.complex128, _COMPLEX, "ComplexDouble",
+                             "c10::complex<double>")
 
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, complex64, complex128)
 _NAMES = {d.name: d for d in ALL}

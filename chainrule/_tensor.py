@@ -166,7 +166,7 @@ class Tensor:
                                 f"type {type(value).__name__}")
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_c_type_name(value.dtype)}' "
+                    f"attempting to assign a gradient with dtype '{value.dtype.cpp}' "
                     f"to a tensor with grad_dtype '{self.dtype.legacy}'. "
                     "The gradient must match the tensor's grad_dtype (defaults to the tensor's "
                     "dtype). You can set the tensor's grad_dtype attribute with a specific "
@@ -491,12 +491,6 @@ def _is_default_dtype(d):
     # _tensor_str itself omits int64 and bool, as PyTorch does for non-empty tensors.
     return d is _dtype.get_default_dtype() or d is _dtype.default_complex()
 
-
-def _c_type_name(d):
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool", "complex64": "c10::complex<float>",
-            "complex128": "c10::complex<double>"}[d.name]
 
 
 

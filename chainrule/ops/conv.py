@@ -178,11 +178,6 @@ def _check_conv(x, w, b, padding, groups):
                            "greater than actual input size")
 
 
-def _c_name(dtype):
-    return {"float32": "float", "float64": "double", "float16": "c10::Half"}.get(dtype.name,
-                                                                              dtype.name)
-
-
 def _conv(name, dims, input, weight, bias, stride, padding, dilation, groups):
     if input.dim() not in (dims + 1, dims + 2):
         raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to "
@@ -192,8 +187,8 @@ def _conv(name, dims, input, weight, bias, stride, padding, dilation, groups):
         raise RuntimeError(f"expected scalar type {input.dtype.legacy} but found "
                            f"{weight.dtype.legacy}")
     if bias is not None and bias.dtype is not input.dtype:
-        raise RuntimeError(f"Input type ({_c_name(input.dtype)}) and bias type "
-                           f"({_c_name(bias.dtype)}) should be the same")
+        raise RuntimeError(f"Input type ({input.dtype.cpp}) and bias type "
+                           f"({bias.dtype.cpp}) should be the same")
     stride = _tuple(stride, dims, "stride")
     dilation = _tuple(dilation, dims, "dilation")
     if isinstance(padding, str):

@@ -19,13 +19,6 @@ from .shape import _expand, _unsafe_view
 
 # ---- checks with PyTorch's messages -------------------------------------------------------
 
-# C++ type names, as mm's dtype message prints them
-_CTYPE = {np.dtype(k): v for k, v in (
-    (np.float16, "c10::Half"), (np.float32, "float"), (np.float64, "double"),
-    (np.int8, "signed char"), (np.int16, "short int"), (np.int32, "int"),
-    (np.int64, "long int"), (np.uint8, "unsigned char"), (np.bool_, "bool"),
-    (np.complex64, "c10::complex<float>"), (np.complex128, "c10::complex<double>"))}
-
 # the types a Scalar argument is converted to, as its overflow message names them
 _SCALAR_CTYPE = {np.dtype(k): v for k, v in (
     (np.float16, "float"), (np.float32, "float"), (np.float64, "double"), (np.int8, "int8_t"),
@@ -79,8 +72,8 @@ def _mm(a, b):
         raise RuntimeError("mat2 must be a matrix")
     _check_mm(a, b)
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CTYPE[a.dtype]} "
-                           f"!= {_CTYPE[b.dtype]}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {FROM_NP[a.dtype].cpp} "
+                           f"!= {FROM_NP[b.dtype].cpp}")
     _no_bool(a, "addmm_impl_cpu_")
     return _matmul(a, b)
 

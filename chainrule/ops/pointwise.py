@@ -45,13 +45,6 @@ def _promoted(*xs):
     return [x.astype(t) if type(x) is np.ndarray and x.dtype != t else x for x in xs]
 
 
-# C++ type names, which a few of PyTorch's messages use instead of 'Long'
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-              "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
-
-
 def _conj(t):
     # isinstance, not hasattr: on the hot path a Python number's failed attribute lookup
     # costs an exception raised and caught
@@ -836,7 +829,7 @@ def _check_clamp_(self, *bounds):
     result = _dtype.result_type([self] + [b for b in bounds if b is not None])
     if not _dtype.can_cast(result, self.dtype):
         raise RuntimeError(f"result type {result.legacy} can't be cast to the desired output "
-                           f"type {_CPP_NAMES[self.dtype.name]}")
+                           f"type {self.dtype.cpp}")
 
 
 @public("clamp_", function=False)
@@ -887,8 +880,8 @@ def _lerp(a, end, weight):
     tensor_weight = type(weight) is np.ndarray
     for name, x in (("end", end), ("weight", weight)) if tensor_weight else (("end", end),):
         if x.dtype != a.dtype:
-            raise RuntimeError(f"expected dtype {_CPP_NAMES[a.dtype.name]} for `{name}` but got "
-                               f"dtype {_CPP_NAMES[x.dtype.name]}")
+            raise RuntimeError(f"expected dtype {a.dtype.cpp} for `{name}` but got "
+                               f"dtype {x.dtype.cpp}")
     _not_for(a, "biu", "lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar")
     if a.dtype == np.float16:   # computed in float32, rounded once
         a, end = a.astype(np.float32), end.astype(np.float32)

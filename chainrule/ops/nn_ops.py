@@ -11,12 +11,8 @@ import numpy as np
 
 from .._tensor import make_tensor
 from .._dims import wrap_dim
-from .pointwise import _erf_erfc, where
+from .pointwise import _erf_erfc, _zeros, where
 from .registry import op
-
-
-def _zeros_like(t):
-    return make_tensor(np.zeros(t.shape, t._data.dtype))
 
 
 def _ones(t):
@@ -153,7 +149,7 @@ def _nll_rows(name, node):
             function=False, method=False,
             grad_output=lambda grad, target, weight, reduction, ignore_index:
                 forward(grad, target, weight, reduction, ignore_index),
-            self=lambda grad: _zeros_like(grad))
+            self=_zeros)
     forward = op(name, f"{node}Backward0", "self, target, weight, reduction, ignore_index", _nll,
                  function=False, method=False,
                  self=lambda grad, self, target, weight, reduction, ignore_index:
@@ -329,7 +325,7 @@ leaky_relu_backward = op(
     "leaky_relu_backward", "LeakyReluBackwardBackward0", "grad_output, self, negative_slope",
     lambda g, x, slope: np.where(x > 0, g, g * slope), function=False, method=False,
     grad_output=lambda grad, self, negative_slope: leaky_relu_backward(grad, self, negative_slope),
-    self=lambda grad: _zeros_like(grad))
+    self=_zeros)
 
 leaky_relu = op("leaky_relu", "LeakyReluBackward0", "self, negative_slope",
                 lambda x, slope: np.where(x > 0, x, x * slope), function=False, method=False,

@@ -51,9 +51,10 @@ def _conj(t):
     return t.conj() if isinstance(t, Tensor) and t._data.dtype.kind == "c" else t
 
 
-def _zeros(t):
-    """zeros_like(t): not grad * 0, which would keep inf and nan."""
-    return make_tensor(np.zeros(t._data.shape, t._data.dtype))
+def _zeros(grad):
+    """zeros_like(grad): not grad * 0, which would keep inf and nan. Usable as a formula
+    itself (it reads only `grad`)."""
+    return make_tensor(np.zeros(grad._data.shape, grad._data.dtype))
 
 
 def _nonzero_divisor(a, b):
@@ -986,12 +987,8 @@ bitwise_not = op("bitwise_not", None, "self", np.invert, dunders=("__invert__",)
 
 # ---- filling (in place only, as people use them) ------------------------------------------
 
-def _zeros_like(grad):
-    return make_tensor(np.zeros_like(grad._data))
-
-
 zero = op("zero", "ZeroBackward0", "self", np.zeros_like, function=False, method=False,
-          inplace="zero_", self=_zeros_like)
+          inplace="zero_", self=_zeros)
 
 
 def _fill(a, value):
@@ -999,9 +996,9 @@ def _fill(a, value):
 
 
 _fill_scalar_ = op("fill_.Scalar", "FillBackward2", "self, value", _fill, function=False,
-                   method=False, self=_zeros_like)
+                   method=False, self=_zeros)
 _fill_tensor_ = op("fill_.Tensor", "FillBackward3", "self, value", _fill, function=False,
-                   method=False, self=_zeros_like, value=lambda grad: grad.sum())
+                   method=False, self=_zeros, value=lambda grad: grad.sum())
 
 
 @public("fill_", function=False)

@@ -28,6 +28,8 @@ import numpy as np
 
 from .._dims import sizes_str
 from .. import _errstate
+from .._dtype import FROM_NP, tensor_type_name
+from .._tensor import Tensor, make_tensor
 from . import grad_mode
 from .anomaly_mode import state as anomaly
 from .graph import (AccumulateGrad, CopyBackwards, GradientEdge, Node, _sequence, edge_of,
@@ -241,7 +243,6 @@ def _warn_create_graph():
 def _input_edge(t, accumulate):
     """The edge whose gradient autograd.grad returns for input `t` (or backward
     accumulates for it); (None, 0) when nothing in the graph leads there yet."""
-    from .._tensor import Tensor
     if isinstance(t, GradientEdge):
         return tuple(t)
     if not isinstance(t, Tensor):
@@ -386,8 +387,6 @@ def _hook_values(hook, old, new):
 
 def _hook_value(hook, old, new):
     """Check a gradient a hook returned in place of `old` (None: the hook dropped it)."""
-    from .._dtype import tensor_type_name
-    from .._tensor import Tensor
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     if old is None:
@@ -479,14 +478,12 @@ def _expandable(shape, to):
 
 
 def _dtype_of(np_dtype):
-    from .._dtype import FROM_NP
     return FROM_NP[np_dtype]
 
 
 def accumulate_grad(variable, g, create_graph):
     """AccumulateGrad's work: store the first gradient, add later ones (in place unless the
     graph of the gradient itself is being recorded)."""
-    from .._tensor import make_tensor
     if g is None:
         return
     old = variable._grad

@@ -1,7 +1,7 @@
 """The op table. Importing this package registers every op family (each module is a list
 of rows, see registry.py) and installs the generated methods on Tensor."""
 from . import registry
-from . import pointwise, reduction, shape, linalg, indexing  # noqa: F401  (registration by import)
+from . import pointwise, reduction, shape, linalg, indexing, advanced_indexing  # noqa: F401
 from . import nn_ops  # noqa: F401
 
 __all__ = ["registry"]

@@ -1,5 +1,5 @@
-"""Indexing ops: index_select, index_add, gather, scatter_add, and indexing by an integer
-tensor (`x[idx]`, IndexBackward0).
+"""Indexing ops along one dim: index_select, index_add, gather, scatter_add (advanced
+indexing, `x[idx]` and `x[idx] = v`, lives in advanced_indexing.py).
 
 Note [Scatter kernels]
 Adding rows into an array at repeated indices is the hot spot of graph networks.
@@ -12,7 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor, make_tensor
 from .._dims import wrap_dim
-from .registry import op, public
+from .registry import op
 
 
 def _index_array(index, size, err):
@@ -138,37 +138,3 @@ def _gather(a, dim, index, sparse_grad=False):
 gather = op("gather", "GatherBackward0", "self, dim, index, *, sparse_grad=False", _gather,
             self=lambda grad, self_shape, dim, index: _zeros(self_shape, grad).scatter_add(
                 dim, index, grad))
-
-
-def _index(a, index):
-    idx = index._data
-    n = a.shape[0]
-    if idx.size and (idx.max() >= n or idx.min() < -n):
-        bad = idx.max() if idx.max() >= n else idx.min()
-        raise IndexError(f"index {bad} is out of bounds for dimension 0 with size {n}")
-    return a[idx]
-
-
-index = op("index", "IndexBackward0", "self, indices", _index, function=False, method=False,
-           self=lambda grad, self_shape, indices: _zeros(self_shape, grad).index_add(
-               0, indices.reshape(-1) % self_shape[0],
-               grad.reshape((-1,) + tuple(self_shape[1:]))))
-
-
-def index_by_tensor(self, idx):
-    """`self[idx]` for an integer tensor/list or a 1-D bool mask indexing the first dim."""
-    if not isinstance(idx, Tensor):
-        idx = make_tensor(np.asarray(idx))
-        if idx._data.dtype.kind == "f":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    if idx._data.dtype.kind == "b":
-        if idx._data.ndim != 1:
-            raise NotImplementedError("chainrule indexes with 1-D boolean masks only, so far")
-        if idx._data.shape[0] != self._data.shape[0]:
-            raise IndexError(f"The shape of the mask [{idx._data.shape[0]}] at index 0 does not "
-                             f"match the shape of the indexed tensor [{self._data.shape[0]}] at "
-                             "index 0")
-        idx = make_tensor(np.flatnonzero(idx._data))
-    elif idx._data.dtype.kind not in "iu":
-        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    return index(self, idx)

@@ -929,7 +929,7 @@ def getitem(self, index):
         raise _advanced()
     index = _as_tuple(index)
     if len(index) == 1 and _is_advanced(index[0]):
-        from .indexing import index_by_tensor   # the indexing family's IndexBackward0
+        from .advanced_indexing import index_by_tensor
         return index_by_tensor(self, index[0])
     result = _basic_index(self, index)
     return _alias(self) if result is self else result
@@ -999,7 +999,7 @@ def setitem(self, index, value):
         value = make_tensor(np.asarray(value, dtype=self._data.dtype))
     target = _setitem_view(self, index)
     if target is None:
-        from .indexing import index_by_tensor  # noqa: F401  (Tensor.index_put_ is declared there)
+        from . import advanced_indexing  # noqa: F401  (declares Tensor.index_put_)
         idx = index[0] if type(index) is tuple else index
         if not isinstance(idx, Tensor):
             idx = make_tensor(np.asarray(idx))

@@ -237,36 +237,3 @@ def rebase_view(view, fn):
     rebase_history(base, copy_slices, 0)
     rebase_history(view, _as_strided_record(base, view), 0)
     view._fn_version = view._vc[0]
-
-
-# ---- index_put (x[idx] = v) ---------------------------------------------------------------
-
-def _index_put(a, values, indices, accumulate):
-    if len(indices) != 1:
-        raise NotImplementedError("chainrule's index_put takes a single index tensor, so far")
-    idx = indices[0]._data
-    if a.dtype != values.dtype:
-        from .._dtype import FROM_NP
-        raise RuntimeError("Index put requires the source and destination dtypes match, got "
-                           f"{FROM_NP[a.dtype].legacy} for the destination and "
-                           f"{FROM_NP[values.dtype].legacy} for the source.")
-    out = np.array(a, copy=True)
-    target = out[idx].shape
-    try:
-        values = np.broadcast_to(values, target)
-    except ValueError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {sizes_str(values.shape)} cannot "
-                           f"be broadcast to indexing result of shape {sizes_str(target)}") from None
-    if accumulate:
-        np.add.at(out, idx, values)
-    else:
-        out[idx] = values
-    return out
-
-
-index_put = op(
-    "index_put", "IndexPutBackward0", "self, indices, values, accumulate=False", _index_put,
-    inputs=("self", "values"), inplace="index_put_",
-    self=lambda grad, indices, accumulate: grad if accumulate else index_put(
-        grad, indices, make_tensor(np.zeros((), grad._data.dtype))),
-    values=lambda grad, indices: grad[indices[0]])

@@ -11,12 +11,17 @@ from ..ops import nn_ops as _ops
 from ..ops.linalg import addmm as _addmm, matmul as _matmul
 from ..ops.registry import check_broadcast
 from ..ops.pointwise import relu as _relu, sigmoid, tanh, where as _where
+from ..ops import padding as _padding
+from ..ops.conv import (adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d,
+                        max_pool2d_with_indices)
+from ..ops.padding import *  # noqa: F401,F403  (pad)
 
 __all__ = ["softmax", "log_softmax", "nll_loss", "cross_entropy", "mse_loss", "l1_loss",
            "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "relu", "leaky_relu", "elu", "gelu",
            "silu", "softplus", "sigmoid", "tanh", "one_hot", "normalize", "cosine_similarity",
-           "linear"]
+           "linear", "conv1d", "conv2d", "max_pool2d", "max_pool2d_with_indices",
+           "avg_pool2d", "adaptive_avg_pool2d"] + _padding.__all__
 
 _TYPE_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long",
                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",

@@ -7,8 +7,18 @@ from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, SiLU, Sigmoid, 
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss,
                    L1Loss, MSELoss, NLLLoss, SmoothL1Loss)
 
+from . import conv, pooling, normalization, batchnorm, sparse, dropout
+from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .batchnorm import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Identity", "Linear", "Flatten", "Unflatten", "ReLU", "LeakyReLU",
            "ELU", "GELU", "SiLU", "Softplus", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
+__all__ += (conv.__all__ + pooling.__all__ + normalization.__all__ + batchnorm.__all__
+            + sparse.__all__ + dropout.__all__)

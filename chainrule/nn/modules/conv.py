@@ -1,0 +1,2 @@
+"""conv layers"""
+__all__ = []

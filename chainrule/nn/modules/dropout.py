@@ -1,0 +1,2 @@
+"""dropout layers"""
+__all__ = []

@@ -1,0 +1,2 @@
+"""normalization layers"""
+__all__ = []

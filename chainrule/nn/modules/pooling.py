@@ -1,0 +1,2 @@
+"""pooling layers"""
+__all__ = []

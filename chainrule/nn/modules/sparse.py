@@ -1,0 +1,2 @@
+"""sparse layers"""
+__all__ = []

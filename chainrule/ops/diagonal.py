@@ -1,0 +1,1 @@
+"""Triangles and diagonals: tril, triu, diagonal, diag, trace."""

@@ -1,0 +1,1 @@
+"""Normalization layers' fused ops: layer_norm, batch_norm."""

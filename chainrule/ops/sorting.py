@@ -1,0 +1,1 @@
+"""Sorting and searching: sort, argsort, topk, nonzero, unique, searchsorted."""

@@ -235,3 +235,85 @@ def test_multi_output_view_without_history_is_flagged():
             c.unbind(0)[1].mul_(w)
         messages.append(str(err.value))
     assert messages[0] == messages[1]
+
+
+# ---- writes into expanded views (Note [Overlap] in ops/inplace.py) ------------------------
+
+@pytest.mark.parametrize("write", [
+    lambda T, e: e.add_(1), lambda T, e: e.mul_(2), lambda T, e: e.copy_(T.ones(4, 3)),
+    lambda T, e: e.clamp_(0, 1), lambda T, e: e[:, 0].exp_(),
+], ids=["add_", "mul_", "copy_", "clamp_", "column-exp_"])
+def test_write_into_overlapping_view_raises(write):
+    same_error(lambda T: write(T, T.zeros(3).expand(4, 3)))
+
+
+def test_fill_through_expanded_view_writes_the_base():
+    def prog(T):
+        x = T.zeros(3)
+        x.expand(4, 3).fill_(2.)
+        y = T.zeros(2, 1)
+        y.expand(2, 5).zero_()
+        z = T.zeros(3)
+        z.expand(2, 3)[1] = T.tensor([1., 2., 3.])     # a row of an expand does not overlap
+        return x, y, z
+    same(prog)
+
+
+def test_overlap_check_on_a_non_leaf_view():
+    same_error(lambda T: (T.ones(3, requires_grad=True) * 1).expand(2, 3).mul_(2))
+    same(lambda T: _grad_after(T, lambda b: b.expand(1, 3).mul_(2)))
+
+
+def _grad_after(T, write):
+    a = T.tensor([1., 2., 3.], requires_grad=True)
+    b = a * 1
+    write(b)
+    (b * T.tensor([1., 10., 100.])).sum().backward()
+    return a.grad, b.grad_fn.name()
+
+
+# ---- custom Functions that modify a view in place (ctx.mark_dirty) ------------------------
+
+def _twice(T):
+    class Twice(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    return Twice
+
+
+def test_mark_dirty_on_a_view_rebases_the_base():
+    def prog(T):
+        a = T.tensor([1., 2., 3.], requires_grad=True)
+        base = a * 1
+        out = _twice(T).apply(base[1:])
+        names = (out.grad_fn.name(), graph(base.grad_fn))
+        (base * T.tensor([1., 10., 100.])).sum().backward()
+        return base, a.grad, names
+    same(prog)
+
+
+def test_mark_dirty_on_a_view_with_two_outputs_raises():
+    def prog(T):
+        class Two(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x.sum().clone(), x
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                return g2 * 2 + g1
+        Two.apply((T.ones(3, requires_grad=True) * 1)[1:])
+    same_error(prog)
+
+
+def test_mark_dirty_on_a_multi_output_view_raises():
+    same_error(lambda T: _twice(T).apply((T.ones(2, 3, requires_grad=True) * 1).unbind(0)[0]))

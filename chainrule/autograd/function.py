@@ -196,6 +196,9 @@ class Function(metaclass=FunctionMeta):
         ctx._tensor_args = is_tensor
         ctx.needs_input_grad = tuple(t and a._requires_grad for t, a in zip(is_tensor, args))
         records = _state.grad_enabled and any(ctx.needs_input_grad)
+        if records:
+            # edges first, as PyTorch: a forward that modifies an input must not change them
+            ctx._next = tuple(edge_of(a) for a in args if isinstance(a, Tensor))
         prev = _state.grad_enabled
         _state.grad_enabled = False
         try:
@@ -233,7 +236,6 @@ def _wrap_outputs(ctx, args, outputs, records):
     non_diff = {id(t) for t in ctx._non_differentiable}
     input_ids = {id(a) for a in args if isinstance(a, Tensor)}
     if records:
-        ctx._next = tuple(edge_of(a) for a in args if isinstance(a, Tensor))
         for t in ctx._dirty:
             if t._grad_fn is None and t._requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an "
@@ -255,7 +257,10 @@ def _wrap_outputs(ctx, args, outputs, records):
         else:
             t = o
         if records and id(o) not in non_diff and t._data.dtype.kind in "fc":
-            rebase_history(t, ctx, i)
+            if id(o) in dirty and t._base is not None:
+                _rebase_dirty_view(t, ctx, len(outs))
+            else:
+                rebase_history(t, ctx, i)
         elif id(o) in non_diff:
             t._requires_grad = False
         meta.append((t._data.shape, t._data.dtype))
@@ -276,6 +281,26 @@ def _wrap_outputs(ctx, args, outputs, records):
         ctx._to_save = None
     ctx._packed = True
     return wrapped[0] if single else tuple(wrapped)
+
+
+ERR_DIRTY_VIEW_MULTIPLE_OUTPUTS = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change.")
+
+
+def _rebase_dirty_view(view, ctx, n_outputs):
+    """A view the forward modified in place: its base's history becomes CopySlices over
+    ctx, as for a built-in in-place op on a view (ops/views.py, Note [In-place on views])."""
+    from ..ops.views import check_view_inplace, rebase_view
+    if n_outputs > 1:
+        raise RuntimeError(ERR_DIRTY_VIEW_MULTIPLE_OUTPUTS)
+    check_view_inplace(view)
+    rebase_view(view, ctx)
 
 
 def once_differentiable(fn):

@@ -58,6 +58,10 @@ def dispatch_inplace(op, inputs, params):
     if self._base is not None:
         refresh_view_history(self)     # Note [Stale views]
     target = self._data
+    if 0 in target.strides and op.name not in _OVERLAP_OK and _overlaps(target):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
     if _writes_directly(op, inputs, params, target):
         # Note [In-place ufuncs]: the ufunc writes into self's array (no temporary, no copy);
         # NumPy checks that the result fits before it writes anything.
@@ -95,6 +99,32 @@ def dispatch_inplace(op, inputs, params):
     if records:
         _rebase(op, self, inputs, params, out)
     return self
+
+
+# Note [Overlap]
+# An expanded view has several elements at one memory location (a zero stride over a dim of
+# size > 1). Writing a computed value into it would depend on the order elements are
+# visited, so PyTorch refuses every in-place op on it except those writing one value
+# everywhere (fill_, zero_). Views that overlap without a zero stride (as_strided) PyTorch
+# cannot detect cheaply and lets through; so does chainrule.
+_OVERLAP_OK = frozenset(("zero", "fill_.Scalar", "fill_.Tensor"))
+
+
+def _overlaps(a):
+    return any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+
+
+# Note [Overlap]
+# An expanded view has several elements at one memory location (a zero stride over a dim of
+# size > 1). Writing a computed value into it would depend on the order elements are
+# visited, so PyTorch refuses every in-place op on it except those writing one value
+# everywhere (fill_, zero_). Views that overlap without a zero stride (as_strided) PyTorch
+# cannot detect cheaply and lets through; so does chainrule.
+_OVERLAP_OK = frozenset(("zero", "fill_.Scalar", "fill_.Tensor"))
+
+
+def _overlaps(a):
+    return any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
 
 
 # Note [In-place ufuncs]

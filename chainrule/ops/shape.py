@@ -200,7 +200,10 @@ def _expand(a, size):
             raise RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the "
                                f"existing size ({cur}) at non-singleton dimension {i}.  Target "
                                f"sizes: {sizes_str(size)}.  Tensor sizes: {sizes_str(a.shape)}")
-    return np.broadcast_to(a, target)
+    # a writable view (np.broadcast_to's is read-only): PyTorch lets fill_ and zero_ write
+    # through an expanded view; other in-place ops refuse it (inplace.py, Note [Overlap])
+    strides = [0] * lead + [0 if n != t else st for n, t, st in zip(a.shape, target[lead:], a.strides)]
+    return np.lib.stride_tricks.as_strided(a, target, strides)
 
 
 expand_ = op("expand", "ExpandBackward0", "self, size", _expand, view=True, function=False,

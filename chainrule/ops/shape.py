@@ -816,19 +816,16 @@ def stack(tensors, dim=0):
     return stack_(_tensor_list(tensors), dim)
 
 
-# ---- basic indexing -----------------------------------------------------------------------
+# ---- indexing -----------------------------------------------------------------------------
+# `x[idx]` and `x[idx] = v` as PyTorch's python_variable_indexing.cpp does them: ints, slices,
+# None and Ellipsis (basic indexing) become views; tensors, sequences and bools are tensor
+# indices, handed to the `index` / `index_put_` ops (advanced_indexing.py) on that view.
 
-def _advanced():
-    return NotImplementedError("advanced indexing (tensors, lists or bools as indices) is "
-                               "supported only as the sole index, as in x[idx]; combined with "
-                               "other indices, or as a bool, it is not supported yet")
+from .advanced_indexing import _index_put_inplace, index as _index, scalar_value  # noqa: E402
 
-
-def _is_advanced(i):
-    """Whether `i` alone is an advanced index (a 0-d integer tensor is an int)."""
-    if isinstance(i, Tensor):
-        return i._data.ndim > 0
-    return isinstance(i, (list, np.ndarray)) and np.ndim(i) > 0
+_MASK_DTYPES = (np.dtype(np.bool_), np.dtype(np.uint8))
+# what PyTorch reads as a sequence, made into an index tensor
+_SEQUENCES = (list, tuple, range, np.ndarray, str, bytes)
 
 
 def _index_select(t, dim, index, real_dim):
@@ -883,7 +880,7 @@ def _specified_dims(index):
     n = 0
     for i in index:
         if isinstance(i, Tensor):
-            n += i._data.ndim if i._data.dtype in (np.bool_, np.uint8) else 1
+            n += i._data.ndim if i._data.dtype in _MASK_DTYPES else 1
         elif not (i is None or i is Ellipsis or isinstance(i, bool)):
             n += 1
     return n
@@ -894,20 +891,8 @@ def _type_name(x):
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
-def _int_index(i):
-    """An index that is neither int, slice, None, Ellipsis nor bool, as an int; raises for
-    what PyTorch reads as an advanced index or rejects."""
-    if isinstance(i, Tensor):
-        a = i._data
-        if a.dtype.kind not in "biu":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        if a.ndim or a.dtype in (np.bool_, np.uint8):
-            raise _advanced()
-        return int(a)
-    if isinstance(i, (str, bytes)):
-        raise TypeError(f"new(): invalid data type '{type(i).__name__}'")
-    if isinstance(i, (list, tuple, range, np.ndarray, np.bool_)):
-        raise _advanced()
+def _as_int(i):
+    """An index that is no slice, None, Ellipsis, bool, tensor or sequence, as an int."""
     try:
         return operator.index(i)
     except TypeError:
@@ -915,51 +900,98 @@ def _int_index(i):
                          f"Variables are valid indices (got {_type_name(i)})") from None
 
 
-@public("__getitem__", function=False)
-def getitem(self, index):
-    """Basic indexing, as a chain of views: ints select, slices slice, None unsqueezes,
-    Ellipsis skips dims. A lone tensor, list or array index goes to the indexing family
-    (a copy, IndexBackward0); other advanced indexing is not supported yet."""
-    if _is_int(index):
-        return _index_select(self, 0, int(index), 0)
-    if type(index) is slice:
-        return _index_slice(self, 0, index, False)
-    if index is None:
-        return unsqueeze(self, 0)
-    if index is Ellipsis:
-        return _alias(self)
-    if isinstance(index, bool):
-        raise _advanced()
-    index = _as_tuple(index)
-    if len(index) == 1 and _is_advanced(index[0]):
-        from .advanced_indexing import index_by_tensor
-        return index_by_tensor(self, index[0])
-    result = _basic_index(self, index)
-    return _alias(self) if result is self else result
+def _sequence_index(seq):
+    """PyTorch's sequenceToVariable: a bool (or uint8) mask, or else an int64 tensor."""
+    from .._creation import _infer_array
+    a = _infer_array(seq)
+    return make_tensor(a if a.dtype in _MASK_DTYPES else a.astype(np.int64))
 
 
-def _basic_index(self, index):
-    """`self[index]` for a tuple of ints, slices, None and Ellipsis: a chain of views in
-    PyTorch's order (self itself when no entry changes anything)."""
+def _bool_index(value):
+    """PyTorch's boolToIndexingTensor: a bool indexes a new unit dim, True as 0:, False as
+    empty."""
+    return make_tensor(np.zeros(1 if value else 0, np.int64))
+
+
+def _record(tensors, t, dim):
+    """recordTensorIndex: `t` indexes from dim `dim` on; returns the next dim."""
+    if not tensors:
+        tensors.extend([None] * dim)
+    tensors.append(t)
+    return dim + (t._data.ndim if t._data.dtype in _MASK_DTYPES else 1)
+
+
+def _apply_slicing(self, index):
+    """PyTorch's applySlicing for a tuple index: the view its ints, slices, None and Ellipsis
+    make, and the tensor indices left for that view (a list: one per dim from the first,
+    None for dims they skip; empty when there are none)."""
     ndim = self._data.ndim
     specified = _specified_dims(index)
     if specified > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    result, dim = self, 0
+    result, dim, tensors = self, 0, []
     for real_dim, i in enumerate(index):
         if type(i) is slice:
             result = _index_slice(result, dim, i, True)
             dim += 1
+            if tensors:
+                tensors.append(None)
+        elif type(i) is int:
+            result = _index_select(result, dim, i, real_dim)
         elif i is None:
             result = unsqueeze(result, dim)
             dim += 1
+            if tensors:
+                tensors.append(None)
         elif i is Ellipsis:
             dim += ndim - specified
+            if tensors:
+                tensors.extend([None] * (ndim - specified))
         elif isinstance(i, bool):
-            raise _advanced()
-        else:
-            result = _index_select(result, dim, i if _is_int(i) else _int_index(i), real_dim)
-    return result
+            result = unsqueeze(result, dim)
+            dim = _record(tensors, _bool_index(i), dim)
+        elif isinstance(i, (Tensor,) + _SEQUENCES):
+            t = i if isinstance(i, Tensor) else _sequence_index(i)
+            a = t._data
+            if a.ndim or a.dtype.kind not in "biu":
+                dim = _record(tensors, t, dim)
+            elif a.dtype in _MASK_DTYPES:       # a 0-d mask: as a bool
+                result = unsqueeze(result, dim)
+                dim = _record(tensors, _bool_index(a.item()), dim)
+            else:                               # a 0-d integer: as an int
+                result = _index_select(result, dim, int(a), real_dim)
+        else:                                   # NumPy integers and other __index__ types
+            result = _index_select(result, dim, _as_int(i), real_dim)
+    if tensors:
+        while tensors[-1] is None:
+            tensors.pop()
+    return result, tensors
+
+
+@public("__getitem__", function=False)
+def getitem(self, index):
+    """`self[index]`: ints select, slices slice, None unsqueezes, Ellipsis skips dims (views,
+    in PyTorch's order); then tensors, sequences and bools index what is left (the `index`
+    op, a copy: IndexBackward0), masks over as many dims as they have."""
+    if _is_int(index):
+        return _index_select(self, 0, int(index), 0)
+    if type(index) is slice:
+        return _index_slice(self, 0, index, False)
+    if type(index) is Tensor:
+        a = index._data
+        if a.ndim and a.dtype.kind in "iu" and a.dtype != np.uint8 and self._data.ndim:
+            return _index(self, (index,))
+    elif index is None:
+        return unsqueeze(self, 0)
+    elif index is Ellipsis:
+        return _alias(self)
+    elif isinstance(index, bool):
+        result = unsqueeze(self, 0)
+        return _index(result, (_bool_index(index),))
+    result, tensors = _apply_slicing(self, _as_tuple(index))
+    if tensors:
+        return _index(result, tuple(tensors))
+    return _alias(self) if result is self else result
 
 
 def _copy(a, src, non_blocking):
@@ -978,52 +1010,74 @@ _copy_row = op("copy", "CopyBackwards", "self, src, non_blocking=False", _copy,
 _copy_row.op.node_cls.name = lambda self: "torch::autograd::CopyBackwards"
 
 
-def _setitem_view(self, index):
-    """The view `self[index]` that setitem writes into (self itself when the index covers
-    it all, as PyTorch's setitem does), or None for an advanced index."""
-    if index is None or index is Ellipsis or type(index) is slice or _is_int(index):
-        index = (index,)
-    elif index is True:
-        index = (None,)
-    elif isinstance(index, bool):
-        raise _advanced()
-    else:
-        index = _as_tuple(index)
-        if len(index) == 1 and _is_advanced(index[0]):
-            return None
-    return _basic_index(self, index)
+def _value_tensor(self, value):
+    """setitem's value as a tensor: a tensor as it is, a Python number in self's dtype."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (int, np.integer)):
+        value = int(value)
+        if not -_INT64_MAX - 1 <= value <= _INT64_MAX:
+            raise ValueError("Overflow when unpacking long long")
+    elif not isinstance(value, (float, complex)):
+        raise TypeError(f"can't assign a {_type_name(value)} to a {self.type()}")
+    return make_tensor(scalar_value(value, self._data.dtype))
+
+
+def _copy_to(dst, src):
+    """PyTorch's copy_to: copy_ when the shapes match, fill_ from a 0-d value, else copy_ of
+    the value broadcast (its leading unit dims dropped first, as NumPy)."""
+    to = dst._data.shape
+    if src._data.shape == to:
+        dst.copy_(src)
+        return
+    if src._data.ndim == 0:
+        dst.fill_(src)
+        return
+    src = src.view(_strip_ones(src._data.shape))
+    _check_expand(src, to)
+    if src._data.shape != to:
+        src = src.expand(to)
+    dst.copy_(src)
+
+
+def _strip_ones(shape):
+    skip = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+    return shape[skip:]
 
 
 @public("__setitem__", function=False)
 def setitem(self, index, value):
-    """`self[index] = value`: basic indexing writes into a view (fill_ for a number or 0-d
-    value, else copy_ with broadcasting); a lone tensor, list or mask index is index_put_."""
-    if not isinstance(value, Tensor):
-        value = make_tensor(np.asarray(value, dtype=self._data.dtype))
-    target = _setitem_view(self, index)
-    if target is None:
-        from . import advanced_indexing  # noqa: F401  (declares Tensor.index_put_)
-        idx = index[0] if type(index) is tuple else index
-        if not isinstance(idx, Tensor):
-            idx = make_tensor(np.asarray(idx))
-        if idx._data.dtype.kind not in "biu":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        if value._data.dtype != self._data.dtype:
-            value = value.to(self.dtype)
-        self.index_put_((idx,), value)
-        return
-    if value._data.ndim == 0 and target._data.ndim:
-        target.fill_(value)
-        return
-    # as numpy, leading unit dims of value are dropped before broadcasting
+    """`self[index] = value`: the basic parts of index make a view (as getitem), and value is
+    copied into it (copy_, or fill_ from a number or 0-d value, with broadcasting); tensor
+    indices put value there with index_put_."""
+    value = _value_tensor(self, value)
+    if type(index) is Tensor:
+        a = index._data
+        if a.ndim and a.dtype.kind in "iu" and a.dtype != np.uint8 and self._data.ndim:
+            _put(self, (index,), value)
+            return
+    if _is_int(index):
+        _copy_to(_index_select(self, 0, int(index), 0), value)
+    elif type(index) is slice:
+        _copy_to(_index_slice(self, 0, index, True), value)
+    elif index is Ellipsis:
+        _copy_to(self, value)
+    elif index is None or index is True:
+        _copy_to(unsqueeze(self, 0), value)
+    elif index is not False:
+        target, tensors = _apply_slicing(self, _as_tuple(index))
+        if not tensors:
+            _copy_to(target, value)
+            return
+        _put(target, tensors, value)
+
+
+def _put(target, tensors, value):
+    """index_put_ of value, its leading unit dims dropped first (a view), as PyTorch's."""
     shape = value._data.shape
-    skip = next((i for i, n in enumerate(shape) if n != 1), len(shape))
-    if skip:
-        value = value.view(shape[skip:])
-    _check_expand(value, target._data.shape)
-    if value._data.shape != target._data.shape:
-        value = value.expand(target._data.shape)
-    target.copy_(value)
+    if shape and shape[0] == 1:
+        value = value.view(_strip_ones(shape))
+    _index_put_inplace(target, tuple(tensors), value)
 
 
 def _check_expand(value, to):

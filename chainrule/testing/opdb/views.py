@@ -1,7 +1,5 @@
-"""Op-database entries for views modified in place: as_strided, copy_, index_put, and
-in-place ops on views of non-leaf tensors (CopySlices)."""
-import numpy as np
-
+"""Op-database entries for views modified in place: as_strided, copy_, and in-place ops on
+views of non-leaf tensors (CopySlices); index_put has its entries in advanced_indexing.py."""
 from . import OpInfo, Sample, randn
 
 
@@ -28,9 +26,6 @@ OPS_DB = [
     OpInfo("copy_", lambda lib, a, s: (a * 1).copy_(s),
            lambda rng: [Sample(randn(rng, 2, 3), randn(rng, 3)), Sample(randn(rng, 3), randn(rng))],
            ops=("copy",)),
-    OpInfo("index_put", lambda lib, a, v, i: a.index_put((i,), v),
-           lambda rng: [Sample(randn(rng, 4, 3), randn(rng, 2, 3), np.array([3, 0])),
-                        Sample(randn(rng, 4), randn(rng), np.array([True, False, True, True]))]),
     OpInfo("inplace_on_view", _inplace_on_view, lambda rng: [Sample(randn(rng, 3, 4), randn(rng))],
            ops=("mul", "as_strided")),
     OpInfo("setitem", _setitem, lambda rng: [Sample(randn(rng, 3, 3), randn(rng, 3))],

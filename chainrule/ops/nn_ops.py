@@ -1,4 +1,5 @@
-"""Neural-network ops: softmax, log_softmax, losses and activations.
+"""Neural-network ops: softmax, log_softmax, losses, activations, embedding, _trilinear
+(under bilinear) and dropout.
 
 Each fused backward (`_softmax_backward_data`, `nll_loss_backward`, `gelu_backward`, ...) is
 a row of its own with its own derivatives, as in PyTorch's derivatives.yaml, so the
@@ -9,10 +10,13 @@ import math
 
 import numpy as np
 
+from .._dtype import FROM_NP
+from .._random import default_generator
 from .._tensor import make_tensor
 from .._dims import wrap_dim
-from .pointwise import _erf_erfc, _zeros, where
-from .registry import op
+from .indexing import _accumulate, index_select
+from .pointwise import _erf_erfc, _zeros, mul, where
+from .registry import op, public
 
 
 def _ones(t):
@@ -425,3 +429,220 @@ softplus = op("softplus", "SoftplusBackward0", "self, beta, threshold",
               function=False, method=False,
               self=lambda grad, self, beta, threshold: softplus_backward(grad, self, beta,
                                                                          threshold))
+
+
+# ---- embedding ----------------------------------------------------------------------------
+
+def _embedding_indices(indices, num_weights):
+    if indices.dtype not in (np.int64, np.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got "
+                           f"torch.{FROM_NP[indices.dtype].legacy}Tensor instead (while "
+                           "checking arguments for embedding)")
+    if indices.size and (indices.min() < 0 or indices.max() >= num_weights):
+        raise IndexError("index out of range in self")
+    return indices
+
+
+def _embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    return weight[_embedding_indices(indices, weight.shape[0])]
+
+
+def _embedding_bw(g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    idx = indices.reshape(-1)
+    rows = g.reshape(idx.size, -1)
+    if scale_grad_by_freq:
+        rows = rows * (1.0 / np.bincount(idx, minlength=num_weights)[idx]).astype(g.dtype)[:, None]
+    if padding_idx >= 0:
+        keep = idx != padding_idx
+        idx, rows = idx[keep], rows[keep]
+    out = np.zeros((num_weights, rows.shape[1]), g.dtype)
+    # one linear index per destination element (see indexing.py, Note [Scatter kernels])
+    linear = (idx[:, None] * rows.shape[1] + np.arange(rows.shape[1])).reshape(-1)
+    return _accumulate(out, linear, rows.reshape(-1))
+
+
+def _embedding_double_backward(grad, indices, padding_idx):
+    # PyTorch's embedding_dense_double_backward; like it, ignores scale_grad_by_freq
+    rows = index_select(grad, 0, indices.reshape(-1))
+    if padding_idx >= 0:
+        rows = where((indices == padding_idx).reshape(-1, 1), 0.0, rows)
+    return rows.view(tuple(indices.shape) + (-1,))
+
+
+embedding_dense_backward = op(
+    "embedding_dense_backward", "EmbeddingDenseBackwardBackward0",
+    "grad_output, indices, num_weights, padding_idx, scale_grad_by_freq", _embedding_bw,
+    function=False, method=False,
+    grad_output=lambda grad, indices, padding_idx: _embedding_double_backward(
+        grad, indices, padding_idx),
+    indices=None)
+
+embedding = op(
+    "embedding", "EmbeddingBackward0",
+    "weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False", _embedding,
+    method=False,
+    weight=lambda grad, indices, weight_shape, padding_idx, scale_grad_by_freq:
+        embedding_dense_backward(grad, indices, weight_shape[0], padding_idx,
+                                 scale_grad_by_freq),
+    indices=None)
+
+
+@public(method=False)
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """Rescale in place the rows of `input` that `indices` names to norm at most max_norm."""
+    w = input._data
+    rows = np.unique(_embedding_indices(indices._data, w.shape[0]))
+    norms = np.linalg.norm(w[rows], ord=norm_type, axis=1).astype(np.float64)
+    big = norms > max_norm
+    rows = rows[big]
+    w[rows] *= (max_norm / (norms[big] + 1e-7)).astype(w.dtype)[:, None]
+    input._vc[0] += 1
+    return input
+
+
+# ---- bilinear -----------------------------------------------------------------------------
+
+def _contract(sa, a, sb, b, keep, sizes):
+    """np.einsum(f"{sa},{sb}->{keep}", a, b) as one batched matmul (NumPy's einsum runs
+    an unblocked loop for contractions)."""
+    ra = [c for c in sa if c not in sb]
+    rb = [c for c in sb if c not in sa]
+    # a letter only one side has that the result drops is summed out first
+    if any(c not in keep for c in ra):
+        a = a.sum(tuple(i for i, c in enumerate(sa) if c in ra and c not in keep))
+        sa, ra = "".join(c for c in sa if c in sb or c in keep), [c for c in ra if c in keep]
+    if any(c not in keep for c in rb):
+        b = b.sum(tuple(i for i, c in enumerate(sb) if c in rb and c not in keep))
+        sb, rb = "".join(c for c in sb if c in sa or c in keep), [c for c in rb if c in keep]
+    batch = [c for c in sa if c in sb and c in keep]
+    summed = [c for c in sa if c in sb and c not in keep]
+
+    def size(letters):
+        return math.prod(sizes[c] for c in letters)
+    # without batch letters, a 2-d product: NumPy's 3-d matmul skips BLAS
+    lead = (size(batch),) if batch else ()
+    a = a.transpose([sa.index(c) for c in batch + ra + summed]).reshape(
+        lead + (size(ra), size(summed)))
+    b = b.transpose([sb.index(c) for c in batch + summed + rb]).reshape(
+        lead + (size(summed), size(rb)))
+    order = batch + ra + rb
+    out = np.matmul(a, b).reshape([sizes[c] for c in order])
+    return out.transpose([order.index(c) for c in keep])
+
+
+def _trilinear_forward(a1, a2, a3, expand1, expand2, expand3, sumdim, unroll_dim):
+    """Each input unsqueezed at its expand dims to a common rank, multiplied, and summed
+    over sumdim (unroll_dim only picks PyTorch's loop order)."""
+    letters = "abcdefghijklmnopqrstuvwxyz"[:a1.ndim + len(expand1)]
+
+    def spec(skip):
+        return "".join(c for i, c in enumerate(letters) if i not in skip)
+    specs, arrays, out = (spec(expand1), spec(expand2), spec(expand3)), (a1, a2, a3), spec(sumdim)
+    sizes = {c: n for s, a in zip(specs, arrays) for c, n in zip(s, a.shape)}
+    # two operands first, the pair with the smallest intermediate, then the third
+    best = None
+    for i, j, k in ((0, 1, 2), (0, 2, 1), (1, 2, 0)):
+        keep = "".join(c for c in letters if c in specs[i] + specs[j] and c in specs[k] + out)
+        cost = math.prod(sizes[c] for c in keep)
+        if best is None or cost < best[0]:
+            best = cost, i, j, k, keep
+    _, i, j, k, keep = best
+    pair = _contract(specs[i], arrays[i], specs[j], arrays[j], keep, sizes)
+    # contiguous, as PyTorch's result is
+    return np.ascontiguousarray(_contract(keep, pair, specs[k], arrays[k], out, sizes))
+
+
+_trilinear = op(
+    "_trilinear", "TrilinearBackward0",
+    "i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1", _trilinear_forward,
+    method=False,
+    i1=lambda grad, i2, i3, expand1, expand2, expand3, sumdim:
+        _trilinear(grad, i2, i3, sumdim, expand2, expand3, expand1),
+    i2=lambda grad, i1, i3, expand1, expand2, expand3, sumdim:
+        _trilinear(i1, grad, i3, expand1, sumdim, expand3, expand2),
+    i3=lambda grad, i1, i2, expand1, expand2, expand3, sumdim:
+        _trilinear(i1, i2, grad, expand1, expand2, sumdim, expand3))
+
+
+@public(method=False)
+def bilinear(input1, input2, weight, bias=None):
+    """at::bilinear: _trilinear on the inputs flattened to 2-d, plus bias."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} "
+                           f"and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: "
+                               f"got {input1.shape[i]} and {input2.shape[i]}")
+    for n, t, d in ((1, input1, 1), (2, input2, 2)):
+        if t.shape[-1] != weight.shape[d]:
+            raise RuntimeError(f"bilinear(): input{n} size does not match weight size: got "
+                               f"{t.shape[-1]} but expected {weight.shape[d]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[0]} but expected {weight.shape[0]}")
+    out = _trilinear(input1.reshape(-1, input1.shape[-1]), weight,
+                     input2.reshape(-1, input2.shape[-1]), [1, 3], [0], [1, 2], [2, 3])
+    out = out.reshape(tuple(input1.shape[:-1]) + (weight.shape[0],))
+    return out if bias is None else out + bias
+
+
+# ---- dropout ------------------------------------------------------------------------------
+
+def _memory_order(a):
+    """Axes of `a` from outermost to innermost in memory: the layout empty_like(a) gets in
+    PyTorch, and so the order bernoulli_ fills it (infer_dense_strides' insertion sort)."""
+    strides, sizes = a.strides, a.shape
+    perm = list(range(a.ndim - 1, -1, -1))       # innermost first
+
+    def should_swap(d0, d1):
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if sizes[d0] > sizes[d1] else 0
+    for i in range(1, a.ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm[::-1]
+
+
+def _dropout(input, p, train, inplace):
+    """PyTorch's CPU _dropout_impl: input times a bernoulli_(1 - p) mask divided by 1 - p,
+    drawn from the default generator exactly as PyTorch draws it."""
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    dtype = input._data.dtype
+    if p == 1:
+        noise = np.zeros((), dtype)
+    else:
+        # PyTorch divides half in float32, and by 1 - p rounded to the (float) dtype
+        work = np.dtype(np.float32) if dtype == np.float16 else dtype
+        order = _memory_order(input._data)
+        noise = default_generator.bernoulli(1 - p, [input.shape[d] for d in order], work)
+        noise /= work.type(1 - p)
+        noise = noise.astype(dtype, copy=False).transpose(np.argsort(order))
+    noise = make_tensor(noise)
+    return input.mul_(noise) if inplace else mul(input, noise)
+
+
+@public(method=False)
+def dropout(input, p, train):
+    return _dropout(input, p, train, False)
+
+
+@public(method=False)
+def dropout_(input, p, train):
+    return _dropout(input, p, train, True)

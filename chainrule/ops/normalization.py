@@ -1,1 +1,388 @@
-"""Normalization layers' fused ops: layer_norm, batch_norm."""
+"""Normalization layers' fused ops: native_layer_norm and native_batch_norm, each with a
+backward row of its own whose derivatives are PyTorch's layer_norm_double_backward and
+batchnorm_double_backward (FunctionsManual.cpp) written in Tensor ops, so double backward
+works and records NativeLayerNormBackwardBackward0 / NativeBatchNormBackwardBackward0.
+
+Each first-order formula calls its backward row for one output only (`output_mask`), so
+the input, weight and bias gradients are each computed once; the masked outputs are empty.
+"""
+import numpy as np
+
+from .._dtype import FROM_NP
+from .registry import op, public
+
+
+def _float(a, kernel):
+    """`a` as a float array to compute in (half goes through float32)."""
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{FROM_NP[a.dtype].legacy}\'')
+    return a.astype(np.float32) if a.dtype == np.float16 else a
+
+
+def _check_dtypes(x, *params):
+    """PyTorch's CPU kernels take parameters of the input's dtype, or float32 ones for a
+    half input (check_mixed_data_type)."""
+    params = [p for p in params if p is not None]
+    if any(p.dtype != x.dtype for p in params):
+        if any(p.dtype != np.float32 for p in params):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if x.dtype != np.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def _none(grads):
+    # an input with an edge but no gradient (derivatives.yaml): the saved statistics
+    # (non_differentiable / not_implemented) and layer_norm_backward's bias (`Tensor()`)
+    return None
+
+
+# ---- layer_norm -----------------------------------------------------------------------------
+
+def _int_tuple(fn, normalized_shape):
+    """normalized_shape as a tuple, with PyTorch's argument parser's TypeErrors."""
+    prefix = f"{fn}(): argument 'normalized_shape' (position 2) must be tuple of ints, "
+    if not isinstance(normalized_shape, (tuple, list)):
+        raise TypeError(prefix + f"not {type(normalized_shape).__name__}")
+    for i, s in enumerate(normalized_shape):
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(prefix + f"but found element of type {type(s).__name__} at pos {i}")
+    return tuple(normalized_shape)
+
+
+def _check_layer_norm(x, weight, bias, normalized_shape):
+    """PyTorch's _check_layer_norm_inputs; returns the normalized dims' axes."""
+    shape = _int_tuple("native_layer_norm", normalized_shape)
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.shape != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(t.shape)} and normalized_shape = "
+                               f"{list(shape)}")
+    if x.ndim < len(shape) or x.shape[x.ndim - len(shape):] != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{''.join(f', {s}' for s in shape)}], but got input of "
+                           f"size{list(x.shape)}")
+    return tuple(range(x.ndim - len(shape), x.ndim))
+
+
+def _layer_norm(x, weight, bias, normalized_shape, eps):
+    axes = _check_layer_norm(x, weight, bias, normalized_shape)
+    a = _float(x, "LayerNormKernelImpl")
+    _check_dtypes(x, weight, bias)
+    mean = a.mean(axes, keepdims=True)
+    out = a - mean
+    # two passes (centre, then the variance of the centred values): stable for large means
+    rstd = 1 / np.sqrt(np.mean(out * out, axes, keepdims=True) + eps)
+    out *= rstd
+    if weight is not None:
+        out *= weight
+    if bias is not None:
+        out += bias
+    return tuple(r.astype(x.dtype, copy=False) for r in (out, mean, rstd))
+
+
+def _layer_norm_bw(g, x, mean, rstd, weight, bias, normalized_shape, output_mask):
+    axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    batch = tuple(range(axes[0]))
+    empty = np.empty(0, x.dtype)
+    dx = dw = db = empty
+    if output_mask[0] or output_mask[1]:
+        xhat = (x - mean) * rstd
+    if output_mask[0]:
+        gw = g * weight if weight is not None else g
+        dx = rstd * (gw - gw.mean(axes, keepdims=True)
+                     - xhat * (gw * xhat).mean(axes, keepdims=True))
+    if output_mask[1]:
+        dw = (g * xhat).sum(batch)
+    if output_mask[2]:
+        db = g.sum(batch)
+    return dx, dw, db
+
+
+def _ln_double_backward(want, grads, input, weight, grad_out, mean, rstd, normalized_shape,
+                        output_mask):
+    """layer_norm_double_backward: the gradient for `want` ("input", "weight" or
+    "grad_out") given the gradients `grads` of native_layer_norm_backward's outputs."""
+    axis = input.dim() - len(normalized_shape)
+    M = int(np.prod(input.shape[:axis]))
+    N = int(np.prod(input.shape[axis:]))
+    x = input.reshape(M, N)
+    gO = grad_out.reshape(M, N) if grad_out is not None else None
+    gamma = weight.reshape(1, N) if weight is not None else None
+    ggI = grads[0].reshape(M, N) if output_mask[0] else None
+    ggG = grads[1].reshape(1, N) if output_mask[1] else None
+    ggB = grads[2].reshape(1, N) if output_mask[2] else None
+    xmu = x - mean.reshape(M, 1)
+    s1 = rstd.reshape(M, 1)           # (sigma^2 + eps)^(-1/2)
+    s2 = s1.pow(2)
+    s3 = s1.pow(3)
+
+    def first_backward(g, gam):
+        # the first backward's grad_input, for incoming gradient g and weight gam
+        h0 = s1 / N if gam is None else gam * s1 / N
+        return h0 * (N * g - g.sum(1, True) - xmu * s2 * (g * xmu).sum(1, True))
+
+    if want == "input":
+        gI = None
+        xmu3 = xmu * s3
+        if ggI is not None:
+            gxhat = gO * gamma if gamma is not None else gO
+            gxhat_mu_sum = (gxhat * xmu).sum(1, True)
+            gxhat_sum = gxhat.sum(1, True)
+            ggI_sum = ggI.sum(1, True)
+            ggI_mu_sum = (ggI * xmu).sum(1, True)
+            all_sub = (ggI_sum * gxhat_sum / N - (ggI * gxhat).sum(1, True)
+                       + s2 * gxhat_mu_sum * ggI_mu_sum * (3.0 / N))
+            gI = (xmu3 * all_sub / N + ggI_mu_sum * s3 / N * (gxhat_sum / N - gxhat)
+                  + gxhat_mu_sum * s3 / N * (ggI_sum / N - ggI))
+        if ggG is not None:
+            term = (gO * ggG * s1 + (s1 * gO * ggG).sum(1, True) / -N
+                    + xmu3 * (gO * ggG * xmu).sum(1, True) / -N)
+            gI = term if gI is None else gI + term
+        return None if gI is None else gI.reshape_as(input)
+    if want == "weight":
+        if ggI is None:
+            return None
+        return (gO * first_backward(ggI, None)).sum(0).reshape_as(weight)
+    ggO = None
+    if ggI is not None:
+        ggO = first_backward(ggI, gamma)
+    if ggG is not None:
+        term = ggG * xmu * s1
+        ggO = term if ggO is None else ggO + term
+    if ggB is not None:
+        ggO = ggB if ggO is None else ggO + ggB
+    return None if ggO is None else ggO.expand(M, N).reshape_as(input)
+
+
+native_layer_norm_backward = op(
+    "native_layer_norm_backward", "NativeLayerNormBackwardBackward0",
+    "grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask", _layer_norm_bw,
+    inputs=("grad_out", "input", "mean", "rstd", "weight", "bias"), returns=list,
+    function=False, method=False,
+    grad_out=lambda grads, input, weight, mean, rstd, normalized_shape, output_mask:
+        _ln_double_backward("grad_out", grads, input, weight, None, mean, rstd,
+                            normalized_shape, output_mask),
+    input=lambda grads, grad_out, input, weight, mean, rstd, normalized_shape, output_mask:
+        _ln_double_backward("input", grads, input, weight, grad_out, mean, rstd,
+                            normalized_shape, output_mask),
+    mean=_none, rstd=_none,
+    weight=lambda grads, grad_out, input, weight, mean, rstd, normalized_shape, output_mask:
+        _ln_double_backward("weight", grads, input, weight, grad_out, mean, rstd,
+                            normalized_shape, output_mask),
+    bias=_none)
+
+
+def _ln_grad(i):
+    mask = tuple(j == i for j in range(3))
+    return lambda grads, input, normalized_shape, result1, result2, weight, bias: \
+        native_layer_norm_backward(grads[0], input, normalized_shape, result1, result2, weight,
+                                   bias, mask)[i]
+
+
+native_layer_norm = op(
+    "native_layer_norm", "NativeLayerNormBackward0",
+    "input, normalized_shape, weight, bias, eps", _layer_norm,
+    inputs=("input", "weight", "bias"), returns=list, differentiable_outputs=(0,),
+    method=False, input=_ln_grad(0), weight=_ln_grad(1), bias=_ln_grad(2))
+
+
+@public(method=False)
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    return native_layer_norm(input, _int_tuple("layer_norm", normalized_shape), weight, bias,
+                             eps)[0]
+
+
+# ---- batch_norm -----------------------------------------------------------------------------
+
+def _channels(x):
+    """(reduced axes, broadcast shape of a per-channel vector) for input x."""
+    return (0,) + tuple(range(2, x.ndim)), (1, -1) + (1,) * (x.ndim - 2)
+
+
+def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps):
+    a = _float(x, "batch_norm")
+    _check_dtypes(x, weight, bias, running_mean, running_var)
+    axes, shape = _channels(a)
+    if training:
+        # two passes (the mean, then squared deviations from it): stable for large means
+        n = a.size // max(a.shape[1], 1)
+        mean = a.mean(axes)
+        centred = a - mean.reshape(shape)
+        var_sum = np.sum(centred * centred, axes)
+        invstd = 1 / np.sqrt(var_sum / n + eps)
+        # running stats are updated in place, without a version bump (as in PyTorch), with
+        # the unbiased variance
+        if running_mean is not None:
+            running_mean[...] = momentum * mean.astype(np.float64) \
+                + (1 - momentum) * running_mean.astype(np.float64)
+        if running_var is not None:
+            running_var[...] = momentum * (var_sum.astype(np.float64) / (n - 1)) \
+                + (1 - momentum) * running_var.astype(np.float64)
+        save_mean, save_invstd = mean, invstd
+    else:
+        mean, invstd = running_mean, 1 / np.sqrt(running_var + eps)
+        save_mean = save_invstd = np.empty(0, a.dtype)
+    # out = x * alpha + beta per channel, as PyTorch's CPU kernel computes it
+    alpha = invstd if weight is None else invstd * weight
+    beta = -mean * alpha if bias is None else bias - mean * alpha
+    out = a * alpha.reshape(shape) + beta.reshape(shape)
+    return tuple(r.astype(x.dtype, copy=False) for r in (out, save_mean, save_invstd))
+
+
+def _batch_norm_bw(g, x, weight, running_mean, running_var, save_mean, save_invstd, train, eps,
+                   output_mask):
+    axes, shape = _channels(x)
+    if train:
+        mean, invstd = save_mean, save_invstd
+    else:
+        mean, invstd = running_mean, 1 / np.sqrt(running_var + eps)
+    empty = np.empty(0, x.dtype)
+    dx = dw = db = empty
+    gsum = g.sum(axes)
+    if output_mask[0] or output_mask[1]:
+        centred = x - mean.reshape(shape)
+        dotp = np.sum(g * centred, axes)
+    if output_mask[0]:
+        scale = invstd if weight is None else invstd * weight
+        if train:
+            n = x.size // max(gsum.size, 1)
+            k = dotp * invstd * invstd / n
+            dx = (g - centred * k.reshape(shape) - (gsum / n).reshape(shape)) \
+                * scale.reshape(shape)
+        else:
+            dx = g * scale.reshape(shape)
+    if output_mask[1]:
+        dw = dotp * invstd
+    if output_mask[2]:
+        db = gsum
+    return dx, dw, db
+
+
+def _bn_double_backward(want, grads, input, weight, grad_out, running_mean, running_var,
+                        save_mean, save_invstd, train, eps, output_mask):
+    """batchnorm_double_backward: the gradient for `want` ("input", "weight" or
+    "grad_out") given the gradients `grads` of native_batch_norm_backward's outputs."""
+    axes, shape = _channels(input)
+    M = input.numel() // input.shape[1]
+    gamma = weight.reshape(shape) if weight is not None else None
+    ggI = grads[0] if output_mask[0] else None
+    ggG = grads[1].reshape(shape) if output_mask[1] else None
+    ggB = grads[2].reshape(shape) if output_mask[2] else None
+    if train:
+        mu, s1 = save_mean.reshape(shape), save_invstd.reshape(shape)
+    else:
+        mu = running_mean.reshape(shape)
+        s1 = (running_var + eps).pow(-0.5).reshape(shape)
+    xmu = input - mu
+    s2 = s1.pow(2)
+
+    def sum_c(t):
+        return t.sum(axes, keepdim=True)
+
+    def first_backward(g, gam):
+        h0 = s1 / M if gam is None else gam * s1 / M
+        return h0 * (M * g - sum_c(g) - xmu * s2 * sum_c(g * xmu))
+
+    if want == "input":
+        gI = None
+        if ggI is not None and train:
+            s3 = s1.pow(3)
+            xmu3 = xmu * s3
+            gOinmu_sum = sum_c(grad_out * xmu)
+            gO_sum = sum_c(grad_out)
+            ggI_sum = sum_c(ggI)
+            ggIinmu_sum = sum_c(ggI * xmu)
+            all_sub = (ggI_sum * gO_sum / M - sum_c(grad_out * ggI)
+                       + s2 * gOinmu_sum * ggIinmu_sum * (3.0 / M))
+            gI = (xmu3 * all_sub / M + ggIinmu_sum * s3 / M * (gO_sum / M - grad_out)
+                  + gOinmu_sum * s3 / M * (ggI_sum / M - ggI))
+            if gamma is not None:
+                gI = gamma * gI
+        if ggG is not None:
+            if train:
+                term = ggG * (grad_out * s1 + s1 * sum_c(grad_out) / -M
+                              + xmu * s1.pow(3) * sum_c(grad_out * xmu) / -M)
+            else:
+                term = ggG * s1 * grad_out
+            gI = term if gI is None else gI + term
+        return gI
+    if want == "weight":
+        if ggI is None:
+            return None
+        if train:
+            return (ggI * first_backward(grad_out, None)).sum(axes)
+        return (ggI * grad_out * s1).sum(axes)
+    ggO = None
+    if ggI is not None:
+        if train:
+            ggO = first_backward(ggI, gamma)
+        else:
+            ggO = ggI * s1 if gamma is None else ggI * s1 * gamma
+    if ggG is not None:
+        term = ggG * xmu * s1
+        ggO = term if ggO is None else ggO + term
+    if ggB is not None:
+        ggO = ggB.expand_as(input) if ggO is None else ggO + ggB
+    return ggO
+
+
+def _bn_formula(want):
+    def formula(grads, grad_out, input, weight, running_mean, running_var, save_mean,
+                save_invstd, train, eps, output_mask):
+        return _bn_double_backward(want, grads, input, weight, grad_out, running_mean,
+                                   running_var, save_mean, save_invstd, train, eps, output_mask)
+    return formula
+
+
+native_batch_norm_backward = op(
+    "native_batch_norm_backward", "NativeBatchNormBackwardBackward0",
+    "grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, "
+    "output_mask", _batch_norm_bw,
+    inputs=("grad_out", "input", "weight", "running_mean", "running_var", "save_mean",
+            "save_invstd"),
+    returns=list, function=False, method=False,
+    grad_out=_bn_formula("grad_out"), input=_bn_formula("input"), weight=_bn_formula("weight"),
+    running_mean=None, running_var=None, save_mean=_none, save_invstd=_none)
+
+
+def _bn_grad(i):
+    mask = tuple(j == i for j in range(3))
+    return lambda grads, input, weight, running_mean, running_var, result1, result2, \
+        training, eps: native_batch_norm_backward(grads[0], input, weight, running_mean,
+                                                  running_var, result1, result2, training, eps,
+                                                  mask)[i]
+
+
+native_batch_norm = op(
+    "native_batch_norm", "NativeBatchNormBackward0",
+    "input, weight, bias, running_mean, running_var, training, momentum, eps", _batch_norm,
+    returns=list, differentiable_outputs=(0,), method=False,
+    input=_bn_grad(0), weight=_bn_grad(1), bias=_bn_grad(2), running_mean=None,
+    running_var=None)
+
+
+@public(method=False)
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+               cudnn_enabled):
+    """at::batch_norm: PyTorch's size checks, then native_batch_norm."""
+    num_features = input.shape[1] if input.dim() > 1 else 0
+    if input.numel() == 0:
+        # PyTorch keeps the gradient chain with a clone instead of normalizing nothing
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        return out + bias[0] if bias is not None else out
+    for name, t, needed in (("running_mean", running_mean, True),
+                            ("running_var", running_var, True), ("weight", weight, False),
+                            ("bias", bias, False)):
+        if t is not None:
+            if t.numel() != num_features:
+                raise RuntimeError(f"{name} should contain {num_features} elements not "
+                                   f"{t.numel()}")
+        elif needed and not training:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    return native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
+                             eps)[0]

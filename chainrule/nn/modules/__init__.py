@@ -1,7 +1,7 @@
 """torch.nn.modules: Module and the layers built on it."""
 from .module import Module
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .linear import Flatten, Identity, Linear, Unflatten
+from .linear import Bilinear, Flatten, Identity, Linear, Unflatten
 from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, SiLU, Sigmoid, Softmax,
                          Softplus, Tanh)
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss,
@@ -16,7 +16,7 @@ from .sparse import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-           "ParameterDict", "Identity", "Linear", "Flatten", "Unflatten", "ReLU", "LeakyReLU",
+           "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "ReLU", "LeakyReLU",
            "ELU", "GELU", "SiLU", "Softplus", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]

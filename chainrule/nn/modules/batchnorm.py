@@ -1,2 +1,94 @@
-"""batchnorm layers"""
-__all__ = []
+"""BatchNorm1d and BatchNorm2d: batch statistics in training (running statistics updated
+with momentum, or a cumulative average when momentum is None), running statistics in eval."""
+from ..._creation import empty, ones, tensor, zeros
+from ..._dtype import int64
+from .. import functional as F, init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
+
+
+class _NormBase(Module):
+    _version = 2     # state_dict metadata: version 2 added num_batches_tracked
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = Parameter(empty(num_features, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty(num_features, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=int64))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    def forward(self, input):
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                factor = 1.0 / float(self.num_batches_tracked)
+        # batch statistics in training, and in eval when there are no running statistics
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        # running statistics are passed only to be used, or updated (when tracked)
+        use_buffers = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_buffers else None,
+                            self.running_var if use_buffers else None, self.weight, self.bias,
+                            bn_training, factor, self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization over (N, C) or (N, C, L) input."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization over (N, C, H, W) input."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")

@@ -1,4 +1,4 @@
-"""Linear, Identity, Flatten and Unflatten."""
+"""Linear, Bilinear, Identity, Flatten and Unflatten."""
 import math
 
 from ..._creation import empty
@@ -6,7 +6,7 @@ from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Identity", "Linear", "Flatten", "Unflatten"]
+__all__ = ["Identity", "Linear", "Bilinear", "Flatten", "Unflatten"]
 
 
 class Identity(Module):
@@ -46,6 +46,39 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    """y = x1^T A x2 + b, initialized uniform(-1/sqrt(in1), 1/sqrt(in1)) as PyTorch does."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(empty((out_features, in1_features, in2_features), dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features="
+                             f"{self.in1_features})")
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
 class Flatten(Module):

@@ -1,0 +1,125 @@
+"""Op-database entries for layer_norm, batch_norm (ops/normalization.py), embedding, bilinear
+(_trilinear) and dropout (ops/nn_ops.py), called through nn.functional. Backward rows are
+reached by gradgradcheck of their forward."""
+import numpy as np
+
+from . import OpInfo, Sample, noncontiguous, positive, randn
+
+
+def _F(lib):
+    return lib.nn.functional
+
+
+def _layer_norm_samples(rng):
+    return [Sample(randn(rng, 3, 4), (4,), randn(rng, 4), randn(rng, 4)),
+            Sample(randn(rng, 2, 3, 4), (3, 4), randn(rng, 3, 4), randn(rng, 3, 4),
+                   name="2-d normalized_shape"),
+            Sample(randn(rng, 3, 4), [4], name="no affine"),
+            Sample(randn(rng, 3, 4), (4,), randn(rng, 4), name="weight only"),
+            Sample(randn(rng, 3, 4), (4,), None, randn(rng, 4), name="bias only"),
+            Sample(randn(rng, 5), (5,), randn(rng, 5), randn(rng, 5), eps=0.1, name="1-d eps"),
+            Sample(noncontiguous(randn(rng, 4, 3)), (3,), randn(rng, 3), randn(rng, 3),
+                   name="non-contiguous"),
+            Sample(randn(rng, 2, 4) + 1e4, (4,), randn(rng, 4), randn(rng, 4),
+                   name="large mean")]
+
+
+def _native_layer_norm(lib, x, shape, w=None, b=None):
+    return lib.native_layer_norm(x, shape, w, b, 1e-5)
+
+
+def _batch_norm_samples(rng):
+    def stats(c):
+        return randn(rng, c), positive(rng, c)
+    return [Sample(randn(rng, 4, 3), *stats(3), randn(rng, 3), randn(rng, 3), grad=(0, 3, 4),
+                   training=True),
+            Sample(randn(rng, 4, 3, 2), None, None, randn(rng, 3), randn(rng, 3),
+                   grad=(0, 3, 4), training=True, name="3-d, no running stats"),
+            Sample(randn(rng, 2, 3, 2, 2), *stats(3), randn(rng, 3), randn(rng, 3),
+                   grad=(0, 3, 4), training=True, momentum=0.3, eps=0.01, name="4-d"),
+            Sample(randn(rng, 4, 3), None, None, grad=(0,), training=True, name="no affine"),
+            Sample(randn(rng, 4, 3), None, None, randn(rng, 3), grad=(0, 3), training=True,
+                   name="weight only"),
+            Sample(randn(rng, 4, 3, 2), *stats(3), randn(rng, 3), randn(rng, 3),
+                   grad=(0, 3, 4), name="eval"),
+            Sample(randn(rng, 2, 3, 2, 2), *stats(3), grad=(0,), name="eval no affine"),
+            Sample(noncontiguous(randn(rng, 5, 3)), *stats(3), randn(rng, 3), randn(rng, 3),
+                   grad=(0, 3, 4), training=True, name="non-contiguous")]
+
+
+def _batch_norm_stats(lib, x, rm, rv, w=None, b=None, **kw):
+    # the output and the running statistics it updated in place
+    return _F(lib).batch_norm(x, rm, rv, w, b, **kw), rm, rv
+
+
+def _native_batch_norm(lib, x, rm, rv, w=None, b=None, training=False, momentum=0.1,
+                       eps=1e-5):
+    return lib.native_batch_norm(x, w, b, rm, rv, training, momentum, eps)
+
+
+def _labels(rng, n, *shape):
+    return np.asarray(rng.integers(0, n, shape), np.int64)
+
+
+def _embedding_samples(rng):
+    return [Sample(_labels(rng, 5, 4), randn(rng, 5, 3)),
+            Sample(_REPEATS, randn(rng, 5, 3), name="2-d repeated"),
+            Sample(np.asarray(3), randn(rng, 5, 3), name="0-d index"),
+            Sample(_REPEATS.astype(np.int32), noncontiguous(randn(rng, 3, 5)).T,
+                   name="int32, non-contiguous weight")]
+
+
+def _embedding_exact_samples(rng):
+    # gradients PyTorch defines to differ from the derivative: the padding row gets none,
+    # scale_grad_by_freq divides by the count
+    return [Sample(_REPEATS, randn(rng, 5, 3), padding_idx=1, name="padding_idx"),
+            Sample(_REPEATS, randn(rng, 5, 3), padding_idx=-1, name="negative padding_idx"),
+            Sample(_REPEATS, randn(rng, 5, 3), scale_grad_by_freq=True, name="scaled"),
+            Sample(_REPEATS, randn(rng, 5, 3), padding_idx=2, scale_grad_by_freq=True,
+                   name="scaled padding_idx")]
+
+
+_REPEATS = np.array([[1, 2, 1], [0, 1, 4]])
+
+
+def _bilinear_samples(rng):
+    w, b = randn(rng, 4, 2, 3), randn(rng, 4)
+    return [Sample(randn(rng, 5, 2), randn(rng, 5, 3), w, b),
+            Sample(randn(rng, 2, 3, 2), randn(rng, 2, 3, 3), w, b, name="3-d"),
+            Sample(randn(rng, 2), randn(rng, 3), w, b, name="1-d"),
+            Sample(randn(rng, 5, 2), randn(rng, 5, 3), w, name="no bias"),
+            Sample(noncontiguous(randn(rng, 5, 2)), randn(rng, 5, 3), w, b,
+                   name="non-contiguous")]
+
+
+def _seeded_dropout(lib, x, **kw):
+    lib.manual_seed(0)
+    return _F(lib).dropout(x, **kw)
+
+
+OPS_DB = [
+    OpInfo("layer_norm", lambda lib, x, shape, w=None, b=None, **kw: _F(lib).layer_norm(
+        x, shape, w, b, **kw), _layer_norm_samples,
+           ops=("native_layer_norm", "native_layer_norm_backward")),
+    OpInfo("native_layer_norm", _native_layer_norm, lambda rng: _layer_norm_samples(rng)[:5],
+           ops=("native_layer_norm",)),
+    OpInfo("batch_norm", lambda lib, x, rm, rv, w=None, b=None, **kw: _F(lib).batch_norm(
+        x, rm, rv, w, b, **kw), _batch_norm_samples,
+           ops=("native_batch_norm", "native_batch_norm_backward")),
+    OpInfo("batch_norm running stats", _batch_norm_stats, _batch_norm_samples,
+           ops=("native_batch_norm",), gradcheck=False),
+    OpInfo("native_batch_norm", _native_batch_norm, _batch_norm_samples,
+           ops=("native_batch_norm",), gradcheck=False),
+    OpInfo("embedding", lambda lib, idx, w, **kw: _F(lib).embedding(idx, w, **kw),
+           _embedding_samples, ops=("embedding", "embedding_dense_backward")),
+    OpInfo("embedding padding / scaled", lambda lib, idx, w, **kw: _F(lib).embedding(
+        idx, w, **kw), _embedding_exact_samples, ops=("embedding", "embedding_dense_backward"),
+           gradcheck=False),
+    OpInfo("bilinear", lambda lib, x1, x2, w, *b: _F(lib).bilinear(x1, x2, w, *b),
+           _bilinear_samples, ops=("_trilinear",)),
+    OpInfo("_trilinear", lambda lib, a, b, c: lib._trilinear(a, b, c, [2], [0], [1], [1]),
+           lambda rng: [Sample(randn(rng, 2, 3), randn(rng, 3, 4), randn(rng, 2, 4))]),
+    OpInfo("dropout seeded", _seeded_dropout,
+           lambda rng: [Sample(randn(rng, 4, 5), p=0.3), Sample(randn(rng, 3), p=1.0),
+                        Sample(noncontiguous(randn(rng, 3, 4)), p=0.5)], ops=("mul",)),
+]

@@ -8,20 +8,32 @@ from .._creation import tensor as _tensor
 from .._dtype import int64 as _int64
 from .._tensor import make_tensor
 from ..ops import nn_ops as _ops
+from ..ops import normalization as _norm
+from ..autograd import no_grad as _no_grad
 from ..ops.linalg import addmm as _addmm, matmul as _matmul
 from ..ops.registry import check_broadcast
 from ..ops.pointwise import relu as _relu, sigmoid, tanh, where as _where
 from ..ops import padding as _padding
-from ..ops.conv import (adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d,
-                        max_pool2d_with_indices)
+from ..ops.conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
+                        conv1d, conv2d, functional_max_pool1d as max_pool1d,
+                        functional_max_pool2d as max_pool2d, max_pool2d_with_indices)
+from ..ops import conv as _conv
 from ..ops.padding import *  # noqa: F401,F403  (pad)
 
 __all__ = ["softmax", "log_softmax", "nll_loss", "cross_entropy", "mse_loss", "l1_loss",
            "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "relu", "leaky_relu", "elu", "gelu",
            "silu", "softplus", "sigmoid", "tanh", "one_hot", "normalize", "cosine_similarity",
-           "linear", "conv1d", "conv2d", "max_pool2d", "max_pool2d_with_indices",
-           "avg_pool2d", "adaptive_avg_pool2d"] + _padding.__all__
+           "linear", "conv1d", "conv2d", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
+           "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d", "layer_norm", "batch_norm", "embedding",
+           "dropout", "bilinear"] + _padding.__all__
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """(output, indices) of 1-D max pooling (return_indices is ignored, as in PyTorch)."""
+    return _conv.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+
 
 _TYPE_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long",
                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -297,3 +309,60 @@ def linear(input, weight, bias=None):
         out = _addmm(bias, input.view(-1, input.shape[-1]), weight.t())
         return out.view(tuple(input.shape[:-1]) + (weight.shape[0],))
     return _matmul(input, weight.t()) + bias
+
+
+# ---- normalization, embedding, dropout, bilinear --------------------------------------------
+
+bilinear = _ops.bilinear
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    return _norm.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def _verify_batch_size(size):
+    size_prods = size[0]
+    for s in size[2:]:
+        size_prods *= s
+    if size_prods == 1:
+        raise ValueError("Expected more than 1 value per channel when training, got input "
+                         f"size {size!r}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    if training:
+        _verify_batch_size(input.size())
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    return _norm.batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
+                            eps, True)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if sparse:
+        raise NotImplementedError("embedding(sparse=True): chainrule has no sparse gradients")
+    if max_norm is not None:
+        input = input.contiguous()
+        with _no_grad():
+            _ops.embedding_renorm_(weight.detach(), input, max_norm, norm_type)
+    return _ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _ops.dropout_(input, p, training) if inplace else _ops.dropout(input, p, training)

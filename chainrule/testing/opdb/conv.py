@@ -25,6 +25,12 @@ def _conv2d_samples(rng):
                    padding="same", name="depthwise same"),
             Sample(randn(rng, 2, 3, 3), randn(rng, 2, 2, 2, 2), None, stride=2, padding=1,
                    name="unbatched"),
+            Sample(randn(rng, 1, 2, 4, 5), randn(rng, 3, 2, 2, 3), randn(rng, 3),
+                   padding="same", dilation=(1, 2), name="same, uneven (constant_pad_nd first)"),
+            Sample(randn(rng, 2, 4, 5), randn(rng, 3, 2, 4, 2), None, padding="same",
+                   name="unbatched same, uneven in both dims"),
+            Sample(randn(rng, 1, 2, 4, 5), randn(rng, 3, 2, 2, 3), None, padding="valid",
+                   name="valid"),
             Sample(noncontiguous(randn(rng, 1, 2, 4, 4)), randn(rng, 2, 2, 3, 3), randn(rng, 2),
                    stride=3, name="non-contiguous")]
 
@@ -33,7 +39,9 @@ def _conv1d_samples(rng):
     return [Sample(randn(rng, 2, 2, 6), randn(rng, 3, 2, 3), randn(rng, 3), stride=2,
                    padding=1),
             Sample(randn(rng, 4, 5), randn(rng, 4, 2, 2), None, dilation=2, groups=2,
-                   name="unbatched grouped dilated")]
+                   name="unbatched grouped dilated"),
+            Sample(randn(rng, 2, 2, 6), randn(rng, 3, 2, 4), randn(rng, 3), padding="same",
+                   name="same, uneven")]
 
 
 def _max_samples(rng):
@@ -44,12 +52,22 @@ def _max_samples(rng):
                    name="dilated")]
 
 
+def _max1d_samples(rng):
+    return [Sample(_distinct(rng, 2, 3, 7), 3, stride=2, padding=1),
+            Sample(_distinct(rng, 3, 8), 2, dilation=3, ceil_mode=True, name="unbatched ceil")]
+
+
 def _avg_samples(rng):
     return [Sample(randn(rng, 1, 2, 5, 5), 2),
             Sample(randn(rng, 2, 5, 6), 3, stride=2, padding=1, ceil_mode=True,
                    count_include_pad=False, name="unbatched ceil exclude pad"),
             Sample(randn(rng, 1, 1, 6, 5), (2, 3), stride=(1, 2), padding=(1, 0),
                    divisor_override=4, name="divisor_override")]
+
+
+def _avg1d_samples(rng):
+    return [Sample(randn(rng, 2, 3, 7), 3, stride=2, padding=1),
+            Sample(randn(rng, 3, 8), 3, 2, 1, True, False, name="unbatched ceil exclude pad")]
 
 
 def _adaptive_samples(rng):
@@ -65,6 +83,20 @@ OPS_DB = [
            ops=("convolution", "convolution_backward")),
     OpInfo("max_pool2d", lambda lib, *a, **k: _F(lib).max_pool2d(*a, **k), _max_samples,
            ops=("max_pool2d_with_indices", "max_pool2d_with_indices_backward")),
+    OpInfo("max_pool2d_with_indices", lambda lib, *a, **k: _F(lib).max_pool2d_with_indices(*a, **k),
+           lambda rng: [Sample(_distinct(rng, 1, 2, 5, 5), 3, 2, 1)],
+           ops=("max_pool2d_with_indices", "max_pool2d_with_indices_backward")),
+    OpInfo("max_pool1d", lambda lib, *a, **k: _F(lib).max_pool1d(*a, **k), _max1d_samples,
+           ops=("max_pool2d_with_indices", "max_pool2d_with_indices_backward", "unsqueeze",
+                "squeeze.dim")),
+    OpInfo("max_pool1d_with_indices", lambda lib, *a, **k: lib.max_pool1d_with_indices(*a, **k),
+           _max1d_samples, ops=("max_pool2d_with_indices", "max_pool2d_with_indices_backward")),
+    OpInfo("avg_pool1d", lambda lib, *a, **k: _F(lib).avg_pool1d(*a, **k), _avg1d_samples,
+           ops=("avg_pool2d", "avg_pool2d_backward")),
+    OpInfo("adaptive_avg_pool1d", lambda lib, *a, **k: _F(lib).adaptive_avg_pool1d(*a, **k),
+           lambda rng: [Sample(randn(rng, 2, 3, 7), 3), Sample(randn(rng, 3, 4), 6),
+                        Sample(randn(rng, 2, 3, 5), 1, name="to 1 (a mean)")],
+           ops=("_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward")),
     OpInfo("avg_pool2d", lambda lib, *a, **k: _F(lib).avg_pool2d(*a, **k), _avg_samples,
            ops=("avg_pool2d", "avg_pool2d_backward")),
     OpInfo("adaptive_avg_pool2d", lambda lib, *a, **k: _F(lib).adaptive_avg_pool2d(*a, **k),

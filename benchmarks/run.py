@@ -1,7 +1,7 @@
 """Benchmarks: chainrule against PyTorch and hand-written NumPy, on the same machine, in one run.
 
     python benchmarks/run.py            # all benchmarks
-    python benchmarks/run.py chain      # some of: chain, mlp, deep, import
+    python benchmarks/run.py chain      # some of: chain, mlp, deep, import, graph, cnn
 
 Each benchmark runs the same program through chainrule and torch (written once against the
 torch API, as `program(lib)`), and the same computation written by hand in NumPy; it prints
@@ -166,6 +166,106 @@ def mlp_numpy(params0, x, y, lr=np.float32(0.01)):
     return step
 
 
+# ---- (e) graph network: two seed-000 layers (linear, then per-edge weighted scatter_add) --
+
+GRAPH_NODES, GRAPH_EDGES, GRAPH_FEATURES = 10_000, 200_000, 64
+
+
+def _graph_data():
+    rng = np.random.default_rng(0)
+    f = GRAPH_FEATURES
+    params = []
+    for _ in range(2):
+        params.append(rng.uniform(-f ** -0.5, f ** -0.5, (f, f)).astype(np.float32))
+        params.append(rng.uniform(-f ** -0.5, f ** -0.5, (f,)).astype(np.float32))
+        params.append(rng.uniform(0, 0.1, (GRAPH_EDGES,)).astype(np.float32))
+    x = rng.standard_normal((GRAPH_NODES, GRAPH_FEATURES)).astype(np.float32)
+    edges = rng.integers(0, GRAPH_NODES, (2, GRAPH_EDGES))
+    return params, x, edges
+
+
+def graph_program(lib, params0, x0, edges0):
+    params = [lib.tensor(p, requires_grad=True) for p in params0]
+    x, (src, dst) = lib.tensor(x0), lib.tensor(edges0)
+
+    def layer(h, weight, bias, edge_weight):
+        h = h @ weight.T + bias
+        messages = h[src] * edge_weight.unsqueeze(-1)
+        return lib.zeros_like(h).scatter_add(0, dst.unsqueeze(-1).expand_as(messages), messages)
+
+    def run():
+        w1, b1, e1, w2, b2, e2 = params
+        out = layer(layer(x, w1, b1, e1).relu(), w2, b2, e2)
+        (out ** 2).mean().backward()
+        for p in params:
+            p.grad = None
+    return run
+
+
+def graph_numpy(params, x, edges):
+    src, dst = edges
+    n, f = x.shape
+    dst_flat = (dst[:, None] * f + np.arange(f)).reshape(-1)   # scatter_add's linear indices
+    src_flat = (src[:, None] * f + np.arange(f)).reshape(-1)
+
+    def scatter(values, flat):      # rows of `values` summed into the rows `flat` names
+        summed = np.bincount(flat, weights=values.reshape(-1), minlength=n * f)
+        return summed.reshape(n, f).astype(np.float32)
+
+    def run():
+        w1, b1, e1, w2, b2, e2 = params
+        h1 = x @ w1.T + b1
+        z1 = scatter(h1[src] * e1[:, None], dst_flat)
+        a1 = np.maximum(z1, 0)
+        h2 = a1 @ w2.T + b2
+        out = scatter(h2[src] * e2[:, None], dst_flat)
+        g_out = out * np.float32(2 / out.size)
+        g_msg = g_out[dst]
+        g_e2 = (g_msg * h2[src]).sum(1)
+        g_h2 = scatter(g_msg * e2[:, None], src_flat)
+        g_w2, g_b2 = g_h2.T @ a1, g_h2.sum(0)
+        g_z1 = (g_h2 @ w2) * (z1 > 0)
+        g_msg = g_z1[dst]
+        g_e1 = (g_msg * h1[src]).sum(1)
+        g_h1 = scatter(g_msg * e1[:, None], src_flat)
+        g_w1, g_b1 = g_h1.T @ x, g_h1.sum(0)
+        return g_w1, g_b1, g_e1, g_w2, g_b2, g_e2
+    return run
+
+
+# ---- (f) CNN training step: conv-relu-pool x2, linear; batch 64 of 1x28x28, SGD ----------
+
+def _cnn_data():
+    rng = np.random.default_rng(0)
+    params = []
+    for shape, fan_in in (((16, 1, 3, 3), 9), ((16,), 9), ((32, 16, 3, 3), 144), ((32,), 144),
+                          ((10, 32 * 7 * 7), 32 * 7 * 7), ((10,), 32 * 7 * 7)):
+        bound = 1 / np.sqrt(fan_in)
+        params.append(rng.uniform(-bound, bound, shape).astype(np.float32))
+    x = rng.standard_normal((64, 1, 28, 28)).astype(np.float32)
+    y = rng.integers(0, 10, 64)
+    return params, x, y
+
+
+def cnn_program(lib, params0, x0, y0, lr=0.01):
+    F = lib.nn.functional
+    params = [lib.tensor(p, requires_grad=True) for p in params0]
+    x, y = lib.tensor(x0), lib.tensor(y0)
+
+    def step():
+        c1, b1, c2, b2, w, b = params
+        h = F.max_pool2d(F.conv2d(x, c1, b1, padding=1).relu(), 2)
+        h = F.max_pool2d(F.conv2d(h, c2, b2, padding=1).relu(), 2)
+        loss = F.cross_entropy(F.linear(h.flatten(1), w, b), y)
+        loss.backward()
+        with lib.no_grad():
+            for p in params:
+                p -= lr * p.grad
+                p.grad = None
+        return loss
+    return step
+
+
 # ---- (d) import time: a fresh interpreter importing each library --------------------------
 
 def import_time(module, repeats=5):
@@ -180,7 +280,8 @@ def import_time(module, repeats=5):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("which", nargs="*", default=["chain", "mlp", "deep", "import"])
+    parser.add_argument("which", nargs="*",
+                        default=["chain", "mlp", "deep", "graph", "cnn", "import"])
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args(argv)
     import torch
@@ -212,6 +313,20 @@ def main(argv=None):
         rows.append(("memory: resident bytes per live graph node (100,000-op chain)",
                      graph_bytes_per_op("chainrule"), graph_bytes_per_op("torch"),
                      float("nan"), "B ", 1))
+    if "graph" in args.which:
+        params, x, edges = _graph_data()
+        repeats = max(3, args.repeats // 3)
+        t_torch = _time(graph_program(torch, params, x, edges), repeats)
+        t_ours = _time(graph_program(chainrule, params, x, edges), repeats)
+        t_np = _time(graph_numpy(params, x, edges), repeats)
+        rows.append(("graph: 2 scatter_add layers, 10k nodes, 200k edges, 64 feats", t_ours,
+                     t_torch, t_np, "ms", 1e3))
+    if "cnn" in args.which:
+        params, x, y = _cnn_data()
+        t_torch = _time(cnn_program(torch, params, x, y), args.repeats)
+        t_ours = _time(cnn_program(chainrule, params, x, y), args.repeats)
+        rows.append(("cnn: conv-pool x2 + linear step, batch 64 of 1x28x28", t_ours, t_torch,
+                     float("nan"), "ms", 1e3))
     if "import" in args.which:
         rows.append(("import: python -c 'import X' (best of 5, interpreter included)",
                      import_time("chainrule"), import_time("torch"), import_time("numpy"), "s ", 1))

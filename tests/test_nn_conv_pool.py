@@ -57,8 +57,7 @@ def test_conv_modules_match_pytorch(i, rng):
             y = m(x)
             y1 = m(x[1])
         grads = T.autograd.grad((y * y).sum() + y1.sum(), [x] + params)
-        # circular padding's graph: see test_conv.py::test_circular_pad_graph_matches_pytorch
-        graph = _graph(y.grad_fn) if m.padding_mode != "circular" else None
+        graph = _graph(y.grad_fn)
         return ([p.detach() for p in params], y, y1, grads, graph, repr(m),
                 m._reversed_padding_repeated_twice)
     # the seeded parameters are bit-for-bit PyTorch's

@@ -566,8 +566,6 @@ def test_deprecated_backward_hook():
     same(seeded(prog))
 
 
-@pytest.mark.xfail(reason="custom Function outputs that are inputs returned as-is do not get "
-                          "PyTorch's view creation meta yet (autograd/function.py)")
 def test_inplace_on_output_of_module_with_full_backward_hook():
     def one(lib):
         lin = lib.nn.Linear(2, 2)

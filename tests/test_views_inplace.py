@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import chainrule
-from helpers import same, same_error
+from helpers import same, same_error, same_warnings
 
 
 def graph(fn, depth=3):
@@ -317,3 +317,81 @@ def test_mark_dirty_on_a_view_with_two_outputs_raises():
 
 def test_mark_dirty_on_a_multi_output_view_raises():
     same_error(lambda T: _twice(T).apply((T.ones(2, 3, requires_grad=True) * 1).unbind(0)[0]))
+
+
+def test_empty_tensors_do_not_overlap():
+    same(lambda T: T.zeros(0, 3).mul_(2))
+
+
+def test_index_put_and_masked_fill_through_an_expanded_view_warn_and_write():
+    def prog(T):
+        x = T.zeros(3)
+        x.expand(2, 3).index_put_((T.tensor([0]),), T.tensor(1.))
+        y = T.zeros(3)
+        y.expand(2, 3).masked_fill_(T.tensor([True, False, True]), 3.)
+        return x, y
+    same(prog)
+    same_warnings(prog)
+
+
+def test_fill_from_a_tensor_through_an_expanded_view_raises():
+    same_error(lambda T: T.zeros(3).expand(4, 3).fill_(T.tensor(1.)))
+    same_error(lambda T: T.zeros(3).expand(4, 3).__setitem__((slice(None), 0), 5.))
+
+
+def test_view_of_a_leaf_view_that_requires_grad():
+    # x is itself a view (of arange's result) and a leaf: its views may not be written
+    same_error(lambda T: T.arange(6.).reshape(2, 3).requires_grad_().__setitem__(
+        (0, T.tensor([0])), 5.))
+
+
+def test_inplace_op_reading_another_view_of_the_same_base():
+    def prog(T):
+        x = T.arange(5., requires_grad=True)
+        y = x * 1
+        y[0:2].copy_(y[3:5])
+        names = graph(y.grad_fn)
+        y.sum().backward()
+        return x.grad, names
+    same(prog)
+    # the source was saved before the write, so its modification is detected, and named
+    # by the source's regenerated history
+    same_error(lambda T: _mul_by_alias(T))
+
+
+def _mul_by_alias(T):
+    x = T.arange(5., requires_grad=True)
+    y = x * 1
+    y[0:2].mul_(y[3:5])
+    y.sum().backward()
+
+
+def test_inplace_on_as_strided_view_with_an_offset():
+    def prog(T):
+        a = T.arange(9., dtype=T.float64).reshape(3, 3).requires_grad_()
+        b = a * 1
+        b.as_strided((2,), (4,), 1).mul_(0.)
+        (b * b).sum().backward()
+        return a.grad
+    same(prog)
+
+
+def _identity(T, n):
+    class Identity(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, *xs):
+            return xs if n > 1 else xs[0]
+
+        @staticmethod
+        def backward(ctx, *gs):
+            return gs
+    return Identity
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_custom_function_returning_its_input_may_not_be_modified_in_place(n):
+    def prog(T):
+        xs = [T.ones(3, requires_grad=True) * 1 for _ in range(n)]
+        out = _identity(T, n).apply(*xs)
+        (out[0] if n > 1 else out).add_(1)
+    same_error(prog)

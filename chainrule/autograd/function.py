@@ -242,6 +242,8 @@ def _wrap_outputs(ctx, args, outputs, records):
                                    "in-place operation.")
     wrapped = []
     meta = []
+    n_differentiable = sum(isinstance(o, Tensor) and id(o) not in non_diff
+                           and o._data.dtype.kind in "fc" for o in outs)
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
             wrapped.append(o)
@@ -261,6 +263,12 @@ def _wrap_outputs(ctx, args, outputs, records):
                 _rebase_dirty_view(t, ctx, len(outs))
             else:
                 rebase_history(t, ctx, i)
+                if t._base is not None:
+                    # a view may not be modified in place later: the custom backward would
+                    # be bypassed (PyTorch's CreationMeta::IN_CUSTOM_FUNCTION)
+                    from ..ops.views import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE
+                    t._extra_state().view_info = (
+                        MULTI_OUTPUT_NODE if n_differentiable > 1 else IN_CUSTOM_FUNCTION)
         elif id(o) in non_diff:
             t._requires_grad = False
         meta.append((t._data.shape, t._data.dtype))

@@ -290,13 +290,14 @@ def unpack_input(saved):
     if t._grad_fn is None and not saved.leaf:
         raise RuntimeError(ERR_DETACHED)
     if t._vc[0] != saved.version:
-        raise_modified(t._data, t._vc[0], saved.version, t._grad_fn, t._output_nr)
+        check_input_version(t, saved.version)
     return t
 
 
 def check_input_version(t, version):
     if t._vc[0] != version:
-        fn = t._grad_fn
+        # PyTorch names the tensor's grad_fn as it is now: a stale view's is regenerated
+        fn = t._grad_fn if t._base is None else refresh_view_history(t)
         raise_modified(t._data, t._vc[0], version, fn, t._output_nr)
     return t
 

@@ -8,6 +8,8 @@ autograd records it, `self` gets a new grad_fn: the op's node, whose first edge 
 value, attached to the old history, so it stays differentiable. On a view, the base is
 rebased instead (CopySlices, see Note [In-place on views] in views.py).
 """
+import warnings
+
 import numpy as np
 
 from .._dims import sizes_str
@@ -40,7 +42,7 @@ def check_inplace(self, records):
     base = self._base
     if base is not None:
         check_view_inplace(self)
-    if base is not None and base._grad_fn is None and base._requires_grad:
+    if base is not None and base._grad_fn is None and self.requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
     if self._grad_fn is None and self._requires_grad:
@@ -59,9 +61,7 @@ def dispatch_inplace(op, inputs, params):
         refresh_view_history(self)     # Note [Stale views]
     target = self._data
     if 0 in target.strides and op.name not in _OVERLAP_OK and _overlaps(target):
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation.")
+        _overlap_error(op)
     if _writes_directly(op, inputs, params, target):
         # Note [In-place ufuncs]: the ufunc writes into self's array (no temporary, no copy);
         # NumPy checks that the result fits before it writes anything.
@@ -75,9 +75,10 @@ def dispatch_inplace(op, inputs, params):
         except ValueError:
             pass   # does not broadcast into self: the general path below raises the error
         else:
-            self._vc[0] += 1
             if records:
                 _rebase(op, self, inputs, params, target)
+            else:
+                self._vc[0] += 1
             return self
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     if op.promote is not registry.NONE:
@@ -94,10 +95,16 @@ def dispatch_inplace(op, inputs, params):
                            f"broadcast shape {sizes_str(np.broadcast_shapes(out.shape, target.shape))}")
     if records:
         inputs = _snapshot_if_read(op, self, inputs)
-    np.copyto(target, out, casting="unsafe")
-    self._vc[0] += 1
+    if 0 in target.strides and _overlaps(target):
+        # fill_ / index_put_ / masked_fill_ through an expanded view: write only the elements
+        # the op changed, so a changed element is not overwritten by an unchanged alias
+        np.copyto(target, out, casting="unsafe", where=out != target)
+    else:
+        np.copyto(target, out, casting="unsafe")
     if records:
         _rebase(op, self, inputs, params, out)
+    else:
+        self._vc[0] += 1
     return self
 
 
@@ -105,26 +112,29 @@ def dispatch_inplace(op, inputs, params):
 # An expanded view has several elements at one memory location (a zero stride over a dim of
 # size > 1). Writing a computed value into it would depend on the order elements are
 # visited, so PyTorch refuses every in-place op on it except those writing one value
-# everywhere (fill_, zero_). Views that overlap without a zero stride (as_strided) PyTorch
-# cannot detect cheaply and lets through; so does chainrule.
-_OVERLAP_OK = frozenset(("zero", "fill_.Scalar", "fill_.Tensor"))
+# everywhere (fill_ from a number, zero_; fill_ from a 0-d tensor takes PyTorch's checked
+# copy path and refuses); index_put_ and masked_fill_ only warn (deprecated) and go ahead.
+# Views that overlap without a zero stride (as_strided) PyTorch cannot detect cheaply and
+# lets through; so does chainrule.
+_OVERLAP_OK = frozenset(("zero", "fill_.Scalar"))
+_OVERLAP_DEPRECATED = {"index_put": "index_put_", "_index_put_impl_": "index_put_",
+                       "masked_fill.Scalar": "masked_fill_", "masked_fill.Tensor": "masked_fill_"}
 
 
 def _overlaps(a):
-    return any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+    return a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
 
 
-# Note [Overlap]
-# An expanded view has several elements at one memory location (a zero stride over a dim of
-# size > 1). Writing a computed value into it would depend on the order elements are
-# visited, so PyTorch refuses every in-place op on it except those writing one value
-# everywhere (fill_, zero_). Views that overlap without a zero stride (as_strided) PyTorch
-# cannot detect cheaply and lets through; so does chainrule.
-_OVERLAP_OK = frozenset(("zero", "fill_.Scalar", "fill_.Tensor"))
-
-
-def _overlaps(a):
-    return any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+def _overlap_error(op):
+    name = _OVERLAP_DEPRECATED.get(op.name)
+    if name is None:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    example = "tensor[indices] = tensor" if name == "index_put_" else "tensor[mask] = scalar"
+    warnings.warn(f"Use of {name} on expanded tensors is deprecated. Please clone() the tensor "
+                  "before performing this operation. This also applies to advanced indexing "
+                  f"e.g. {example}", UserWarning, stacklevel=4)
 
 
 # Note [In-place ufuncs]
@@ -159,7 +169,10 @@ def _snapshot_if_read(op, self, inputs):
 def _rebase(op, self, inputs, params, out):
     """Make `self` the output of a new node for this op (see Note [In-place ops])."""
     # inputs[0] is self or its snapshot; either way its edge is still self's old history.
+    # Edges and saved inputs are taken before the version bump, as PyTorch's kernels save
+    # before they write: another view of the same base read by the op is not stale yet.
     results = registry._record(op, inputs, params, (self._data,))
+    self._vc[0] += 1
     fresh = results[0]
     if self._base is not None:
         rebase_view(self, fresh._grad_fn)

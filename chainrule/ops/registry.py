@@ -562,7 +562,7 @@ def generate(name, signature, row, dispatcher, rename=None):
         f"({', '.join(ins)}{',' if len(ins) == 1 else ''})"
     src = (f"def {name}({signature}):\n"
            f"    return dispatcher(row, {tensors}, ({', '.join(ps)}{',' if len(ps) == 1 else ''}))\n")
-    ns = {"dispatcher": dispatcher, "row": row}
+    ns = {"dispatcher": dispatcher, "row": row, "__name__": __name__}   # frames name a module
     exec(src, ns)
     return ns[name]
 
@@ -584,7 +584,8 @@ def _operator(row, fn, reflected):
                f"    if not isinstance(other, OPERANDS):\n"
                f"        return NotImplemented\n"
                f"    return dispatch(row, {args}, PARAMS)\n")
-        ns = {"dispatch": dispatch, "row": row, "OPERANDS": _OPERANDS, "PARAMS": tuple(params)}
+        ns = {"dispatch": dispatch, "row": row, "OPERANDS": _OPERANDS, "PARAMS": tuple(params),
+              "__name__": __name__}
         exec(src, ns)
         operator = ns["operator"]
     elif reflected:

@@ -27,20 +27,26 @@ from ..autograd.graph import Node, _sequence, edge_of, rebase_history
 from .registry import op, public
 
 __all__ = ["as_strided", "geometry", "check_view_inplace", "rebase_view", "CopySlices",
-           "DEFAULT", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE"]
+           "DEFAULT", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE", "IN_CUSTOM_FUNCTION"]
 
 # PyTorch's CreationMeta: how a view was made, which decides whether it may be modified in
 # place while autograd records. DEFAULT views keep no metadata (view_info is None).
 DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT_NODE = None, "no_grad", "multi_output"
+IN_CUSTOM_FUNCTION = "in_custom_function"
 
 
 # ---- geometry -----------------------------------------------------------------------------
 
 def _storage(a):
-    """The array owning `a`'s memory."""
-    while isinstance(a.base, np.ndarray):
-        a = a.base
-    return a
+    """The array owning `a`'s memory (through NumPy's as_strided, whose result's base is a
+    holder object with the original array as its own base)."""
+    while True:
+        b = a.base
+        if not isinstance(b, np.ndarray):
+            b = getattr(b, "base", None)
+            if not isinstance(b, np.ndarray):
+                return a
+        a = b
 
 
 def _address(a):
@@ -203,7 +209,13 @@ def check_view_inplace(view):
                "in no_grad mode and is being modified inplace with grad mode enabled.")
     else:
         msg = f"Output {view._output_nr} of {_short(fn)} is a view and is being modified inplace."
-    if meta is MULTI_OUTPUT_NODE:
+    if meta is IN_CUSTOM_FUNCTION:
+        msg += (" This view was created inside a custom Function (or because an input was "
+                "returned as-is) and the autograd logic to handle view+inplace would override "
+                "the custom backward associated with the custom Function, leading to incorrect "
+                "gradients. This behavior is forbidden. You can fix this by cloning the output "
+                "of the custom Function.")
+    elif meta is MULTI_OUTPUT_NODE:
         msg += (" This view is the output of a function that returns multiple views. Such "
                 "functions do not allow the output views to be modified inplace. You should "
                 "replace the inplace operation by an out-of-place one.")

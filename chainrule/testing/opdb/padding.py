@@ -45,9 +45,7 @@ OPS_DB = [
     for mode, kind in (("reflect", "reflection"), ("replicate", "replication"))
     for n in (1, 2, 3)
 ] + [
-    # A composition of slices and in-place copies (no row of its own). Node names are
-    # compared in tests/test_nn_conv_pool.py: in-place copy_ from a view of the same base
-    # currently records AsStridedBackward0 where PyTorch records SliceBackward0.
+    # A composition of slices and in-place copies (no row of its own), as PyTorch's
     OpInfo("pad.circular", lambda lib, a, p: _pad(lib)(a, p, "circular"), _circular_samples,
-           ops=("slice.Tensor", "copy"), check_node=False),
+           ops=("slice.Tensor", "copy")),
 ]

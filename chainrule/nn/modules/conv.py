@@ -1,7 +1,6 @@
 """Conv1d and Conv2d: PyTorch's _ConvNd (attributes, default init, constructor errors, repr)
 over nn.functional's conv1d / conv2d, with F.pad first for a non-zeros padding_mode."""
 import collections.abc
-import math
 from itertools import repeat
 
 from ..._creation import empty
@@ -80,11 +79,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init._default_weight_and_bias_(self.weight, self.bias)
 
     def extra_repr(self):
         s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"

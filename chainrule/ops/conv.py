@@ -27,14 +27,15 @@ __all__ = ["conv1d", "conv2d", "max_pool1d", "max_pool1d_with_indices", "max_poo
 # ---- convolution --------------------------------------------------------------------------
 
 def _im2col(xp, kernel, stride, dilation, groups):
-    """The windows of a padded (N, C, H, W) array as (g, N*OH*OW, C/g*kh*kw), and OH, OW."""
+    """The windows of a padded (N, C, H, W) array as (N, g, C/g*kh*kw, OH*OW), and OH, OW
+    (window positions last: the copy runs along input rows)."""
     n, c = xp.shape[:2]
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     win = sliding_window_view(xp, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(2, 3))
     win = win[:, :, ::sh, ::sw, ::dh, ::dw]
     oh, ow = win.shape[2:4]
-    cols = win.reshape(n, groups, c // groups, oh, ow, kh, kw).transpose(1, 0, 3, 4, 2, 5, 6)
-    return cols.reshape(groups, n * oh * ow, c // groups * kh * kw), oh, ow
+    cols = win.transpose(0, 1, 4, 5, 2, 3).reshape(n, groups, c // groups * kh * kw, oh * ow)
+    return cols, oh, ow
 
 
 def _corr(xp, w, stride, dilation, groups):
@@ -42,9 +43,8 @@ def _corr(xp, w, stride, dilation, groups):
     n = xp.shape[0]
     o, cg, kh, kw = w.shape
     cols, oh, ow = _im2col(xp, (kh, kw), stride, dilation, groups)
-    out = cols @ w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
-    out = out.reshape(groups, n, oh, ow, o // groups).transpose(1, 0, 4, 2, 3)
-    return np.ascontiguousarray(out.reshape(n, o, oh, ow))
+    out = w.reshape(groups, o // groups, cg * kh * kw) @ cols      # (N, g, O/g, OH*OW)
+    return out.reshape(n, o, oh, ow)
 
 
 def _as2d(x, w, stride, padding, dilation):
@@ -68,12 +68,11 @@ def _convolution(x, w, b, stride, padding, dilation, groups):
     return out[:, :, 0] if one_d else out
 
 
-def _col2im(cols, shape, kernel, stride, dilation, groups, oh, ow):
+def _col2im(cols, shape, kernel, stride, dilation, oh, ow):
     """The adjoint of _im2col: each window column added back onto the padded input (one
     vectorized slice-add per kernel tap, over all windows at once)."""
     n, c = shape[:2]
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
-    cols = cols.reshape(groups, n, oh, ow, c // groups, kh, kw).transpose(1, 0, 4, 5, 6, 2, 3)
     cols = cols.reshape(n, c, kh, kw, oh, ow)
     out = np.zeros(shape, cols.dtype)
     for i in range(kh):
@@ -89,20 +88,18 @@ def _convolution_backward(g, x, w, stride, padding, dilation, groups, output_mas
     if one_d:
         g = g[:, :, None]
     n, o, oh, ow = g.shape
-    # the gradient as (groups, out channels per group, windows)
-    gm = g.reshape(n, groups, o // groups, oh * ow).transpose(1, 2, 0, 3)
-    gm = gm.reshape(groups, o // groups, n * oh * ow)
+    gm = g.reshape(n, groups, o // groups, oh * ow)
+    wm = w.reshape(groups, o // groups, -1)
     if output_mask[0]:
-        cols = gm.transpose(0, 2, 1) @ w.reshape(groups, o // groups, -1)
         (ph, pw), (h, wd) = padding, x.shape[2:]
-        full = _col2im(cols, (n, x.shape[1], h + 2 * ph, wd + 2 * pw), w.shape[2:], stride,
-                       dilation, groups, oh, ow)
+        full = _col2im(wm.transpose(0, 2, 1) @ gm, (n, x.shape[1], h + 2 * ph, wd + 2 * pw),
+                       w.shape[2:], stride, dilation, oh, ow)
         gi = full[:, :, ph:ph + h, pw:pw + wd]
     else:
         gi = np.zeros(x.shape, g.dtype)
     if output_mask[1]:
         cols, _, _ = _im2col(_pad(x, padding), w.shape[2:], stride, dilation, groups)
-        gw = (gm @ cols).reshape(w.shape)
+        gw = (gm @ cols.transpose(0, 1, 3, 2)).sum(0).reshape(w.shape)
     else:
         gw = np.zeros(w.shape, g.dtype)
     gb = g.sum((0, 2, 3)) if output_mask[2] else np.zeros(w.shape[0], g.dtype)
@@ -356,34 +353,53 @@ def _pool_shape(x, kernel, stride, padding, dilation, ceil_mode):
 def _max_pool(x, kernel, stride, padding, dilation, out):
     """(values, flat indices into each H*W plane), with PyTorch's choices: the first maximum
     among the window's positions inside the input (the first of them when all equal the
-    lowest value), and the last NaN when there is one."""
+    lowest value), and the last NaN when there is one. One vectorized pass per kernel tap,
+    each over the strided (oh, ow) view of that tap in every window."""
     h, w = x.shape[-2:]
     (kh, kw), (sh, sw), (ph, pw), (dh, dw), (oh, ow) = kernel, stride, padding, dilation, out
-    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     # ceil_mode windows may run past the padding: pad those too
     eh = max(0, (oh - 1) * sh + (kh - 1) * dh + 1 - h - 2 * ph)
     ew = max(0, (ow - 1) * sw + (kw - 1) * dw + 1 - w - 2 * pw)
-    lead = ((0, 0),) * (x.ndim - 2)
-    xp = np.pad(x, lead + ((ph, ph + eh), (pw, pw + ew)), constant_values=low)
-    win = sliding_window_view(xp, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(-2, -1))
-    win = win[..., :oh * sh:sh, :ow * sw:sw, ::dh, ::dw].reshape(x.shape[:-2] + (oh, ow, kh * kw))
+    xp = x
+    if ph or pw or eh or ew:
+        low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        lead = ((0, 0),) * (x.ndim - 2)
+        xp = np.pad(x, lead + ((ph, ph + eh), (pw, pw + ew)), constant_values=low)
     rows = np.arange(oh)[:, None] * sh - ph + np.arange(kh) * dh      # (oh, kh) input rows
     cols = np.arange(ow)[:, None] * sw - pw + np.arange(kw) * dw      # (ow, kw) input cols
-    inside = (((rows >= 0) & (rows < h))[:, None, :, None]
-              & ((cols >= 0) & (cols < w))[None, :, None, :]).reshape(oh, ow, kh * kw)
-    values = win.max(-1)
-    arg = ((win == values[..., None]) & inside).argmax(-1)
-    if x.dtype.kind == "f":
-        nan = np.isnan(win)
-        arg = np.where(nan.any(-1), kh * kw - 1 - nan[..., ::-1].argmax(-1), arg)
-    r, c = rows[np.arange(oh)[:, None], arg // kw], cols[np.arange(ow), arg % kw]
-    return values, (r * w + c).astype(np.int64)
+    row_in, col_in = (rows >= 0) & (rows < h), (cols >= 0) & (cols < w)
+    taps = [(xp[..., i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw],
+             rows[:, i, None] * w + cols[:, j],
+             None if row_in[:, i].all() and col_in[:, j].all()
+             else row_in[:, i, None] & col_in[:, j])
+            for i in range(kh) for j in range(kw)]
+    values = taps[0][0].copy()
+    for tap, _, _ in taps[1:]:
+        np.maximum(values, tap, out=values)        # propagates NaN
+    # the first maximum inside the input: earlier taps override later ones (the last tap
+    # needs no test: every window's maximum is at one of its positions inside the input)
+    indices = np.empty(values.shape, np.int64)
+    indices[...] = taps[-1][1]
+    for tap, index, inside in reversed(taps[:-1]):
+        hit = tap == values
+        if inside is not None:
+            hit &= inside
+        indices = np.where(hit, index, indices)
+    if x.dtype.kind == "f" and np.isnan(values).any():
+        for tap, index, _ in taps:
+            indices = np.where(np.isnan(tap), index, indices)
+    return values, indices
 
 
-def _max_pool_backward(g, x, indices):
+def _max_pool_backward(g, x, indices, kernel, stride, dilation):
     h, w = x.shape[-2:]
-    planes = int(np.prod(x.shape[:-2]))
-    flat = (indices.reshape(planes, -1) + np.arange(planes)[:, None] * (h * w)).ravel()
+    planes, outs = int(np.prod(x.shape[:-2])), indices.shape[-2] * indices.shape[-1]
+    if all(s > (k - 1) * d for k, s, d in zip(kernel, stride, dilation)):
+        # disjoint windows: no input position takes two gradients, a scatter suffices
+        gi = np.zeros((planes, h * w), x.dtype)
+        np.put_along_axis(gi, indices.reshape(planes, outs), g.reshape(planes, outs), 1)
+        return gi.reshape(x.shape)
+    flat = (indices.reshape(planes, outs) + np.arange(planes)[:, None] * (h * w)).ravel()
     gi = np.bincount(flat, g.ravel(), planes * h * w)
     return gi.astype(x.dtype).reshape(x.shape)
 
@@ -397,7 +413,8 @@ def _max_pool_double_backward(grad, indices):
 max_pool2d_with_indices_backward = op(
     "max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0",
     "grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode",
-    lambda g, x, indices, *_: _max_pool_backward(g, x, indices), function=False, method=False,
+    lambda g, x, indices, k, s, p, d, ceil_mode: _max_pool_backward(g, x, indices, k, s, d),
+    function=False, method=False,
     grad_output=lambda grad, indices: _max_pool_double_backward(grad, indices),
     self=_zeros, indices=None)
 

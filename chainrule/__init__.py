@@ -25,6 +25,7 @@ from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enab
 from .ops.registry import FUNCTIONS as _FUNCTIONS
 from . import optim
 from . import serialization
+from . import utils
 save = serialization.save; load = serialization.load  # noqa: E702
 
 globals().update(_FUNCTIONS)

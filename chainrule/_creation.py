@@ -28,15 +28,17 @@ def _finish(data, requires_grad):
     return t
 
 
-def _infer_array(data):
-    """A NumPy array for Python data, with PyTorch's dtype inference."""
+def _infer_array(data, dtype=None):
+    """A NumPy array for Python data, with PyTorch's dtype inference; Python numbers are
+    converted straight to `dtype` when one is given."""
     if isinstance(data, Tensor):
         return data._data
     if isinstance(data, np.ndarray):
         FROM_NP.get(data.dtype) or _dtype.from_numpy_dtype(data.dtype)
         return data
     if isinstance(data, np.generic):
-        return np.asarray(data)
+        a = np.asarray(data)
+        return a if dtype is None else _convert(a, dtype)
     inferred = None
     if isinstance(data, (list, tuple)):
         if data and isinstance(data[0], np.ndarray):
@@ -55,15 +57,45 @@ def _infer_array(data):
     if kind == "O":
         _check_nested(data)
         bad = [v for v in a.flat if not isinstance(v, numbers.Number)]
-        if not bad:     # only numbers, and NumPy could not hold them: huge integers
-            raise ValueError("Overflow when unpacking long long")
-        bad = bad[0]
-        if isinstance(bad, str):
-            raise TypeError("new(): invalid data type 'str'")
-        raise RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
+        if bad:
+            bad = bad[0]
+            if isinstance(bad, str):
+                raise TypeError("new(): invalid data type 'str'")
+            raise RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
+        # only numbers, and NumPy could not hold them: integers past int64
+    if dtype is not None:
+        return _convert(a, dtype)
+    if kind == "O":
+        raise ValueError("Overflow when unpacking long long")
     if inferred is None:
         inferred = _dtype.result_type([data]) if a.ndim == 0 else _dtype.get_default_dtype()
     return a.astype(inferred.np, copy=False)
+
+
+def _convert(a, dtype):
+    """NumPy's array of Python numbers as `dtype`, number by number as PyTorch converts
+    them: complex into a real dtype, and integers or floats out of an integer dtype's range,
+    raise (unsigned dtypes take negative integers down to -max, as two's complement)."""
+    kind, cat = a.dtype.kind, dtype.category
+    if kind == "c" and cat == 2:
+        raise TypeError("must be real number, not complex")
+    if cat == 1:
+        if kind == "c":
+            raise TypeError("'complex' object cannot be interpreted as an integer")
+        if kind in "uO":    # integers past int64
+            raise ValueError("Overflow when unpacking long long")
+        info = np.iinfo(dtype.np)
+        if kind == "i":
+            bad = (a < (-info.max if info.min == 0 else info.min)) | (a > info.max)
+        elif kind == "f":
+            bad = np.isnan(a) | (a < info.min) | (a > info.max)
+        else:
+            bad = False
+        if np.any(bad):
+            raise RuntimeError(f"value cannot be converted to type {dtype.name} without "
+                               "overflow")
+    with np.errstate(invalid="ignore", over="ignore"):  # float(2**63) wraps, as in PyTorch
+        return a.astype(dtype.np)
 
 
 _warned_list_of_arrays = False
@@ -132,16 +164,20 @@ def _check_nested(data):
         stack.extend((x, dim + 1) for x in reversed(obj))
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new tensor holding a copy of `data` (nested lists, numbers, arrays or tensors)."""
+def _copy(data, dtype, requires_grad, name):
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
-                      "requires_grad_(True), rather than torch.tensor(sourceTensor).",
-                      UserWarning, stacklevel=2)
-    a = _infer_array(data)
+                      f"requires_grad_(True), rather than {name}(sourceTensor).",
+                      UserWarning, stacklevel=3)
+    a = _infer_array(data, dtype)
     a = np.array(a, dtype=None if dtype is None else dtype.np, copy=True)
     return _finish(a, requires_grad)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of `data` (nested lists, numbers, arrays or tensors)."""
+    return _copy(data, dtype, requires_grad, "torch.tensor")
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -151,8 +187,8 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, np.ndarray):
         _dtype.from_numpy_dtype(data.dtype)
         return make_tensor(data if dtype is None else data.astype(dtype.np, copy=False))
-    a = _infer_array(data)
-    return make_tensor(a if dtype is None else a.astype(dtype.np))
+    a = _infer_array(data, dtype)
+    return make_tensor(a if dtype is None else a.astype(dtype.np, copy=False))
 
 
 def from_numpy(ndarray):
@@ -210,10 +246,18 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     return _finish(np.empty(_size(size, "empty"), _np(dtype)), requires_grad)
 
 
+def _size_arg(size, name):
+    """The shape from a factory's `size` argument, which must be a sequence."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    return _size((size,), name)
+
+
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = _dtype.result_type([fill_value])
-    return _finish(np.full(_size((size,), "full"), fill_value, dtype.np), requires_grad)
+    return _finish(np.full(_size_arg(size, "full"), fill_value, dtype.np), requires_grad)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
@@ -246,6 +290,52 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
               memory_format=None):
     shape, d = _like(input, dtype)
     return _finish(np.full(shape, fill_value, d), requires_grad)
+
+
+# ---- Tensor.new_*: self's dtype unless told otherwise -----------------------------------
+
+def _new_size(size, name):
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    return _size(size, name)
+
+
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False):
+    return _finish(np.zeros(_new_size(size, "new_zeros"), (dtype or self.dtype).np),
+                   requires_grad)
+
+
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+             pin_memory=False):
+    return _finish(np.ones(_new_size(size, "new_ones"), (dtype or self.dtype).np),
+                   requires_grad)
+
+
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False):
+    return _finish(np.empty(_new_size(size, "new_empty"), (dtype or self.dtype).np),
+                   requires_grad)
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False):
+    """A tensor of `size` (a sequence) filled with `fill_value`, converted with overflow
+    checks as fill_ converts it."""
+    from .ops.pointwise import _checked_scalar
+    d = (dtype or self.dtype).np
+    shape = _size_arg(size, "new_full")
+    return _finish(np.full(shape, _checked_scalar(fill_value, d), d), requires_grad)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+    """A copy of `data` as a new leaf, of self's dtype unless `dtype` is given."""
+    return _copy(data, dtype or self.dtype, requires_grad, "tensor.new_tensor")
+
+
+for _f in (new_zeros, new_ones, new_empty, new_full, new_tensor):
+    setattr(Tensor, _f.__name__, _f)
 
 
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
@@ -418,7 +508,7 @@ def legacy_new(cls, dtype, args, kwargs):
             return t
         if isinstance(src, numbers.Number):
             raise TypeError(f"new(): data must be a sequence (got {type(src).__name__})")
-        data = np.array(_infer_array(src), dtype=dtype.np)
+        data = np.array(_infer_array(src, dtype), dtype=dtype.np)
     else:
         raise TypeError("new() received an invalid combination of arguments")
     t = make_tensor(data)

@@ -184,5 +184,8 @@ def can_cast(from_, to):
 
 
 def tensor_type_name(d):
-    """'torch.FloatTensor'-style name, used in PyTorch's error messages."""
+    """The name PyTorch's error messages give a CPU tensor's type: 'torch.FloatTensor' for
+    the dtypes that had legacy tensor classes, 'CPUBoolType'-style for bool and complex."""
+    if d.category in (_BOOL, _COMPLEX):
+        return f"CPU{d.legacy}Type"
     return f"torch.{d.legacy}Tensor"

@@ -259,7 +259,8 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        """Return the state as torch.get_rng_state()'s 5056-byte layout."""
+        """The state as a uint8 tensor in torch.get_rng_state()'s 5056-byte layout."""
+        from ._tensor import make_tensor
         st = self._bg.state['state']
         s = np.zeros((), _STATE)
         s['seed'], s['seeded'], s['key'] = self._seed, 1, st['key']
@@ -268,14 +269,21 @@ class Generator:
             s['normal_y'], s['normal_valid'] = self._normal, 1
         if self._float_normal is not None:
             s['float_normal'], s['float_valid'] = self._float_normal, 1
-        return np.frombuffer(s.tobytes(), np.uint8).copy()
+        return make_tensor(np.frombuffer(s.tobytes(), np.uint8).copy())
 
-    def set_state(self, state):
-        """Restore a state from :meth:`get_state` or ``torch.get_rng_state()``."""
-        raw = np.ascontiguousarray(state, np.uint8).reshape(-1)
+    def set_state(self, new_state):
+        """Restore a state from :meth:`get_state` (a uint8 tensor, of any shape)."""
+        raw = getattr(new_state, '_data', None)
+        if raw is None:
+            t = type(new_state)
+            name = t.__name__ if t.__module__ == 'builtins' else f"{t.__module__}.{t.__qualname__}"
+            raise TypeError(f"expected a torch.ByteTensor, but got {name}")
+        if raw.dtype != np.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
         if raw.size != _STATE.itemsize:
-            raise RuntimeError(f"RNG state must be {_STATE.itemsize} bytes, got {raw.size}")
-        s = raw.view(_STATE)[0]
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE.itemsize} but "
+                               f"found the input RNG state size to be {raw.size}")
+        s = np.ascontiguousarray(raw).reshape(-1).view(_STATE)[0]
         self._seed = int(s['seed'])
         self._bg.state = {'bit_generator': 'MT19937', 'state': {
             'key': (s['key'] & 0xFFFFFFFF).astype(np.uint32),
@@ -418,4 +426,8 @@ manual_seed = default_generator.manual_seed  # returns the generator, like torch
 seed = default_generator.seed
 initial_seed = default_generator.initial_seed
 get_rng_state = default_generator.get_state
-set_rng_state = default_generator.set_state
+
+
+def set_rng_state(new_state):
+    """Restore the default generator's state from a get_rng_state() tensor."""
+    default_generator.set_state(new_state)

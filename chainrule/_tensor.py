@@ -329,7 +329,7 @@ class Tensor:
 
     def type(self, dtype=None):
         if dtype is None:
-            return _dtype.tensor_type_name(self.dtype)
+            return f"torch.{self.dtype.legacy}Tensor"
         return self.to(dtype)
 
     # ---- conversion ---------------------------------------------------------------------

@@ -1,8 +1,11 @@
 """chainrule._random must reproduce torch's CPU generator bit for bit."""
+import re
+
 import numpy as np
 import pytest
 import torch
 
+import chainrule
 from chainrule import _random
 
 SEEDS = [0, 1, 6, 42, 12345]
@@ -18,6 +21,7 @@ mkl_unverified = pytest.mark.xfail(_random.MKL_BERNOULLI, strict=False,
 
 
 def same(ours, theirs):
+    ours = getattr(ours, "_data", ours)  # get_state() gives a chainrule tensor
     theirs = theirs.numpy()
     np.testing.assert_array_equal(ours, theirs, strict=True)
     assert ours.tobytes() == theirs.tobytes()  # signed zeros too
@@ -103,14 +107,31 @@ def test_seeds_and_state():
 
     torch.manual_seed(3)
     torch.randn(5)  # leaves a cached normal in the state
-    _random.set_rng_state(torch.get_rng_state().numpy())
+    _random.set_rng_state(chainrule.from_numpy(torch.get_rng_state().numpy()))
     same(_random.default_generator.randn((3,)), torch.randn(3))
     state = _random.get_rng_state()
     first = _random.default_generator.randn((33,))
     _random.set_rng_state(state)
     np.testing.assert_array_equal(_random.default_generator.randn((33,)), first)
-    torch.set_rng_state(torch.from_numpy(state))
+    torch.set_rng_state(torch.from_numpy(state.numpy()))
     same(first, torch.randn(33))
+
+
+def test_rng_state_is_a_byte_tensor():
+    state = chainrule.get_rng_state()
+    assert type(state) is chainrule.Tensor and state.dtype is chainrule.uint8
+    assert state.shape == torch.get_rng_state().shape and not state.requires_grad
+    assert chainrule.set_rng_state(state) is None
+    assert _random.Generator().get_state().dtype is chainrule.uint8
+    torch_state = torch.get_rng_state()
+    for ours, theirs in [(state.numpy(), torch_state.numpy()), (state.float(), torch_state.float()),
+                         (state[:10], torch_state[:10]), (state.tolist(), torch_state.tolist())]:
+        with pytest.raises(Exception) as want:
+            torch.set_rng_state(theirs)
+        with pytest.raises(want.type, match=f"^{re.escape(str(want.value))}$"):
+            chainrule.set_rng_state(ours)
+    chainrule.set_rng_state(state.view(2, -1))  # any shape, like torch
+    torch.set_rng_state(torch_state.view(2, -1))
 
 
 @pytest.mark.filterwarnings("ignore:.* is out of bounds")  # float dtypes, huge ranges

@@ -489,3 +489,87 @@ def test_requires_grad_is_contagious():
         e = c.sum() + d.sum()
         return [t.requires_grad for t in (a, b, c, d, e)], [t.is_leaf for t in (a, b, c, d, e)]
     same(prog)
+
+
+def test_new_factories():
+    def prog(T):
+        x, i = T.ones(2, dtype=T.float64), T.ones(2, dtype=T.int64)
+        return [x.new_zeros(2, 3), x.new_zeros((2, 3)), x.new_zeros([2], dtype=T.int32),
+                x.new_zeros(T.Size([2])), x.new_ones(2, requires_grad=True), i.new_ones(2),
+                x.new_empty((2, 0)), x.new_empty(3).shape, x.new_full((2,), 3),
+                i.new_full([2, 1], 3.7), x.new_full((2,), 7, dtype=T.int8),
+                x.new_tensor([1, 2]), x.new_tensor([0.1, 2]), i.new_tensor([0.5, 2]),
+                x.new_tensor([1.], requires_grad=True), x.new_tensor(3, dtype=T.int16),
+                i.new_tensor(0.1), T.ones(2, requires_grad=True).new_zeros(2)]
+    same(prog, atol=0, rtol=0)
+    for bad in [lambda T: T.ones(1).new_zeros(), lambda T: T.ones(1).new_ones(-1),
+                lambda T: T.ones(1).new_empty(2.5), lambda T: T.ones(1).new_zeros((2, 2.5)),
+                lambda T: T.ones(1).new_full(2, 3), lambda T: T.ones(1).new_full([2], 1 + 2j),
+                lambda T: T.ones(1).new_full((-1,), 2), lambda T: T.full(2, 3),
+                lambda T: T.ones(1, dtype=T.int64).new_ones(2, requires_grad=True),
+                lambda T: T.ones(1, dtype=T.int64).new_tensor([2**63]),
+                lambda T: T.ones(1).new_tensor("a")]:
+        same_error(bad)
+
+
+def test_new_tensor_copies_and_warns():
+    same_warnings(lambda T: T.ones(2, dtype=T.float64).new_tensor(T.ones(2, requires_grad=True)))
+    src = chainrule.ones(2, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        copy_ = src.new_tensor(src)
+    assert copy_.grad_fn is None and not copy_.requires_grad
+    copy_.add_(1)
+    assert src.tolist() == [1.0, 1.0]
+
+
+def test_tensor_converts_python_numbers_straight_to_dtype():
+    same(lambda T: [T.tensor([0.1, 0.2, 0.3], dtype=T.float64), T.tensor(1e300, dtype=T.float64),
+                    T.tensor([1e-320], dtype=T.float64), T.tensor(0.1, dtype=T.complex128),
+                    T.tensor([[0.1, 1]], dtype=T.float64), T.tensor(2**70, dtype=T.float64),
+                    T.tensor([1e300], dtype=T.float16), T.tensor(-1, dtype=T.uint8),
+                    T.tensor([-255, 255], dtype=T.uint8), T.tensor([-3.7, 2.5], dtype=T.int32),
+                    T.tensor([0.5, 2, 1 + 2j], dtype=T.bool), T.DoubleTensor([0.1]),
+                    T.as_tensor([0.1], dtype=T.float64), T.tensor([T.tensor(0.1), 0.1],
+                                                                  dtype=T.float64)],
+         atol=0, rtol=0)
+    for data, d in [(300, "uint8"), ([-256], "uint8"), ([2**63], "int64"), ([2**64 - 1], "uint8"),
+                    (1e20, "int32"), (float("nan"), "int64"), ([float("inf")], "int64"),
+                    (-0.5, "uint8"), (1 + 2j, "float32"), ([1 + 2j], "int64"), (70000, "int16")]:
+        same_error(lambda T: T.tensor(data, dtype=getattr(T, d)))
+    same_error(lambda T: T.ByteTensor([300]))
+    same_error(lambda T: T.as_tensor(300, dtype=T.uint8))
+    same_error(lambda T: T.Tensor([1 + 2j]))
+
+
+@pytest.mark.parametrize("dtype, value", [
+    ("float32", 1 + 2j), ("int64", 1 + 2j), ("float64", 1 + 1j), ("float16", 1e5),
+    ("float16", 70000), ("float32", 1e300), ("complex64", 1e300), ("complex64", 1e300j),
+    ("int64", 2**63), ("int32", 2**31), ("uint8", 300), ("uint8", -256), ("int8", 127.9),
+    ("int64", float("nan")), ("int64", float("inf")), ("uint8", -0.5), ("int8", -129),
+    ("float32", 2**70), ("int64", 2**64), ("int64", -2**63 - 1), ("bool", 10**400)])
+def test_fill_value_overflow(dtype, value):
+    same_error(lambda T: T.ones(2, dtype=getattr(T, dtype)).fill_(value))
+
+
+def test_fill_values_that_fit():
+    same(lambda T: [T.ones(2, dtype=getattr(T, d)).fill_(v) for d, v in [
+        ("float32", 1 + 0j), ("int64", 1 + 0j), ("bool", 1 + 2j), ("float16", float("inf")),
+        ("uint8", -1), ("uint8", -255), ("uint8", 255.0), ("bool", 5), ("float32", True),
+        ("complex128", 1e300j), ("float32", -2**63), ("int64", 2**63 - 1)]], atol=0, rtol=0)
+    same(lambda T: [T.ones(2, dtype=T.int64).fill_(T.tensor(2.5)),
+                    T.ones(2, dtype=T.float16).fill_(T.tensor(1e300, dtype=T.float64))])
+
+
+def test_type_names_in_messages():
+    for d in ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+              "bool", "complex64", "complex128"]:
+        same_error(lambda T: T.ones(2, 3, 4).to(getattr(T, d)).expand(3, 4))
+        same(lambda T: T.ones(2).to(getattr(T, d)).type())
+
+
+def test_utils_submodules():
+    from chainrule.utils.data import DataLoader
+    from chainrule.utils.hooks import RemovableHandle
+    assert chainrule.utils.data.DataLoader is DataLoader
+    assert chainrule.utils.hooks.RemovableHandle is RemovableHandle

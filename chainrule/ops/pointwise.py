@@ -991,8 +991,48 @@ zero = op("zero", "ZeroBackward0", "self", np.zeros_like, function=False, method
           inplace="zero_", self=_zeros)
 
 
+# The C++ type names of PyTorch's "value cannot be converted" message.
+_C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "int8_t",
+              "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
 def _fill(a, value):
-    return np.full_like(a, value._data if hasattr(value, "_data") else value)
+    dt = a.dtype
+    if isinstance(value, np.ndarray):    # a 0-d tensor: cast as .to() casts
+        if value.dtype.kind == "c" and dt.kind not in "cb":
+            from .shape import _warn_once
+            _warn_once("Casting complex values to real discards the imaginary part")
+            value = value.real
+        return np.full_like(a, value)
+    return np.full_like(a, _checked_scalar(value, dt))
+
+
+def _checked_scalar(value, dt):
+    """A Python number converted for NumPy dtype `dt` with c10's checked_convert: integers
+    past [-2**63, 2**64) and values out of dt's range raise (inf fits floats; unsigned dtypes
+    take negative integers down to -max, two's complement)."""
+    if isinstance(value, builtins.int) and not -2**63 <= value < 2**64:
+        raise OverflowError("int too big to convert" if value > 0 else
+                            "can't convert negative int to unsigned")
+    if dt.kind == "b" or isinstance(value, (builtins.bool, np.bool_)):
+        return value
+    parts = (value.real, value.imag) if isinstance(value, builtins.complex) else (value,)
+    bad = dt.kind != "c" and len(parts) == 2 and parts[1] != 0
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        for p in parts[:1]:
+            low = -info.max if info.min == 0 and isinstance(p, builtins.int) else info.min
+            bad = bad or p != p or not low <= p <= info.max
+        if dt.kind == "u" and parts[0] < 0 and not bad:
+            return parts[0] % (info.max + 1)
+    else:
+        big = float(np.finfo(dt).max)
+        bad = bad or any(builtins.abs(p) > big and not math.isinf(p) for p in parts)
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_C10_NAMES[dt.name]} without "
+                           "overflow")
+    return value if dt.kind == "c" or len(parts) == 1 else parts[0]
 
 
 _fill_scalar_ = op("fill_.Scalar", "FillBackward2", "self, value", _fill, function=False,

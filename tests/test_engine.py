@@ -151,6 +151,16 @@ def test_saved_tensor_attributes():
         T.tensor([1., 2.], requires_grad=True).exp()))
 
 
+
+def test_saved_named_outputs():
+    # a saved output of a named-tuple op is read by its name, as in PyTorch (_saved_indices)
+    def prog(T):
+        x = T.tensor([[3., 1., 2.], [0., 5., 4.]], requires_grad=True)
+        return [(f.grad_fn._saved_indices, f.grad_fn._saved_dim)
+                for f in (x.sort(1)[0], x.topk(2, 1)[0], x.max(1)[0])]
+    same(prog)
+
+
 # ---- version counters ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("prog", [

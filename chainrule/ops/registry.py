@@ -187,6 +187,13 @@ class OpNode(Node):
         if name.startswith("_saved_"):
             key = name[7:].replace("_sym_sizes", "_shape")
             op = type(self)._op
+            if key not in self._saved and type(op.returns) is tuple and key in op.returns:
+                # a named output (sort's `indices`) is saved as result<i>; one that is not
+                # differentiable comes back without history, as PyTorch's
+                i = op.returns.index(key)
+                value = getattr(self, f"_saved_result{i}")
+                differentiable = op.differentiable_outputs
+                return value if differentiable is None or i in differentiable else value.detach()
             if key in self._saved:
                 value = self._saved[key]
                 if value is _RELEASED:

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype, _errstate
+from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from .registry import FLOAT, PROMOTE, PROMOTE_FLOAT, op, public

@@ -1,5 +1,6 @@
 """Tensor creation: tensor, as_tensor, from_numpy, zeros/ones/full/empty, ranges, random
 sampling, *_like, and PyTorch's legacy constructors (Tensor(3, 5), FloatTensor(...))."""
+import itertools
 import numbers
 import warnings
 
@@ -41,6 +42,10 @@ def _infer_array(data, dtype=None):
         return a if dtype is None else _convert(a, dtype)
     inferred = None
     if isinstance(data, (list, tuple)):
+        a = _plain_numbers(data)
+        if a is not None:
+            return _convert(a, dtype) if dtype is not None else a.astype(
+                _dtype.result_type([a.flat[0].item()]).np, copy=False)
         if data and isinstance(data[0], np.ndarray):
             _warn_list_of_arrays()
         data, inferred = _unwrap_nested(data)
@@ -70,6 +75,27 @@ def _infer_array(data, dtype=None):
     if inferred is None:
         inferred = _dtype.result_type([data]) if a.ndim == 0 else _dtype.get_default_dtype()
     return a.astype(inferred.np, copy=False)
+
+
+_PLAIN = frozenset((bool, int, float, complex))
+
+
+def _plain_numbers(data):
+    """NumPy's array for a flat or 2-D list of Python numbers of one kind (bool, int, float
+    or complex: then NumPy's dtype kind says PyTorch's inferred dtype), without a Python
+    loop over the elements; None for anything else (mixed kinds, NumPy scalars, tensors,
+    ragged or deeper nesting, integers past int64), which takes the general path."""
+    if not data:
+        return None
+    types = set(map(type, data))
+    if types <= {list, tuple}:
+        if len({len(row) for row in data}) != 1:
+            return None
+        types = set(map(type, itertools.chain.from_iterable(data)))
+    if not types or not types <= _PLAIN or len(types) > 1:
+        return None
+    a = np.asarray(data)
+    return a if a.dtype.kind in "bifc" and a.size else None
 
 
 def _convert(a, dtype):

@@ -573,3 +573,22 @@ def test_utils_submodules():
     from chainrule.utils.hooks import RemovableHandle
     assert chainrule.utils.data.DataLoader is DataLoader
     assert chainrule.utils.hooks.RemovableHandle is RemovableHandle
+
+
+@pytest.mark.parametrize("data", [
+    [1.5, 2.0], [1, 2], [True, False], [1j, 2j], [[1, 2], [3, 4]], [[1.5], [2.5]],
+    ([1, 2], [3, 4]), [1, 2.5], [True, 2], [1, 2j], [[1, 2], [3.5, 4]], [2 ** 62, 1],
+    [-1, 5], [[True], [False]],
+], ids=repr)
+@pytest.mark.parametrize("dtype", [None, "float64", "int32", "uint8", "bool", "complex64"])
+def test_tensor_from_lists_of_numbers(data, dtype):
+    # the one-kind fast path (_plain_numbers) and the general path agree with PyTorch,
+    # values or errors (complex into real dtypes, overflow)
+    def prog(T):
+        return T.tensor(data, dtype=None if dtype is None else getattr(T, dtype))
+    try:
+        prog(torch)
+    except (TypeError, RuntimeError):
+        same_error(prog)
+    else:
+        same(prog)

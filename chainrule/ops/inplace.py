@@ -60,7 +60,8 @@ def dispatch_inplace(op, inputs, params):
     if self._base is not None:
         refresh_view_history(self)     # Note [Stale views]
     target = self._data
-    if 0 in target.strides and op.name not in _OVERLAP_OK and _overlaps(target):
+    overlapping = 0 in target.strides and _overlaps(target)     # Note [Overlap]
+    if overlapping and op.name not in _OVERLAP_OK:
         _overlap_error(op)
     if _writes_directly(op, inputs, params, target):
         # Note [In-place ufuncs]: the ufunc writes into self's array (no temporary, no copy);
@@ -95,7 +96,7 @@ def dispatch_inplace(op, inputs, params):
                            f"broadcast shape {sizes_str(np.broadcast_shapes(out.shape, target.shape))}")
     if records:
         inputs = _snapshot_if_read(op, self, inputs)
-    if 0 in target.strides and _overlaps(target):
+    if overlapping:
         # fill_ / index_put_ / masked_fill_ through an expanded view: write only the elements
         # the op changed, so a changed element is not overwritten by an unchanged alias
         np.copyto(target, out, casting="unsafe", where=out != target)

@@ -14,12 +14,6 @@ FLOATS = {np.float32: torch.float32, np.float64: torch.float64, np.float16: torc
 TORCH = {**FLOATS, np.int64: torch.int64, np.int32: torch.int32, np.int16: torch.int16,
          np.uint8: torch.uint8, np.bool_: torch.bool}
 
-# torch.bernoulli_(float p) takes MKL's stream on Intel CPUs; that branch is
-# written from MKL's documentation and has not been checked on Intel hardware.
-mkl_unverified = pytest.mark.xfail(_random.MKL_BERNOULLI, strict=False,
-                                   reason="MKL bernoulli path unverified against torch")
-
-
 def same(ours, theirs):
     ours = getattr(ours, "_data", ours)  # get_state() gives a chainrule tensor
     theirs = theirs.numpy()
@@ -172,7 +166,6 @@ def test_randperm_large_n_algorithm():
         np.testing.assert_array_equal(_random._inside_out(z), r)
 
 
-@mkl_unverified
 @pytest.mark.parametrize("seed", SEEDS)
 def test_bernoulli_scalar_p(seed):
     for shape in [(0,), (1,), (5,), (37,), (128, 784)]:
@@ -200,20 +193,3 @@ def test_bernoulli_tensor_p(seed):
     p = np.random.default_rng(seed).random(7).astype(np.float32)
     g = seeded(seed)
     same(g.bernoulli(p, (3, 7), np.float32), torch.empty(3, 7).bernoulli_(torch.from_numpy(p)))
-
-
-def test_mkl_bernoulli_branch(monkeypatch):
-    """The MKL branch: one 32-bit draw seeds MCG31m1, x_k = a**k * x_0 mod 2**31 - 1."""
-    x, expected = 12345, []
-    for _ in range(1000):
-        expected.append(x / (2**31 - 1))
-        x = x * 1132489760 % (2**31 - 1)
-    np.testing.assert_array_equal(_random._mcg31(12345, 1000), expected)
-    assert _random._mcg31(2**31 - 1, 1)[0] == 1 / (2**31 - 1)  # a zero seed becomes 1
-
-    monkeypatch.setattr(_random, "MKL_BERNOULLI", True)
-    g = seeded(0)
-    mask = g.bernoulli(0.3, (100_000,))
-    torch.rand(1)  # the only draw the MKL path takes
-    same(g.rand((3,)), torch.rand(3))
-    assert abs(mask.mean() - 0.3) < 0.005

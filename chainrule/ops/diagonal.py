@@ -12,9 +12,13 @@ import numpy as np
 from .._dims import wrap_dim
 from .._tensor import Tensor, make_tensor
 from .._creation import arange
-from .registry import op, public
+from .registry import EXACT, op, out_exact, public
 from .shape import view_
 from .views import as_strided, geometry
+
+# tril and triu write into an out whose elements alias each other without complaint
+_TRI_OUT = out_exact("Expected out tensor to have dtype {expected_cpp}, but got {got_cpp} instead",
+                     overlap_ok=True)
 
 
 def _tri(name, fn):
@@ -26,10 +30,10 @@ def _tri(name, fn):
 
 
 tril = op("tril", "TrilBackward0", "self, diagonal=0", _tri("tril", np.tril), inplace="tril_",
-          self=lambda grad, diagonal: grad.tril(diagonal))
+          self=lambda grad, diagonal: grad.tril(diagonal), out=_TRI_OUT)
 
 triu = op("triu", "TriuBackward0", "self, diagonal=0", _tri("triu", np.triu), inplace="triu_",
-          self=lambda grad, diagonal: grad.triu(diagonal))
+          self=lambda grad, diagonal: grad.triu(diagonal), out=_TRI_OUT)
 
 
 # ---- diagonal -----------------------------------------------------------------------------
@@ -71,7 +75,8 @@ diagonal = op("diagonal", "DiagonalBackward0", "self, offset=0, dim1=0, dim2=1",
 
 diagonal_copy = op("diagonal_copy", "DiagonalBackward0_copy", "self, offset=0, dim1=0, dim2=1",
                    lambda a, offset, dim1, dim2: _diagonal_view(a, offset, dim1, dim2).copy(),
-                   method=False, self=_diagonal_formula)
+                   method=False, self=_diagonal_formula, out=EXACT,
+                   out_name="aten::diagonal_copy")
 
 
 def _diag_embed(a, offset, dim1, dim2):
@@ -86,11 +91,11 @@ def _diag_embed(a, offset, dim1, dim2):
 
 
 diag_embed = op("diag_embed", "DiagEmbedBackward0", "self, offset=0, dim1=-2, dim2=-1",
-                _diag_embed,
+                _diag_embed, out=False,
                 self=lambda grad, offset, dim1, dim2: diagonal(grad, offset, dim1, dim2))
 
 
-@public("diag")
+@public("diag", out=EXACT, out_name="aten::diagonal_copy")
 def diag(input, diagonal=0):
     """A 1-D tensor as the given diagonal of a square matrix, or a matrix's diagonal."""
     n = input.dim()
@@ -124,7 +129,7 @@ def _trace_backward(grad, self_shape):
     return make_tensor(np.zeros(n * m, grad._data.dtype)).index_fill_(0, index, grad).view(n, m)
 
 
-trace = op("trace", "TraceBackward0", "self", _trace, self=_trace_backward)
+trace = op("trace", "TraceBackward0", "self", _trace, out=False, self=_trace_backward)
 
 
 # ---- fill_diagonal_ -----------------------------------------------------------------------

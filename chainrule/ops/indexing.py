@@ -32,7 +32,7 @@ from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from ..autograd.function import DelayedError
 from ..autograd.graph import _sequence, edge_of
-from .registry import FUNCTIONS, dispatch, op, public
+from .registry import EXACT, FUNCTIONS, dispatch, op, out_exact, public
 
 
 def _legacy(a):
@@ -273,7 +273,7 @@ index_add = op("index_add", "IndexAddBackward0", "self, dim, index, source, *, a
                _index_add, inputs=("self", "source"), inplace="index_add_",
                self=lambda grad: grad,
                source=lambda grad, dim, index, source_shape, alpha: _scale(
-                   grad.index_select(dim, index).reshape(source_shape), alpha))
+                   grad.index_select(dim, index).reshape(source_shape), alpha), out=EXACT)
 
 
 def _scale(t, alpha):
@@ -329,7 +329,7 @@ index_copy = op("index_copy", "IndexCopyBackward0", "self, dim, index, source", 
                 inputs=("self", "source"), inplace="index_copy_",
                 self=lambda grad, dim, index: grad.index_fill(dim, index, 0),
                 source=lambda grad, dim, index, source_shape: grad.index_select(
-                    dim, index).reshape(source_shape))
+                    dim, index).reshape(source_shape), out=EXACT)
 
 
 def _index_fill(a, dim, index, value):
@@ -419,7 +419,7 @@ def _gather(a, dim, index, sparse_grad=False):
 
 gather = op("gather", "GatherBackward0", "self, dim, index, *, sparse_grad=False", _gather,
             self=lambda grad, self_shape, dim, index: _zeros(self_shape, grad).scatter_add(
-                dim, index, grad))
+                dim, index, grad), out=EXACT)
 
 
 def _check_scatter_bounds(idx, dim, size):
@@ -557,7 +557,7 @@ def _scatter_call(run, input, dim, index, src, value, reduce):
     return run(_scatter_value_reduce_row.op, (input,), (dim, index, value, reduce))
 
 
-@public("scatter")
+@public("scatter", out=True)
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """A copy of input with `src` (a tensor) or `value` (a number) written at the positions
     `index` gives along `dim`; reduce='add' or 'multiply' combines instead."""
@@ -773,10 +773,12 @@ def _masked_select(a, mask):
     return np.broadcast_to(a, shape)[np.broadcast_to(m, shape)]
 
 
+_MASKED_SELECT_OUT = out_exact("masked_select(): self and result must have the same scalar type")
+
 masked_select = op(
     "masked_select", "MaskedSelectBackward0", "self, mask", _masked_select,
     self=lambda grad, self_shape, mask: _zeros(
-        np.broadcast_shapes(self_shape, mask.shape), grad).masked_scatter(mask, grad))
+        np.broadcast_shapes(self_shape, mask.shape), grad).masked_scatter(mask, grad), out=_MASKED_SELECT_OUT)
 
 
 def _masked_scatter(a, source, mask):
@@ -815,7 +817,7 @@ def _masked_scatter_source(grad, mask, source_shape):
 
 
 masked_scatter = op("masked_scatter", "MaskedScatterBackward0", "self, mask, source",
-                    _masked_scatter, inputs=("self", "source"), self=_masked_fill_self,
+                    _masked_scatter, inputs=("self", "source"), out=False, self=_masked_fill_self,
                     source=_masked_scatter_source)
 
 
@@ -851,7 +853,7 @@ def _take_backward(grad, self_shape, index):
 take = op("take", "TakeBackward0", "self, index", _take, self=_take_backward)
 
 
-@public("take_along_dim")
+@public("take_along_dim", out=True)
 def take_along_dim(input, indices, dim=None):
     """Values of input at `indices` along `dim` (broadcast against each other apart from
     dim; indices taken modulo the size of dim, as PyTorch 2.13 does), or of the flattened
@@ -910,5 +912,5 @@ def _bincount(a, weights, minlength):
 
 # PyTorch records a NotImplemented node when weights require grad
 bincount = op("bincount", "NotImplemented", "self, weights=None, minlength=0", _bincount,
-              self=None, weights=_not_implemented("bincount"))
+              out=False, self=None, weights=_not_implemented("bincount"))
 _name_not_implemented(bincount)

@@ -6,6 +6,7 @@ row computed by np.einsum whose gradients are einsums again (PyTorch decomposes 
 permutes and bmm instead, so its node names differ).
 """
 import string
+import warnings
 
 import numpy as np
 
@@ -14,8 +15,11 @@ from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from .._dims import sizes_str
 from .inplace import dispatch_inplace
-from .registry import op, public
+from .registry import EXACT, FUNCTIONS, op, out_exact, public
 from .shape import _expand, _unsafe_view
+
+# out= dtype rule of dot and matmul, in their words (Note [out=] in registry.py)
+_MATMUL_OUT = out_exact("result dtype {got} does not match input dtype {expected}")
 
 # ---- checks with PyTorch's messages -------------------------------------------------------
 
@@ -80,7 +84,7 @@ def _mm(a, b):
 
 mm = op("mm", "MmBackward0", "self, mat2", _mm,
         self=lambda grad, mat2: grad.mm(mat2.t().conj()),
-        mat2=lambda grad, self: self.t().conj().mm(grad))
+        mat2=lambda grad, self: self.t().conj().mm(grad), out=EXACT)
 
 
 def _bmm(a, b):
@@ -136,7 +140,7 @@ def _dot(a, b):
 
 dot = op("dot", "DotBackward0", "self, tensor", _dot,
          self=lambda grad, tensor: grad * tensor.conj(),
-         tensor=lambda grad, self: grad * self.conj())
+         tensor=lambda grad, self: grad * self.conj(), out=_MATMUL_OUT)
 
 
 def _addmm(c, a, b, beta, alpha):
@@ -165,7 +169,7 @@ def _addmm(c, a, b, beta, alpha):
 addmm = op("addmm", "AddmmBackward0", "self, mat1, mat2, *, beta=1, alpha=1", _addmm,
            self=lambda grad, beta: _times(grad, beta),
            mat1=lambda grad, mat2, alpha: _times(grad.mm(mat2.t().conj()), alpha),
-           mat2=lambda grad, mat1, alpha: _times(mat1.t().conj().mm(grad), alpha))
+           mat2=lambda grad, mat1, alpha: _times(mat1.t().conj().mm(grad), alpha), out=EXACT)
 
 
 @public("addmm_", function=False)
@@ -209,20 +213,31 @@ def _outer_api(name):
         _tensor_arg(name, "input", input, 1)
         _tensor_arg(name, "vec2", vec2, 2)
         return _outer(input, vec2)
+    function.__name__ = function.__qualname__ = name
 
     def method(self, vec2):
         _tensor_arg(name, "vec2", vec2, 1)
         return _outer(self, vec2)
-    public(name, method=False)(function)
+    public(name, method=False, out=True, out_name="mul")(function)
     public(name, function=False)(method)
     return function
 
 
 outer = _outer_api("outer")
-ger = _outer_api("ger")
+_ger = _outer_api("ger")
 
 
-@public("matmul", method=False)
+@public("ger", method=False)
+def ger(input, vec2, *, out=None):
+    """Outer product of two vectors (deprecated for torch.outer)."""
+    if out is None:
+        return _ger(input, vec2)
+    warnings.warn("torch.ger is deprecated and will be removed in a future PyTorch release. Use "
+                  "torch.outer instead.", UserWarning, stacklevel=2)
+    return FUNCTIONS["outer"](input, vec2, out=out)
+
+
+@public("matmul", method=False, out=_MATMUL_OUT)
 def matmul(input, other):
     """Matrix product with NumPy's rules for 1-D and batched operands."""
     _tensor_arg("matmul", "input", input, 1)

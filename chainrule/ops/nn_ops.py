@@ -483,7 +483,7 @@ embedding_dense_backward = op(
 embedding = op(
     "embedding", "EmbeddingBackward0",
     "weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False", _embedding,
-    method=False,
+    method=False, out=False,
     weight=lambda grad, indices, weight_shape, padding_idx, scale_grad_by_freq:
         embedding_dense_backward(grad, indices, weight_shape[0], padding_idx,
                                  scale_grad_by_freq),

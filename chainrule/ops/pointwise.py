@@ -15,7 +15,7 @@ import numpy as np
 from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
-from .registry import FLOAT, PROMOTE, PROMOTE_FLOAT, op, public
+from .registry import FLOAT, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE, op, public
 
 # ---- helpers --------------------------------------------------------------------------------
 
@@ -128,7 +128,7 @@ sub = op("sub", "SubBackward0", "self, other, *, alpha=1", _sub, numbers=True,
          other=lambda grad, alpha: -_scaled(grad, alpha))
 
 rsub = op("rsub", "RsubBackward1", "self, other, alpha=1",
-          lambda a, b, alpha: _sub(b, a, alpha), method=False,
+          lambda a, b, alpha: _sub(b, a, alpha), method=False, out=False,
           dunders=("__rsub__",),
           self=lambda grad, alpha: -_scaled(grad, alpha))
 
@@ -177,7 +177,7 @@ div_mode = op(
 _NO_MODE = object()   # div(a, b) and div(a, b, rounding_mode=None) are different overloads
 
 
-@public("div")
+@public("div", out=True)
 def div(input, other, *, rounding_mode=_NO_MODE):
     """input / other; rounding_mode 'trunc' or 'floor' rounds the quotient."""
     if rounding_mode is _NO_MODE:
@@ -185,7 +185,7 @@ def div(input, other, *, rounding_mode=_NO_MODE):
     return div_mode(input, other, rounding_mode=rounding_mode)
 
 
-public("divide")(div)
+public("divide", out=True, out_name="div")(div)
 
 
 @public("div_", function=False)
@@ -199,7 +199,7 @@ def div_(self, other, *, rounding_mode=_NO_MODE):
 public("divide_", function=False)(div_)
 
 neg = op("neg", "NegBackward0", "self", _neg, method=("neg", "negative"),
-         function=("neg", "negative"), dunders=("__neg__",), inplace="neg_",
+         function=("neg", "negative"), dunders=("__neg__",), inplace="neg_", out=SAME_DTYPE,
          self=lambda grad: -grad)
 
 reciprocal = op("reciprocal", "ReciprocalBackward0", "self", np.reciprocal, promote=FLOAT,
@@ -253,7 +253,7 @@ remainder_tensor = op(
     other=lambda grad, self, other: -grad * self.div(other, rounding_mode="floor"))
 
 
-@public("fmod")
+@public("fmod", out=True)
 def fmod(input, other):
     """C's remainder of input / other (the sign of input)."""
     if isinstance(other, Tensor):
@@ -261,7 +261,7 @@ def fmod(input, other):
     return fmod_scalar(input, other)
 
 
-@public("remainder", dunders=("__mod__",))
+@public("remainder", dunders=("__mod__",), out=True)
 def remainder(input, other):
     """Python's remainder of input / other (the sign of other)."""
     if isinstance(other, Tensor):
@@ -366,7 +366,7 @@ pow_scalar = op("pow.Scalar", "PowBackward2", "exponent, self", _pow_scalar,
                 exponent=_pow_base_scalar_grad)
 
 
-@public("pow", dunders=("__pow__",))
+@public("pow", dunders=("__pow__",), out=True)
 def pow(input, exponent):
     """input ** exponent, for tensor and/or number operands."""
     if not isinstance(input, Tensor):
@@ -389,7 +389,7 @@ def pow_(self, exponent):
     return dispatch_inplace(pow_tensor_scalar.op, (self,), (exponent,))
 
 
-@public("square")
+@public("square", out=True, out_name="pow")
 def square(input):
     """input ** 2 (PyTorch records it as pow, PowBackward0)."""
     return pow_tensor_scalar(input, 2)
@@ -541,7 +541,7 @@ def _relu(a):
     return np.maximum(a, 0)
 
 
-relu = op("relu", "ReluBackward0", "self", _relu, inplace="relu_",
+relu = op("relu", "ReluBackward0", "self", _relu, inplace="relu_", out=False,
           self=lambda grad, result: threshold_backward(grad, result, 0))
 
 
@@ -629,12 +629,13 @@ def _sgn_grad(grad, self, result):
 
 
 abs = op("abs", "AbsBackward0", "self", _abs, inplace="abs_", function=("abs", "absolute"),
-         method=("abs", "absolute"), dunders=("__abs__",),
+         method=("abs", "absolute"), dunders=("__abs__",), out=SAME_DTYPE,
          self=lambda grad, self: grad * self.sgn())
 
-sgn = op("sgn", "SgnBackward0", "self", _sgn, inplace="sgn_", self=_sgn_grad)
+sgn = op("sgn", "SgnBackward0", "self", _sgn, inplace="sgn_", out=SAME_DTYPE, self=_sgn_grad)
 
-sign = op("sign", "SignBackward0", "self", _sign, inplace="sign_", self=lambda grad: _zeros(grad))
+sign = op("sign", "SignBackward0", "self", _sign, inplace="sign_", out=SAME_DTYPE,
+          self=lambda grad: _zeros(grad))
 
 
 # ---- rounding -----------------------------------------------------------------------------
@@ -652,15 +653,15 @@ def _rounding(f, kernel, complex_message=None):
 
 floor = op("floor", "FloorBackward0", "self",
            _rounding(np.floor, "floor_vml_cpu", "floor is not supported for complex inputs"),
-           inplace="floor_", self=lambda grad: _zeros(grad))
+           inplace="floor_", out=SAME_DTYPE, self=lambda grad: _zeros(grad))
 
 ceil = op("ceil", "CeilBackward0", "self",
           _rounding(np.ceil, "ceil_vml_cpu", "ceil is not supported for complex inputs"),
-          inplace="ceil_", self=lambda grad: _zeros(grad))
+          inplace="ceil_", out=SAME_DTYPE, self=lambda grad: _zeros(grad))
 
 trunc = op("trunc", "TruncBackward0", "self",
            _rounding(np.trunc, "trunc_vml_cpu", "trunc is not supported for complex inputs"),
-           inplace="trunc_", function=("trunc", "fix"), method=("trunc", "fix"),
+           inplace="trunc_", function=("trunc", "fix"), method=("trunc", "fix"), out=SAME_DTYPE,
            self=lambda grad: _zeros(grad))
 
 for _alias, _name in (("fix_", "trunc_"), ("absolute_", "abs_"), ("arcsin_", "asin_"),
@@ -685,7 +686,7 @@ round_decimals = op("round.decimals", "RoundBackward1", "self, *, decimals",
                     self=lambda grad: _zeros(grad))
 
 
-@public("round")
+@public("round", out=SAME_DTYPE)
 def round(input, *, decimals=None):
     """Round half to even, to `decimals` decimal places if given."""
     if decimals is None:
@@ -706,7 +707,7 @@ def _frac(a):
     return a - np.trunc(a)
 
 
-frac = op("frac", "FracBackward0", "self", _frac, inplace="frac_",
+frac = op("frac", "FracBackward0", "self", _frac, inplace="frac_", out=SAME_DTYPE,
           self=lambda grad: grad)
 
 
@@ -816,13 +817,13 @@ def _clamp_row(min, max):
     return clamp_tensor
 
 
-@public("clamp")
+@public("clamp", out=True)
 def clamp(input, min=None, max=None):
     """input limited to [min, max]; min and max are numbers or tensors, either may be None."""
     return _clamp_row(min, max)(input, min, max)
 
 
-public("clip")(clamp)
+public("clip", out=True, out_name="clamp")(clamp)
 
 
 def _check_clamp_(self, *bounds):
@@ -845,13 +846,13 @@ def clamp_(self, min=None, max=None):
 public("clip_", function=False)(clamp_)
 
 
-@public("clamp_min")
+@public("clamp_min", out=True)
 def clamp_min(input, min):
     """input limited from below by min (a number or a tensor)."""
     return (clamp_min_tensor if isinstance(min, Tensor) else clamp_min_scalar)(input, min)
 
 
-@public("clamp_max")
+@public("clamp_max", out=True)
 def clamp_max(input, max):
     """input limited from above by max (a number or a tensor)."""
     return (clamp_max_tensor if isinstance(max, Tensor) else clamp_max_scalar)(input, max)
@@ -913,7 +914,7 @@ lerp_tensor = op("lerp.Tensor", "LerpBackward1", "self, end, weight", _lerp,
                  weight=lambda grad, self, end: grad * _conj(end - self))
 
 
-@public("lerp")
+@public("lerp", out=SAME_DTYPE)
 def lerp(input, end, weight):
     """input + weight * (end - input)."""
     if isinstance(weight, Tensor):
@@ -942,7 +943,7 @@ where_ = op("where.self", "WhereBackward0", "condition, self, other", _where, pr
             other=lambda grad, condition: where(condition, 0.0, grad))
 
 
-@public("where", method=False)
+@public("where", method=False, out=True)
 def where(condition, input=None, other=None):
     """Elements of `input` where `condition` holds, else of `other`."""
     if input is None and other is None:
@@ -982,7 +983,8 @@ for _name, _fn, _dunders, _rdunders in (
        rdunders=_rdunders, self=None, other=None)
 
 logical_not = op("logical_not", None, "self", np.logical_not, self=None)
-bitwise_not = op("bitwise_not", None, "self", np.invert, dunders=("__invert__",), self=None)
+bitwise_not = op("bitwise_not", None, "self", np.invert, dunders=("__invert__",), out=SAME_DTYPE,
+                 self=None)
 
 
 # ---- filling (in place only, as people use them) ------------------------------------------

@@ -12,15 +12,42 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype
 from .._creation import arange, ones, zeros_like
 from .._dtype import FROM_NP
 from ..autograd import grad_mode
 from .._dims import sizes_str, wrap_dim, wrap_dims
 from .pointwise import where
-from .registry import FLOAT, FUNCTIONS, op, public
+from .registry import EXACT, FLOAT, FUNCTIONS, op, out_as_dtype, out_cast, out_exact, public
 from .shape import cat
 
 _DEFAULT = object()   # `dim` not passed: PyTorch picks another overload than for dim=None
+
+# out= dtype rules in the ops' own words (Note [out=] in registry.py)
+_AMAX_OUT = out_exact("Expected the dtype for input and out to match, but got {expected} for "
+                      "input's dtype and {got} for out's dtype.")
+_MAX_DIM_OUT = (out_cast("Expected canCast( typeMetaToScalarType(self.dtype()), "
+                         "typeMetaToScalarType(out.dtype())) to be true, but got false.  (Could "
+                         "this error message be improved?  If so, please report an enhancement "
+                         "request to PyTorch.)"), EXACT)
+_MEAN_OUT = out_as_dtype(out_cast("mean.dtype_out(): input types can't be cast to the desired "
+                                   "output type {got}"))
+_REDUCE_OUT = out_as_dtype()    # sum, prod, cumsum, cumprod compute in out's dtype
+
+
+def _logical_out(name):
+    def rule(expected, got):
+        if got is not _dtype.bool and expected is _dtype.bool:
+            return RuntimeError(f"{name} only supports bool tensor for result, got: {got.legacy}")
+    return rule
+
+
+
+
+def _logsumexp_out(expected, got):
+    if got.category < 2:
+        return RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but "
+                            f"got: {got.legacy}")
 
 
 # ---- dims and dtypes ----------------------------------------------------------------------
@@ -103,7 +130,7 @@ sum_dim = op("sum.dim_IntList", "SumBackward1", "self, dim, keepdim=False, *, dt
              function=False, method=False, self=_sum_backward)
 
 
-@public("sum")
+@public("sum", out=_REDUCE_OUT)
 def sum(input, dim=_DEFAULT, keepdim=False, *, dtype=None):
     """Sum of all elements, or along `dim` (an int or a tuple of ints)."""
     if dim is _DEFAULT:
@@ -140,7 +167,7 @@ mean_dim = op("mean.dim", "MeanBackward1", "self, dim, keepdim=False, *, dtype=N
               function=False, method=False, self=_mean_backward)
 
 
-@public("mean")
+@public("mean", out=_MEAN_OUT)
 def mean(input, dim=_DEFAULT, keepdim=False, *, dtype=None):
     """Mean of all elements, or along `dim`."""
     if dim is _DEFAULT:
@@ -202,7 +229,7 @@ prod_dim = op("prod.dim_int", "ProdBackward1", "self, dim, keepdim=False, *, dty
               _prod_dim, function=False, method=False, self=_prod_dim_backward)
 
 
-@public("prod")
+@public("prod", out=_REDUCE_OUT)
 def prod(input, dim=_DEFAULT, keepdim=False, *, dtype=None):
     """Product of all elements, or along the int `dim`."""
     if dim is _DEFAULT:
@@ -318,16 +345,16 @@ min_dim = op("min.dim", "MinBackward0", "self, dim, keepdim=False",
              _max_dim("min", np.ndarray.argmin), returns=("values", "indices"),
              differentiable_outputs=(0,), function=False, method=False, self=_select_backward)
 amax = op("amax", "AmaxBackward0", "self, dim=(), keepdim=False", _amax("amax", np.ndarray.max),
-          self=_amax_backward)
+          self=_amax_backward, out=_AMAX_OUT)
 amin = op("amin", "AminBackward0", "self, dim=(), keepdim=False", _amax("amin", np.ndarray.min),
-          self=_amax_backward)
+          self=_amax_backward, out=_AMAX_OUT)
 argmax = op("argmax", None, "self, dim=None, keepdim=False", _argmax("argmax", np.ndarray.argmax),
-            self=None)
+            self=None, out=EXACT)
 argmin = op("argmin", None, "self, dim=None, keepdim=False", _argmax("argmin", np.ndarray.argmin),
-            self=None)
+            self=None, out=EXACT)
 
 
-@public("max")
+@public("max", out=_MAX_DIM_OUT)
 def max(input, dim=_DEFAULT, keepdim=False):
     """The largest element; along `dim`, the (values, indices) pair; with a tensor,
     the elementwise maximum."""
@@ -339,7 +366,7 @@ def max(input, dim=_DEFAULT, keepdim=False):
     return max_dim(input, dim, keepdim)
 
 
-@public("min")
+@public("min", out=_MAX_DIM_OUT)
 def min(input, dim=_DEFAULT, keepdim=False):
     """The smallest element; along `dim`, the (values, indices) pair; with a tensor,
     the elementwise minimum."""
@@ -420,14 +447,14 @@ def _correction(name, dim, unbiased, correction):
     return dim, 1 if unbiased else 0
 
 
-@public("var")
+@public("var", out=True)
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over `dim` (all dims for None), dividing by N - correction (default 1)."""
     dim, correction = _correction("var", dim, unbiased, correction)
     return var_correction(input, dim, correction=correction, keepdim=keepdim)
 
 
-@public("std")
+@public("std", out=True)
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation over `dim`, dividing by N - correction (default 1)."""
     dim, correction = _correction("std", dim, unbiased, correction)
@@ -461,7 +488,7 @@ def _logsumexp_backward(grad, self, result, dim, keepdim):
 
 
 logsumexp = op("logsumexp", "LogsumexpBackward0", "self, dim, keepdim=False", _logsumexp,
-               promote=FLOAT, self=_logsumexp_backward)
+               promote=FLOAT, self=_logsumexp_backward, out=_logsumexp_out)
 
 
 # ---- norm ---------------------------------------------------------------------------------
@@ -539,7 +566,7 @@ vector_norm = op("linalg_vector_norm", "LinalgVectorNormBackward0",
                  function=False, method=False, self=_vector_norm_backward)
 
 
-@public("norm")
+@public("norm", out=EXACT, out_name="linalg_vector_norm")
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector norm over `dim` (all dims for None): p a number, inf, -inf, 0, or 'fro' (2)."""
     if isinstance(dim, int):
@@ -563,6 +590,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 def _cumulative(name, fn):
     def forward(a, dim, dtype):
         d = wrap_dim(_int_dim(name, dim), a.ndim)
+        if dtype is _dtype.bool:
+            raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
         if a.ndim == 0:
             return a.astype(_acc_dtype(a, dtype) or a.dtype)
         return fn(a, axis=d, dtype=_acc_dtype(a, dtype))
@@ -616,10 +645,11 @@ def _cumprod_backward_differentiable(grad, self, d):
 
 cumsum = op("cumsum", "CumsumBackward0", "self, dim, *, dtype=None",
             _cumulative("cumsum", np.ndarray.cumsum),
-            inplace="cumsum_", self=_cumsum_backward)
+            inplace="cumsum_", self=_cumsum_backward, out=_REDUCE_OUT)
 
 cumprod = op("cumprod", "CumprodBackward0", "self, dim, *, dtype=None",
-             _cumulative("cumprod", np.ndarray.cumprod), inplace="cumprod_", self=_cumprod_backward)
+             _cumulative("cumprod", np.ndarray.cumprod), inplace="cumprod_", self=_cumprod_backward,
+             out=_REDUCE_OUT)
 
 
 # ---- all and any (not differentiable) -----------------------------------------------------
@@ -631,5 +661,7 @@ def _logical(fn):
     return forward
 
 
-all = op("all", None, "self, dim=None, keepdim=False", _logical(np.ndarray.all), self=None)
-any = op("any", None, "self, dim=None, keepdim=False", _logical(np.ndarray.any), self=None)
+all = op("all", None, "self, dim=None, keepdim=False", _logical(np.ndarray.all), self=None,
+         out=_logical_out("all"))
+any = op("any", None, "self, dim=None, keepdim=False", _logical(np.ndarray.any), self=None,
+         out=_logical_out("any"))

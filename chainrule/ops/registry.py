@@ -20,9 +20,11 @@ From the row the registry makes the public function, the Tensor method, dunders,
 in-place variant and the node class (`ExpBackward0`). Broadcast reduction and dtype casting
 of returned gradients are done once, by the engine (engine.validate_outputs).
 """
+import functools
 import inspect
 import numbers
 import types
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -30,6 +32,7 @@ import numpy as np
 from .. import _dtype
 from .._errstate import QUIET as _QUIET, enter as _errors_enter, get as _errors_get
 from .._errstate import leave as _errors_leave
+from .._dims import sizes_str
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
@@ -38,7 +41,10 @@ from ..autograd.graph import (ERR_BACKWARD_TWICE, Node, SavedInput, SavedOutput,
                               accumulator_of, refresh_view_history, unpack_input,
                               unpack_output)
 
-__all__ = ["op", "OPS", "FUNCTIONS", "public", "dispatch", "PROMOTE", "FLOAT", "NONE"]
+__all__ = ["op", "OPS", "FUNCTIONS", "public", "dispatch", "PROMOTE", "FLOAT", "NONE", "CAST",
+           "EXACT", "SAME_DTYPE", "out_cast", "out_exact", "out_as_dtype", "out_variant",
+           "write_out",
+           "intercept"]
 
 NONE, PROMOTE, FLOAT, PROMOTE_FLOAT = "none", "promote", "float", "promote_float"
 
@@ -87,6 +93,8 @@ class Op:
         self.all_edges = all(self.edge_mask) or list_input
         self.edge_formulas = tuple(f for f in self.formulas if f is not None)
         self.node_cls = _make_node_class(self) if self.differentiable else None
+        self.out = False                        # the out= rule of its public function, see op()
+        self.out_name = None                    # the op its out= messages name
         self._saves = {}                        # requires-grad key -> save plan
 
     def saves_for(self, key):
@@ -462,7 +470,7 @@ _INFERENCE_SAVE = (
 def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), returns=None,
        differentiable_outputs=None, view=False, numbers=False, function=None, method=None,
        dunders=(), rdunders=(), idunders=(), inplace=None, list_input=False, inputs=None,
-       inplace_ufunc=None, **formulas):
+       inplace_ufunc=None, out=True, out_name=None, **formulas):
     """Declare one op (see the module docstring). Returns the generated public function.
 
     signature: the Python signature, tensor inputs first, then parameters, e.g.
@@ -485,6 +493,13 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
     list_input: the first parameter is a list of tensors (cat, stack); its formula returns
         one gradient per element, `<name>` reads the list, `<name>_shape` their shapes.
     returns: output names for a namedtuple result, or `list` for any number of outputs.
+    out: the dtype rule of the public function's `out=` (Note [out=]): True (CAST: the
+        result is cast to out's dtype where can_cast allows), EXACT or SAME_DTYPE (out's
+        dtype must equal the result's, in the words of most non-elementwise ops / of
+        unary ops), a rule made by out_cast / out_exact with the op's own message, out_as_dtype,
+        a tuple of rules (one per output), or False (torch's function takes no out=).
+        Views and list results never take out=. out_name: the op its out= messages name,
+        when not this one (PyTorch's diag reports aten::diagonal_copy).
     """
     params_sig = inspect.signature(eval(f"lambda {signature}: None"))
     names = list(params_sig.parameters)
@@ -495,11 +510,7 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
         inputs = tuple(inputs)
         params = tuple(n for n in names if n not in inputs)
     if returns is not None and returns is not list:
-        # a torch.return_types structseq: a tuple with named fields, printed one per line
-        rt = return_types[name] = namedtuple(name.split(".")[0], returns)
-        rt.__module__ = "torch.return_types"
-        rt.__repr__ = lambda self: f"torch.return_types.{type(self).__name__}(\n" + ",\n".join(
-            f"{field}={value!r}" for field, value in zip(self._fields, self)) + ")"
+        return_types[name] = _structseq(name.split(".")[0], returns)
     row = Op(name, node_name, inputs, params, forward, formulas, promote, returns,
              None if differentiable_outputs is None else frozenset(differentiable_outputs),
              view, numbers, promote_with, list_input, inplace_ufunc)
@@ -510,8 +521,12 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
     fn.op = row
     public_name = name.split(".")[0]
     if function is not False:
+        row.out = False if view or returns is list else out
+        row.out_name = out_name or public_name
+        public_fn = _make_wrapper(row, signature, names, with_out=True) if row.out else fn
+        public_fn.op = row
         for n in _names(function, public_name):
-            FUNCTIONS[n] = fn
+            FUNCTIONS[n] = public_fn
     if method is not False:
         for n in _names(method, public_name):
             setattr(Tensor, n, fn)
@@ -526,6 +541,15 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
         for d in idunders:
             setattr(Tensor, d, inplace_fn)
     return fn
+
+
+def _structseq(name, fields):
+    """A torch.return_types structseq: a tuple with named fields, printed one per line."""
+    rt = namedtuple(name, fields)
+    rt.__module__ = "torch.return_types"
+    rt.__repr__ = lambda self: f"torch.return_types.{type(self).__name__}(\n" + ",\n".join(
+        f"{field}={value!r}" for field, value in zip(self._fields, self)) + ")"
+    return rt
 
 
 def _names(spec, default):
@@ -548,7 +572,7 @@ def _count_inputs(names, formulas, sig):
     return n
 
 
-def _make_wrapper(row, signature, names):
+def _make_wrapper(row, signature, names, with_out=False):
     if names and names[0] == "self":
         # PyTorch's functions call their first argument `input` (torch.cumsum(input=x, ...));
         # as a method it is bound positionally, so one name serves both.
@@ -556,22 +580,240 @@ def _make_wrapper(row, signature, names):
         rename = {"self": "input"}
     else:
         rename = {}
-    return generate(row.name.split(".")[0], signature, row, dispatch, rename)
+    return generate(row.name.split(".")[0], signature, row, dispatch, rename, with_out)
 
 
-def generate(name, signature, row, dispatcher, rename=None):
+_GENERATED = []   # (namespace, key, dispatcher) of every generated function: see intercept()
+
+
+def generate(name, signature, row, dispatcher, rename=None, with_out=False):
     """A function `name(<signature>)` that calls `dispatcher(row, tensor inputs, params)`:
-    a real signature (defaults, keywords, help()) and no argument parsing per call."""
+    a real signature (defaults, keywords, help()) and no argument parsing per call.
+    with_out adds PyTorch's keyword `out=` (Note [out=]), one `is None` test when unused."""
     rename = rename or {}
     ins = tuple(rename.get(n, n) for n in row.inputs)
     ps = tuple(rename.get(n, n) for n in row.params)
     tensors = f"tuple({ins[0]})" if row.list_input else \
         f"({', '.join(ins)}{',' if len(ins) == 1 else ''})"
-    src = (f"def {name}({signature}):\n"
-           f"    return dispatcher(row, {tensors}, ({', '.join(ps)}{',' if len(ps) == 1 else ''}))\n")
-    ns = {"dispatcher": dispatcher, "row": row, "__name__": __name__}   # frames name a module
+    params = f"({', '.join(ps)}{',' if len(ps) == 1 else ''})"
+    if with_out:
+        signature += ", out=None" if "*" in signature else ", *, out=None"
+        src = (f"def {name}({signature}):\n"
+               f"    if out is None:\n"
+               f"        return dispatcher(row, {tensors}, {params})\n"
+               f"    return call_out(dispatcher, row, {tensors}, {params}, out)\n")
+    else:
+        src = (f"def {name}({signature}):\n"
+               f"    return dispatcher(row, {tensors}, {params})\n")
+    ns = {"dispatcher": dispatcher, "row": row, "call_out": call_out,
+          "__name__": __name__}   # frames name a module
     exec(src, ns)
+    _GENERATED.append((ns, "dispatcher", dispatcher))
     return ns[name]
+
+
+def intercept(hook):
+    """Route every generated function, method and operator through
+    `hook(call, row, inputs, params)`, which must return `call(row, inputs, params)`'s result
+    (the profiler times ops this way); `intercept(None)` restores direct calls. The
+    dispatcher is swapped in each function's namespace, so nothing is checked per call."""
+    for ns, key, original in _GENERATED:
+        ns[key] = original if hook is None else functools.partial(hook, original)
+
+
+# ---- out= ---------------------------------------------------------------------------------
+# Note [out=]
+# `torch.add(x, y, out=r)` computes the result as usual and writes it into r, as PyTorch's
+# out= variants do: no graph is recorded (an input or r requiring grad in grad mode is
+# PyTorch's error), r's dtype must be one the result casts to (or equal it, for ops that
+# say EXACT), r is resized when its shape differs (with PyTorch's deprecation warning unless
+# it was empty), r must not partly overlap an input, and r's version counter is bumped.
+# r itself is returned (a `<op>_out` structseq of the outs for several outputs).
+# A hand-written public function gets the same behaviour from @out_variant.
+
+def out_cast(message, error=RuntimeError):
+    """An out= dtype rule: the result is cast to out's dtype where PyTorch's can_cast allows,
+    else `error(message)`; the message may name {expected} and {got} ('Float') or
+    {expected_cpp} and {got_cpp} ('float')."""
+    def rule(expected, got):
+        if not _dtype.can_cast(expected, got):
+            return error(_dtype_message(message, expected, got))
+    return rule
+
+
+def out_exact(message, error=RuntimeError, overlap_ok=False):
+    """An out= dtype rule: out's dtype must equal the result's, else `error(message)`.
+    overlap_ok: the op writes an out whose elements alias each other (an expanded
+    tensor) without complaint (tril does: it is not a TensorIterator kernel)."""
+    def rule(expected, got):
+        return error(_dtype_message(message, expected, got))
+    rule.overlap_ok = overlap_ok
+    return rule
+
+
+def _dtype_message(message, expected, got):
+    return message.format(expected=expected.legacy, got=got.legacy, expected_cpp=expected.cpp,
+                          got_cpp=got.cpp)
+
+
+def out_as_dtype(check=None):
+    """An out= dtype rule for reductions whose out dtype is their computation's: called
+    without `dtype`, they compute in out's (sum(x, 0, out=int_tensor) sums integers), as
+    PyTorch does; `check(expected, got)` may still refuse some dtypes."""
+    def rule(expected, got):
+        return None if check is None else check(expected, got)
+    rule.sets_dtype = True
+    return rule
+
+
+CAST = out_cast("result type {expected} can't be cast to the desired output type {got}")
+EXACT = out_exact("Expected out tensor to have dtype {expected_cpp}, but got {got_cpp} instead")
+SAME_DTYPE = out_exact("Found dtype {got} but expected {expected}")
+
+_OUT_GRAD = ("{}(): functions with out=... arguments don't support automatic "
+             "differentiation, but one of the arguments requires grad.")
+_OUT_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                "performing the operation.")
+_OUT_INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to "
+                         "tensor refers to a single memory location. Please clone() the tensor "
+                         "before performing the operation.")
+_OUT_RESIZED = (
+    "An output with one or more elements was resized since it had shape {}, which does not "
+    "match the required output shape {}. This behavior is deprecated, and in a future "
+    "PyTorch release outputs will not be resized unless they have zero elements. You can "
+    "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
+    "t.resize_(0).")
+
+
+def call_out(dispatcher, row, inputs, params, out):
+    """A row's public function called with out= (Note [out=])."""
+    name = row.out_name
+    check_out_kind(name, out)
+    if getattr(row.out, "sets_dtype", False):
+        i = row.params.index("dtype")
+        if params[i] is None:
+            params = params[:i] + (FROM_NP[out._data.dtype],) + params[i + 1:]
+    result = dispatcher(row, inputs, params)
+    if row.differentiable:
+        check_out_grad(name, result, out)
+    return write_out(name, result, out, row.out, inputs, stacklevel=4)
+
+
+def _tensors_in(args):
+    for a in args:
+        if isinstance(a, Tensor):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            yield from (x for x in a if isinstance(x, Tensor))
+
+
+def check_out_kind(name, out):
+    for o in out if isinstance(out, (tuple, list)) else (out,):
+        if not isinstance(o, Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(o).__name__}")
+
+
+def check_out_grad(name, result, out):
+    """PyTorch's refusal to record a graph through a differentiable op's out=: an input
+    (then the result has history) or out requiring grad, in grad mode. Ops without a
+    derivative (comparisons, argmax) write into out regardless."""
+    if not _state.grad_enabled:
+        return
+    results = (result,) if isinstance(result, Tensor) else tuple(result)
+    outs = (out,) if isinstance(out, Tensor) else tuple(out)
+    if any(r._requires_grad for r in results) or any(
+            o.requires_grad for o, r in zip(outs, results) if r._data.dtype.kind in "fc"):
+        raise RuntimeError(_OUT_GRAD.format(name))
+
+
+def write_out(name, result, out, rule=True, inputs=(), stacklevel=3):
+    """Write `result` (a Tensor or a tuple of them) into `out` (Note [out=]); returns out.
+    rule: as op()'s `out`; stacklevel: how many frames up the user's call is, for the
+    resize warning."""
+    if rule is True:
+        rule = CAST
+    if isinstance(result, Tensor):
+        if isinstance(rule, tuple):     # max(x) returns one tensor where max(x, dim) two
+            rule = rule[0]
+        if isinstance(out, (tuple, list)):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        _write_one(result, out, rule, inputs, stacklevel + 1)
+        return out
+    if not isinstance(out, (tuple, list)) or len(out) != len(result):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
+                        f"{type(out).__name__}")
+    rules = rule if isinstance(rule, tuple) else (rule,) * len(result)
+    for r, o, rl in zip(result, out, rules):
+        _write_one(r, o, CAST if rl is True else rl, inputs, stacklevel + 1)
+    fields = getattr(result, "_fields", None)
+    if fields is None:
+        return tuple(out)
+    rt = return_types.get(name + "_out")
+    if rt is None:
+        rt = return_types[name + "_out"] = _structseq(name + "_out", fields)
+    return rt(*out)
+
+
+def _write_one(result, out, rule, inputs, stacklevel):
+    src, dst = result._data, out._data
+    if src.dtype != dst.dtype:
+        error = rule(FROM_NP[src.dtype], FROM_NP[dst.dtype])
+        if error is not None:
+            raise error
+    if 0 in dst.strides and dst.size > 1 and not getattr(rule, "overlap_ok", False) and any(
+            st == 0 and n > 1 for st, n in zip(dst.strides, dst.shape)):
+        raise RuntimeError(_OUT_INTERNAL_OVERLAP)
+    for x in _tensors_in(inputs):
+        a = x._data
+        if a is dst or not np.may_share_memory(a, dst):
+            continue
+        same = (a.__array_interface__["data"][0] == dst.__array_interface__["data"][0]
+                and a.strides == dst.strides and a.shape == dst.shape)
+        if not same and _dense(a) and _dense(dst):
+            raise RuntimeError(_OUT_OVERLAP)
+    if dst.shape != src.shape:
+        if dst.size:
+            warnings.warn(_OUT_RESIZED.format(sizes_str(dst.shape), sizes_str(src.shape)),
+                          UserWarning, stacklevel=stacklevel)
+        if dst.size == src.size and dst.flags.c_contiguous:
+            dst = dst.reshape(src.shape)      # same memory: views of out still see the result
+        else:
+            dst = np.empty(src.shape, dst.dtype)
+        out._data = dst
+    np.copyto(dst, src, casting="unsafe")
+    out._vc[0] += 1
+
+
+def _dense(a):
+    return a.flags.c_contiguous or a.flags.f_contiguous
+
+
+def out_variant(f, rule=True, name=None):
+    """`f` with PyTorch's keyword `out=` (Note [out=]), for hand-written public functions;
+    `rule` as op()'s `out`; `name` for messages (default f's). The wrapper's signature is
+    f's plus `out=None`."""
+    name = name or f.__name__
+
+    @functools.wraps(f)
+    def with_out(*args, out=None, **kwargs):
+        if out is None:
+            return f(*args, **kwargs)
+        inputs = args + tuple(kwargs.values())
+        check_out_kind(name, out)
+        if getattr(rule, "sets_dtype", False) and kwargs.get("dtype") is None \
+                and isinstance(out, Tensor):
+            kwargs["dtype"] = FROM_NP[out._data.dtype]
+        result = f(*args, **kwargs)
+        check_out_grad(name, result, out)
+        return write_out(name, result, out, rule, inputs)
+    sig = inspect.signature(f)
+    if "out" not in sig.parameters:
+        params = list(sig.parameters.values())
+        at = next((i for i, p in enumerate(params) if p.kind == p.VAR_KEYWORD), len(params))
+        params.insert(at, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
+        with_out.__signature__ = sig.replace(parameters=params)
+    return with_out
 
 
 # Concrete types first: an isinstance check against the numbers.Number ABC is 4x slower.
@@ -594,6 +836,7 @@ def _operator(row, fn, reflected):
         ns = {"dispatch": dispatch, "row": row, "OPERANDS": _OPERANDS, "PARAMS": tuple(params),
               "__name__": __name__}
         exec(src, ns)
+        _GENERATED.append((ns, "dispatch", dispatch))
         operator = ns["operator"]
     elif reflected:
         def operator(self, other):
@@ -609,12 +852,15 @@ def _operator(row, fn, reflected):
     return operator
 
 
-def public(name=None, *, method=True, function=True, dunders=()):
-    """Register a hand-written public function (one that picks among overload rows)."""
+def public(name=None, *, method=True, function=True, dunders=(), out=False, out_name=None):
+    """Register a hand-written public function (one that picks among overload rows).
+    out: the dtype rule of the function's `out=` as in op() (False: none; the method never
+    takes it); out_name: the op its messages name, when not the function's own (square's
+    are pow's)."""
     def deco(f):
         n = name or f.__name__
         if function:
-            FUNCTIONS[n] = f
+            FUNCTIONS[n] = out_variant(f, out, out_name) if out else f
         if method:
             setattr(Tensor, n if method is True else method, f)
         for d in dunders:

@@ -15,7 +15,11 @@ from .. import _dtype
 from .._tensor import Size, Tensor, make_tensor
 from ..autograd.grad_mode import no_grad
 from .._dims import sizes_str, wrap_dim, wrap_dims
-from .registry import PROMOTE, check_broadcast, op, public
+from .registry import PROMOTE, check_broadcast, op, out_cast, public
+
+# out= dtype rule of cat and stack, in their words (Note [out=] in registry.py)
+_CAT_OUT = out_cast("torch.cat(): input types can't be cast to the desired output type {got}",
+                    TypeError)
 
 _INT64_MAX = 9223372036854775807
 _warned = set()
@@ -442,7 +446,7 @@ def _clone(a, memory_format):
     return np.array(a, copy=True, order="C" if str(memory_format) == _CONTIGUOUS else "K")
 
 
-clone = op("clone", "CloneBackward0", "self, *, memory_format=None", _clone,
+clone = op("clone", "CloneBackward0", "self, *, memory_format=None", _clone, out=False,
            self=lambda grad: grad)
 
 
@@ -781,7 +785,7 @@ cat_ = op("cat", "CatBackward0", "tensors, dim=0", _cat, promote=PROMOTE, list_i
           function=False, method=False, tensors=_cat_grads)
 
 
-@public("cat", method=False)
+@public("cat", method=False, out=_CAT_OUT)
 def cat(tensors, dim=0):
     """Concatenate tensors along an existing dim."""
     if not tensors:
@@ -789,8 +793,8 @@ def cat(tensors, dim=0):
     return cat_(_tensor_list(tensors), dim)
 
 
-public("concat", method=False)(cat)
-public("concatenate", method=False)(cat)
+public("concat", method=False, out=_CAT_OUT)(cat)
+public("concatenate", method=False, out=_CAT_OUT)(cat)
 
 
 def _stack(arrays, dim):
@@ -808,7 +812,7 @@ stack_ = op("stack", "StackBackward0", "tensors, dim=0", _stack, promote=PROMOTE
                 grad, wrap_dim(dim, len(tensors_shape[0]) + 1)))
 
 
-@public("stack", method=False)
+@public("stack", method=False, out=_CAT_OUT)
 def stack(tensors, dim=0):
     """Join tensors of equal shape along a new dim."""
     if not tensors:

@@ -26,8 +26,19 @@ import numpy as np
 from .. import _dtype
 from .._dims import sizes_str, wrap_dim
 from .._tensor import make_tensor
-from .registry import op, public
+from .registry import EXACT, op, out_exact, public
 from .shape import _warn_once
+
+# out= dtype rules in the ops' own words (Note [out=] in registry.py)
+_NONZERO_OUT = out_exact("nonzero: Expected out tensor to have scalar type {expected} but got "
+                         "scalar type{got}")
+
+
+def _SEARCHSORTED_OUT(expected, got):
+    return RuntimeError(
+        "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+        "Long(int64) depending on whether out_int32 flag is True, but we got output tensor's "
+        f"dtype {got.legacy} and out_int32 flag is {expected is _dtype.int32}")
 
 _DEFAULT = object()       # `stable` not passed: PyTorch picks sort, not sort.stable
 _INSERTION = 16           # libstdc++'s _S_threshold: introsort leaves runs this short
@@ -216,7 +227,7 @@ def _value_selecting_backward(grads, self_shape, dim, result1):
 
 _sort_row = op("sort", "SortBackward0", "self, dim=-1, descending=False", _sort,
                returns=("values", "indices"), differentiable_outputs=(0,), function=False,
-               method=False, self=_value_selecting_backward)
+               method=False, self=_value_selecting_backward, out=EXACT)
 
 _sort_stable_row = op("sort.stable", "SortBackward1", "self, *, stable, dim=-1, descending=False",
                       lambda a, stable, dim, descending: _sort(a, dim, descending, bool(stable)),
@@ -224,7 +235,7 @@ _sort_stable_row = op("sort.stable", "SortBackward1", "self, *, stable, dim=-1, 
                       function=False, method=False, self=_value_selecting_backward)
 
 
-@public("sort")
+@public("sort", out=EXACT)
 def sort(input, dim=-1, descending=False, *, stable=_DEFAULT):
     """(values, indices) sorted along `dim`; equal values keep PyTorch's order (see Note
     [Tie order])."""
@@ -233,7 +244,7 @@ def sort(input, dim=-1, descending=False, *, stable=_DEFAULT):
     return _sort_stable_row(input, stable=stable, dim=dim, descending=descending)
 
 
-@public("msort")
+@public("msort", out=EXACT, out_name="sort")
 def msort(input):
     """Values sorted along dim 0."""
     return _sort_row(input, 0, False)[0]
@@ -303,7 +314,7 @@ def _topk(a, k, dim, largest, sorted):
 
 topk = op("topk", "TopkBackward0", "self, k, dim=-1, largest=True, sorted=True", _topk,
           returns=("values", "indices"), differentiable_outputs=(0,),
-          self=_value_selecting_backward)
+          self=_value_selecting_backward, out=EXACT)
 
 
 # ---- nonzero, argwhere --------------------------------------------------------------------
@@ -315,7 +326,7 @@ _nonzero_numpy = op("nonzero_numpy", None, "self",
                     function=False, method=False, self=None)
 
 
-@public("nonzero")
+@public("nonzero", out=_NONZERO_OUT)
 def nonzero(input, *, as_tuple=False):
     """Indices of the nonzero elements: one row per element, or one tensor per dim."""
     return _nonzero_numpy(input) if as_tuple else _nonzero_row(input)
@@ -495,7 +506,7 @@ _searchsorted_row = op("searchsorted", None,
                        sorted_sequence=None, input=None, sorter=None)
 
 
-@public("searchsorted", method=False)
+@public("searchsorted", method=False, out=_SEARCHSORTED_OUT)
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """For each value of `input`, the index in the last dim of `sorted_sequence` where it
     would be inserted to keep it sorted (before equal elements, after them with right=True
@@ -503,7 +514,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _searchsorted_row(sorted_sequence, input, sorter, out_int32, right, side)
 
 
-@public("bucketize", method=False)
+@public("bucketize", method=False, out=_SEARCHSORTED_OUT)
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """searchsorted with the arguments swapped; `boundaries` must be 1-D."""
     if boundaries.dim() != 1:

@@ -14,7 +14,8 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
            "linspace", "logspace", "eye", "zeros_like", "ones_like", "full_like", "empty_like",
            "rand", "randn", "randint", "randperm", "normal", "rand_like", "randn_like",
            "randint_like", "bernoulli", "FloatTensor", "DoubleTensor",
-           "LongTensor", "IntTensor", "BoolTensor", "ByteTensor", "HalfTensor", "ShortTensor",
+           "LongTensor", "IntTensor", "BoolTensor", "ByteTensor", "HalfTensor", "BFloat16Tensor",
+           "ShortTensor",
            "CharTensor", "scalar_tensor", "is_tensor", "numel", "complex", "polar"]
 
 
@@ -105,7 +106,15 @@ def _convert(a, dtype):
     kind, cat = a.dtype.kind, dtype.category
     if kind == "c" and cat == 2:
         raise TypeError("must be real number, not complex")
-    if cat == 1:
+    if dtype is _dtype.uint64 and kind != "b":
+        # PyTorch unpacks each number as an unsigned 64-bit integer
+        if kind in "fc":
+            raise TypeError("an integer is required")
+        if kind == "i" and np.any(a < 0):
+            raise OverflowError("can't convert negative int to unsigned")
+        if kind == "O":
+            raise OverflowError("int too big to convert")
+    elif cat == 1:
         if kind == "c":
             raise TypeError("'complex' object cannot be interpreted as an integer")
         if kind in "uO":    # integers past int64
@@ -121,7 +130,7 @@ def _convert(a, dtype):
             raise RuntimeError(f"value cannot be converted to type {dtype.name} without "
                                "overflow")
     with np.errstate(invalid="ignore", over="ignore"):  # float(2**63) wraps, as in PyTorch
-        return a.astype(dtype.np)
+        return _dtype.cast(a, dtype.np)
 
 
 _warned_list_of_arrays = False
@@ -379,10 +388,11 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = _dtype.result_type([start, end, step])
+    _no_kernel("arange_cpu", dtype, _NO_ARANGE)
     n = int(np.ceil((end - start) / step))
     # PyTorch computes start + i*step in double (or int64), then casts.
     if dtype.category >= 2:
-        a = (start + np.arange(n, dtype=np.float64) * step).astype(dtype.np)
+        a = _dtype.cast(start + np.arange(n, dtype=np.float64) * step, dtype.np)
     else:
         a = (start + np.arange(n, dtype=np.int64) * step).astype(dtype.np)
     return _finish(a, requires_grad)
@@ -394,6 +404,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     d = dtype or _dtype.get_default_dtype()
+    _no_kernel("linspace_cpu", d, _NO_LINSPACE)
     # PyTorch fills the first half from start and the second half from end, in the
     # output dtype; doing the same keeps the last bits equal.
     step = (end - start) / (steps - 1) if steps > 1 else 0.0
@@ -406,6 +417,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     d = dtype or _dtype.get_default_dtype()
+    _no_kernel("logspace_cpu", d, _NO_LINSPACE)
     return _finish(np.power(base, linspace(start, end, steps, dtype=_dtype.float64)._data)
                    .astype(d.np), requires_grad)
 
@@ -415,7 +427,22 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     for name, v in (("n", n), ("m", m)):
         if v < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
+    _no_kernel("eye", dtype, _NO_EYE)
     return _finish(np.eye(n, m, dtype=_np(dtype)), requires_grad)
+
+
+# dtypes PyTorch's CPU factory kernels are not compiled for
+_LIMITED = (_dtype.uint16, _dtype.uint32, _dtype.uint64, _dtype.complex32)
+_FLOAT8 = (_dtype.float8_e4m3fn, _dtype.float8_e4m3fnuz, _dtype.float8_e5m2,
+           _dtype.float8_e5m2fnuz, _dtype.float8_e8m0fnu)
+_NO_ARANGE = frozenset(_LIMITED + _FLOAT8 + (_dtype.bool, _dtype.complex64, _dtype.complex128))
+_NO_LINSPACE = frozenset(_LIMITED + _FLOAT8 + (_dtype.bool,))
+_NO_EYE = frozenset(_LIMITED)
+
+
+def _no_kernel(kernel, dtype, refused):
+    if dtype in refused:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype.legacy}'")
 
 
 def complex(real, imag):
@@ -563,6 +590,7 @@ def _legacy(name, d):
 FloatTensor = _legacy("FloatTensor", _dtype.float32)
 DoubleTensor = _legacy("DoubleTensor", _dtype.float64)
 HalfTensor = _legacy("HalfTensor", _dtype.float16)
+BFloat16Tensor = _legacy("BFloat16Tensor", _dtype.bfloat16)
 LongTensor = _legacy("LongTensor", _dtype.int64)
 IntTensor = _legacy("IntTensor", _dtype.int32)
 ShortTensor = _legacy("ShortTensor", _dtype.int16)

@@ -349,6 +349,8 @@ class Tensor:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if self._data.dtype.kind in "VW":
+            _no_numpy_type(self)
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -356,6 +358,8 @@ class Tensor:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         a = self._data
+        if a.dtype.kind in "VW":
+            _no_numpy_type(self)
         if dtype is not None and a.dtype != dtype:
             return a.astype(dtype)
         return a.copy() if copy else a
@@ -437,6 +441,12 @@ class Tensor:
 
     def __dir__(self):
         return sorted(set(object.__dir__(self)))
+
+
+def _no_numpy_type(t):
+    # bfloat16, float8, complex32 live in ml_dtypes arrays, but PyTorch has no NumPy type
+    # for them
+    raise TypeError(f"Got unsupported ScalarType {t.dtype.legacy}")
 
 
 class _TensorExtra:

@@ -39,8 +39,10 @@ A zip archive with exactly these members, stored uncompressed:
     Storage ``i``: a one-dimensional array of the storage's dtype and numel in NumPy's .npy
     format (no object dtype, native little-endian), the memory that tensors refer into.
 
-dtypes are chainrule's names: float16, float32, float64, int8, int16, int32, int64, uint8,
-bool, complex64, complex128.
+dtypes are chainrule's names: float16, bfloat16, float32, float64, complex32, complex64,
+complex128, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, and the float8
+types. The .npy format has no code for the ml_dtypes types (bfloat16, float8, complex32):
+their storages hold the same bytes as unsigned integers of the same size.
 
 Memory sharing: tensors whose NumPy arrays have the same base array (views of one another,
 ``detach()``, ``.data``) are saved against one storage, the whole base array, and load as
@@ -66,15 +68,14 @@ import zlib
 
 import numpy as np
 
-from ._dtype import ALL as _DTYPES
+from ._dtype import FROM_NP as _SUPPORTED_NP, TENSOR_DTYPES as _DTYPES
 from ._tensor import Tensor, make_tensor
 
 __all__ = ["save", "load"]
 
 _FORMAT, _VERSION = "chainrule", 1
 _MANIFEST = "manifest.json"
-_BY_NAME = {d.name: d.np for d in _DTYPES}
-_SUPPORTED_NP = {d.np for d in _DTYPES}
+_BY_NAME = {d.name: d for d in _DTYPES}     # .np read on use: ml_dtypes loads when needed
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed member timestamps: equal objects give equal files
 
 
@@ -177,7 +178,18 @@ def save(obj, f):
 
 
 def _np_name(np_dtype):
-    return next(name for name, d in _BY_NAME.items() if d == np_dtype)
+    return _SUPPORTED_NP[np_dtype].name
+
+
+def _bits(arr):
+    """An ml_dtypes array as the unsigned integers of its bytes, which .npy can hold."""
+    return arr.view(f"u{arr.itemsize}") if _SUPPORTED_NP[arr.dtype]._ml_name else arr
+
+
+def _stored(name):
+    """The NumPy dtype a storage of dtype `name` has in the file."""
+    d = _BY_NAME[name]
+    return np.dtype(f"u{d.itemsize}") if d._ml_name else d.np
 
 
 def _write(fh, manifest, storages):
@@ -186,7 +198,7 @@ def _write(fh, manifest, storages):
         for i, arr in enumerate(storages):
             with zf.open(zipfile.ZipInfo(_storage_name(i), _EPOCH), "w",
                          force_zip64=arr.nbytes >= 2**31) as member:
-                np.save(member, arr, allow_pickle=False)
+                np.save(member, _bits(arr), allow_pickle=False)
 
 
 def _write_atomically(path, write):
@@ -300,13 +312,13 @@ class _Decoder:
                 arr = np.load(member, allow_pickle=False)
             except ValueError as e:  # object arrays (pickles) land here, unexecuted
                 raise _Corrupt(f"storage {i} cannot be read: {e}") from None
-        _check(isinstance(arr, np.ndarray) and arr.dtype == _BY_NAME[entry["dtype"]]
+        _check(isinstance(arr, np.ndarray) and arr.dtype == _stored(entry["dtype"])
                and arr.shape == (entry["numel"],),
                f"storage {i} holds {getattr(arr, 'dtype', type(arr).__name__)} "
                f"{getattr(arr, 'shape', '')}, but the manifest says {entry['dtype']} "
                f"({entry['numel']},)")
         # np.load of a zip member gives a read-only array over a bytes object: copy it
-        return np.array(arr)
+        return np.array(arr).view(_BY_NAME[entry["dtype"]].np)
 
     def tensor(self, i, e):
         _check(isinstance(e, dict) and set(e) == {"storage", "dtype", "shape", "strides",
@@ -317,7 +329,7 @@ class _Decoder:
                and all(_is_int(n) and n >= 0 for n in e["shape"])
                and all(_is_int(s) for s in e["strides"]) and _is_int(e["offset"])
                and type(e["requires_grad"]) is bool, f"tensor entry {i} is malformed")
-        storage, dtype = self.storages[e["storage"]], _BY_NAME[e["dtype"]]
+        storage, dtype = self.storages[e["storage"]], _BY_NAME[e["dtype"]].np
         shape, strides, offset = tuple(e["shape"]), tuple(e["strides"]), e["offset"]
         if 0 in shape:
             data = np.empty(shape, dtype)
@@ -329,7 +341,8 @@ class _Decoder:
             data = np.ndarray(shape, dtype, buffer=storage, offset=offset, strides=strides)
         t = make_tensor(data)
         if e["requires_grad"]:
-            _check(data.dtype.kind in "fc", f"tensor {i} of dtype {e['dtype']} requires grad")
+            _check(_BY_NAME[e["dtype"]].category >= 2,
+                   f"tensor {i} of dtype {e['dtype']} requires grad")
             t.requires_grad_()
         return t
 

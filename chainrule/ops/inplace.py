@@ -82,10 +82,14 @@ def dispatch_inplace(op, inputs, params):
                 self._vc[0] += 1
             return self
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-    if op.promote is not registry.NONE:
+    forward = op.forward
+    if target.dtype.kind in "uVW" and target.dtype in _dtype.SPECIAL_NP:
+        # bfloat16, float8, complex32, uint16/32/64: Note [Reduced and limited dtypes]
+        arrays, forward = registry._special.prepare(op, inputs, arrays, params)
+    elif op.promote is not registry.NONE:
         arrays = registry._promote(op, inputs, arrays, params)
     with _errstate.quiet():
-        out = np.asarray(op.forward(*arrays, *params))
+        out = np.asarray(forward(*arrays, *params))
     result_dtype = FROM_NP[out.dtype]
     self_dtype = FROM_NP[target.dtype]
     if not _dtype.can_cast(result_dtype, self_dtype):

@@ -271,6 +271,9 @@ def _promote(op, inputs, arrays, params):
 
 
 _KIND_CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+# floating and complex arrays; V and W: the ml_dtypes types (bfloat16, float8, complex32)
+_DIFFERENTIABLE_KINDS = "fcVW"
+_SPECIAL_NP = _dtype.SPECIAL_NP
 _NUMBER_CATEGORY = {bool: 0, int: 1, float: 2, complex: 3}
 
 
@@ -316,12 +319,16 @@ def dispatch(op, inputs, params):
             raise TypeError(f"{op.name.split('.')[0]}(): argument "
                             f"'{'input' if name == 'self' else name}' (position {len(arrays) + 1}) "
                             f"must be Tensor, not {type(x).__name__}")
-    if op.promote is not NONE and _needs_promotion(op, first, mixed, number_category):
+    forward = op.forward
+    if first is not None and first.kind in "uVW" and first in _SPECIAL_NP:
+        # bfloat16, float8, complex32, uint16/32/64: Note [Reduced and limited dtypes]
+        arrays, forward = _special.prepare(op, inputs, arrays, params)
+    elif op.promote is not NONE and _needs_promotion(op, first, mixed, number_category):
         arrays = _promote(op, inputs, arrays, params)
     # Note [NumPy warnings]
     token = _errors_enter() if _errors_get() is not _QUIET else None
     try:
-        out = op.forward(arrays, *params) if op.list_input else op.forward(*arrays, *params)
+        out = forward(arrays, *params) if op.list_input else forward(*arrays, *params)
     except ValueError:
         check_broadcast(arrays)
         raise
@@ -411,12 +418,13 @@ def _record(op, inputs, params, outs):
     # Only floating and complex outputs are differentiable (x.int() gets no grad_fn).
     if len(outs) == 1 and op.differentiable_outputs is None:
         o = outs[0]
-        results = (make_tensor(o, True, node, 0) if o.dtype.kind in "fc" else make_tensor(o),)
+        results = (make_tensor(o, True, node, 0) if o.dtype.kind in _DIFFERENTIABLE_KINDS
+                   else make_tensor(o),)
         node._meta = ((o.shape, o.dtype),)
     else:
         diff = op.differentiable_outputs
         results = tuple(make_tensor(o, True, node, i)
-                        if (diff is None or i in diff) and o.dtype.kind in "fc"
+                        if (diff is None or i in diff) and o.dtype.kind in _DIFFERENTIABLE_KINDS
                         else make_tensor(o) for i, o in enumerate(outs))
         node._meta = tuple((o.shape, o.dtype) for o in outs)
     if op.view:
@@ -867,3 +875,7 @@ def public(name=None, *, method=True, function=True, dunders=(), out=False, out_
             setattr(Tensor, d, f)
         return f
     return deco
+
+
+# last: special_dtypes reads this module's promotion constants
+from . import special_dtypes as _special  # noqa: E402

@@ -1105,7 +1105,7 @@ def _to_copy_forward(a, dtype, self_dtype):
     if a.dtype.kind == "c" and not dtype.is_complex:
         a = a.real
     with np.errstate(invalid="ignore"):   # nan/inf to int: a value, not a warning, as in PyTorch
-        return a.astype(dtype.np)
+        return _dtype.cast(a, dtype.np)
 
 
 def _to_copy_backward(grad, self_dtype):

@@ -337,6 +337,14 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
         return self._dataset_fetcher.fetch(index)  # may raise StopIteration
 
 
+# What an iterator's shutdown needs, kept reachable from here until it ran. An iterator in
+# a reference cycle (say, with the frames of an exception raised from it) is freed by the
+# garbage collector, which clears weak references and runs their callbacks before calling
+# __del__: the queues' own finalizers would first stop their feeder threads, and the None
+# that tells the workers to exit would never be sent.
+_shutdown_resources = {}
+
+
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """Iterates once over the loader's dataset with worker processes (see the module
     docstring for the protocol)."""
@@ -358,9 +366,10 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._worker_pids_set = False
         self._shutdown = False
         self._workers_done_event = context.Event()
-
         self._index_queues = []
         self._workers = []
+        _shutdown_resources[id(self)] = (self._worker_result_queue, self._workers_done_event,
+                                         self._index_queues, self._workers)
         for i in range(self._num_workers):
             index_queue = context.Queue()
             # never block this process's exit on undelivered indices
@@ -571,6 +580,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
             self._worker_result_queue.cancel_join_thread()
             self._worker_result_queue.close()
+            _shutdown_resources.pop(id(self), None)
 
     def __del__(self):
         self._shutdown_workers()

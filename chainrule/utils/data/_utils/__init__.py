@@ -60,7 +60,12 @@ class ExceptionWrapper:
         except Exception:
             # the class takes other arguments: PyTorch falls back to a RuntimeError
             raise RuntimeError(msg) from None
-        raise exception
+        try:
+            raise exception
+        finally:
+            # no frame -> exception -> traceback -> frame cycle: dropping the exception frees
+            # the iterator (and stops its workers) at once, not at the next garbage collection
+            del exception
 
 
 from . import collate, fetch, signal_handling, worker  # noqa: E402

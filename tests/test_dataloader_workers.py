@@ -117,6 +117,19 @@ def test_collating_tensors_that_require_grad_fails_in_workers_as_in_torch():
     _same_worker_error(prog)
 
 
+def test_worker_batches_take_the_first_samples_dtype():
+    """Workers stack into a tensor of the first sample's dtype (PyTorch's shared-memory
+    out=), the main process promotes."""
+    def prog(T):
+        data = [T.ones(2), T.ones(2, dtype=T.float64)]
+        return (list(T.utils.data.DataLoader(data, batch_size=2, num_workers=1)),
+                list(T.utils.data.DataLoader(data, batch_size=2)))
+    same(prog)
+    ours = _same_worker_error(lambda T: list(T.utils.data.DataLoader(
+        [T.tensor([1]), T.tensor([1.5])], batch_size=2, num_workers=1)))
+    assert type(ours) is TypeError
+
+
 def test_in_order_false_yields_batches_as_they_come():
     """Worker 0 is slow on its first batch: in order, batch 0 comes first anyway; with
     in_order=False the other workers' batches overtake it. Every batch still comes once."""

@@ -3,8 +3,8 @@ worker processes, in PyTorch's module layout (dataset, sampler, distributed, dat
 _utils.collate / worker / fetch) so that programs importing submodules run unchanged.
 
 PyTorch's DataPipes (IterDataPipe, MapDataPipe, DFIterDataPipe, DataChunk,
-functional_datapipe and the datapipe decorators) are not provided: torchdata deprecated
-them and removed them in 0.10, and they are a large separate library.
+functional_datapipe and the datapipe decorators) are not provided: torchdata deprecated them
+in 0.8 and deleted them in 0.9, and PyTorch keeps them only as legacy code.
 """
 from .dataloader import DataLoader, _DatasetKind, default_collate, default_convert, get_worker_info
 from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset,

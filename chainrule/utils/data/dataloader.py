@@ -257,14 +257,12 @@ class DataLoader(Generic[_T_co]):
 class _BaseDataLoaderIter:
     def __init__(self, loader):
         self._dataset = loader.dataset
-        self._shared_seed = None
         self._dataset_kind = loader._dataset_kind
         self._IterableDataset_len_called = loader._IterableDataset_len_called
         self._auto_collation = loader._auto_collation
         self._drop_last = loader.drop_last
         self._index_sampler = loader._index_sampler
         self._num_workers = loader.num_workers
-        self._world_size, self._rank = 1, 0  # no process groups
         if loader.pin_memory and loader.pin_memory_device:
             warnings.warn("pin_memory_device is deprecated, the current accelerator will be used "
                           f"as the device,ignore pin_memory_device='{loader.pin_memory_device}'.",
@@ -272,8 +270,6 @@ class _BaseDataLoaderIter:
         if loader.pin_memory:
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
                           "then device pinned memory won't be used.", stacklevel=2)
-        self._pin_memory = False  # a CPU has nothing to pin for
-        self._pin_memory_device = None
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         # the sampler's iterator is created before the base seed is drawn (a sampler that
@@ -379,7 +375,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 args=(self._dataset_kind, self._dataset, index_queue, self._worker_result_queue,
                       self._workers_done_event, self._auto_collation, self._collate_fn,
                       self._drop_last, self._base_seed, self._worker_init_fn, i,
-                      self._num_workers, self._persistent_workers))
+                      self._num_workers))
             w.daemon = True
             try:
                 w.start()
@@ -417,7 +413,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             # persistent workers: wake them for a new epoch and wait until all have answered
             # (results of an abandoned epoch still in flight are dropped)
             for idx in range(self._num_workers):
-                self._index_queues[idx].put(_utils.worker._ResumeIteration(self._shared_seed))
+                self._index_queues[idx].put(_utils.worker._ResumeIteration())
             resume_iteration_cnt = self._num_workers
             while resume_iteration_cnt > 0:
                 return_idx, return_data = self._get_data()

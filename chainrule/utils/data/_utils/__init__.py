@@ -10,8 +10,6 @@ IS_WINDOWS = sys.platform == "win32"
 MP_STATUS_CHECK_INTERVAL = 5.0
 """Seconds between checks that the process on the other end of a queue is still alive."""
 
-HAS_NUMPY = True
-
 python_exit_status = False
 """Set when the interpreter starts shutting down: from then on iterators leave their workers
 to multiprocessing's own exit hook (which terminates daemonic children) instead of joining

@@ -109,12 +109,12 @@ def collate(batch, *, collate_fn_map=None):
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     """Stack tensors along a new first dimension (one np.stack, with PyTorch's type
     promotion, size errors and StackBackward0 node)."""
-    if get_worker_info() is not None and chainrule.is_grad_enabled() \
-            and any(t.requires_grad for t in batch):
-        # PyTorch stacks into shared memory with out=, which autograd refuses
-        raise RuntimeError("stack(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad.")
-    return chainrule.stack(batch, 0)
+    out = None
+    if get_worker_info() is not None:
+        # PyTorch stacks into a shared-memory tensor of the first sample's dtype, with out=:
+        # the dtype of a worker's batch, and out='s refusal of inputs that require grad
+        out = chainrule.empty(0, dtype=batch[0].dtype)
+    return chainrule.stack(batch, 0, out=out)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):

@@ -106,8 +106,7 @@ def _generate_state(base_seed, worker_id):
 
 
 def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, auto_collation,
-                 collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers,
-                 persistent_workers):
+                 collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers):
     """Seed the generators, run `init_fn`, then answer each (task index, batch index) read
     from `index_queue` with (task index, batch or ExceptionWrapper) on `data_queue`, until
     the final None."""

@@ -234,6 +234,12 @@ def _by_name(name):
     return _NAMES[name]
 
 
+def float_max(t):
+    """The largest finite value of NumPy floating or complex dtype `t`, the ml_dtypes types
+    included (np.finfo refuses them)."""
+    return _FINFO[FROM_NP[t].to_real()][2]
+
+
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 
 
@@ -242,7 +248,7 @@ def cast(a, t):
     narrows to float16 and the ml_dtypes types through float32 (rounding twice, as c10's
     converting constructors); float8_e4m3fn saturates at +-448; float8_e5m2's NaN is 0x7f;
     float8_e8m0fnu keeps the exponent of |x|, and 0 is its smallest value."""
-    if t.kind not in "VW":
+    if t.isbuiltin != 2:          # not an ml_dtypes type
         if t == _F16 and a.dtype == _F64:
             a = a.astype(_F32)
         return a.astype(t)
@@ -252,11 +258,11 @@ def cast(a, t):
         a = a.astype(_F32)
     d = FROM_NP[t]
     if d is float8_e4m3fn:
-        a = np.clip(a, -448.0, 448.0)              # NaN stays NaN
+        a = np.asarray(np.clip(a, -448.0, 448.0))      # NaN stays NaN
     elif d is float8_e8m0fnu:
         zero = a == 0
-        a = np.abs(a)
-    out = a.astype(t)
+        a = np.asarray(np.abs(a))
+    out = np.asarray(a.astype(t))
     if d is float8_e5m2 or d is float8_e8m0fnu:
         bits = out.view(np.uint8)
         if d is float8_e5m2:

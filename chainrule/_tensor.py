@@ -349,7 +349,7 @@ class Tensor:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
-        if self._data.dtype.kind in "VW":
+        if self._data.dtype.isbuiltin == 2:     # an ml_dtypes type
             _no_numpy_type(self)
         return self._data
 
@@ -358,7 +358,7 @@ class Tensor:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         a = self._data
-        if a.dtype.kind in "VW":
+        if a.dtype.isbuiltin == 2:
             _no_numpy_type(self)
         if dtype is not None and a.dtype != dtype:
             return a.astype(dtype)

@@ -155,7 +155,7 @@ def format_tensor(array, *, dtype_name, is_default_dtype, suffixes=()):
     (e.g. ``'grad_fn=<MulBackward0>'``) follow ``dtype=``.
     """
     a = np.asarray(array)
-    if a.dtype.kind in "VW":
+    if a.dtype.isbuiltin == 2:
         # bfloat16, float8, complex32 (ml_dtypes): every value is exact in float32 / complex64
         a = a.astype(np.complex64 if a.dtype.kind == "W" else np.float32)
     size = f"size={tuple(a.shape)}"

@@ -33,7 +33,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                     f"output[{i}] has a shape of {out.shape}.")
-            if (out._data.dtype.kind == "c") != (g._data.dtype.kind == "c"):
+            if (out._data.dtype.kind in "cW") != (g._data.dtype.kind in "cW"):
                 raise RuntimeError(
                     "For complex Tensors, both grad_output and output are required to have the "
                     f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} "
@@ -43,7 +43,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             if out._requires_grad:
                 if out._data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if out._data.dtype.kind not in "f":
+                if out._data.dtype.kind not in "fV":    # V: bfloat16, float8
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {out.dtype}")
                 new.append(ones_like(out))

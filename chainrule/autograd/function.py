@@ -243,7 +243,7 @@ def _wrap_outputs(ctx, args, outputs, records):
     wrapped = []
     meta = []
     n_differentiable = sum(isinstance(o, Tensor) and id(o) not in non_diff
-                           and o._data.dtype.kind in "fc" for o in outs)
+                           and o._data.dtype.kind in "fcVW" for o in outs)
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
             wrapped.append(o)
@@ -258,7 +258,7 @@ def _wrap_outputs(ctx, args, outputs, records):
             t._fn_version = t._vc[0]
         else:
             t = o
-        if records and id(o) not in non_diff and t._data.dtype.kind in "fc":
+        if records and id(o) not in non_diff and t._data.dtype.kind in "fcVW":
             if id(o) in dirty and t._base is not None:
                 _rebase_dirty_view(t, ctx, len(outs))
             else:

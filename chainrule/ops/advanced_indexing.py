@@ -183,7 +183,8 @@ def scalar_value(value, dtype):
 
 
 _INT_RANGES = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
-               for t in (np.uint8, np.int8, np.int16, np.int32, np.int64)}
+               for t in (np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint16, np.uint32,
+                         np.uint64)}
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 

@@ -362,7 +362,7 @@ def _max_pool(x, kernel, stride, padding, dilation, out):
     ew = max(0, (ow - 1) * sw + (kw - 1) * dw + 1 - w - 2 * pw)
     xp = x
     if ph or pw or eh or ew:
-        low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        low = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
         lead = ((0, 0),) * (x.ndim - 2)
         xp = np.pad(x, lead + ((ph, ph + eh), (pw, pw + ew)), constant_values=low)
     rows = np.arange(oh)[:, None] * sh - ph + np.arange(kh) * dh      # (oh, kh) input rows
@@ -385,7 +385,7 @@ def _max_pool(x, kernel, stride, padding, dilation, out):
         if inside is not None:
             hit &= inside
         indices = np.where(hit, index, indices)
-    if x.dtype.kind == "f" and np.isnan(values).any():
+    if x.dtype.kind in "fV" and np.isnan(values).any():
         for tap, index, _ in taps:
             indices = np.where(np.isnan(tap), index, indices)
     return values, indices
@@ -482,7 +482,7 @@ def _avg_matrices(x, *args):
 
 
 def _avg_pool(x, *args):
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":
         mh, mw = _avg_matrices(x, *args)
         return mh @ x @ mw.T
     # int64: the window sums, divided as C++ divides integers (toward zero)
@@ -526,7 +526,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-max(input.dim(), 1)}, {max(input.dim(), 1) - 1}], but got -3)")
     _pool_shape(input, kernel, stride, padding, (1, 1), ceil_mode)
-    if input._data.dtype.kind != "f" and input._data.dtype != np.int64:
+    if input._data.dtype.kind not in "fV" and input._data.dtype != np.int64:
         _no_kernel("avg_pool2d", input)
     return avg_pool2d_row(input, kernel, stride, padding, ceil_mode, count_include_pad,
                           divisor_override)
@@ -586,7 +586,7 @@ def _adaptive_avg_pool2d(input, size):
             raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for "
                                f"non-batch dimensions, but input has sizes {shape} with "
                                f"dimension {i + len(shape)} being empty")
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         _no_kernel("adaptive_avg_pool2d", input)
     return adaptive_avg_pool2d_row(input, size)
 
@@ -676,7 +676,7 @@ def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
 def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """1-D max pooling of (N, C, L) or (C, L) input."""
     k, s, p, d = _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         _no_kernel("max_pool1d_impl", input)
     return max_pool1d_with_indices(input, k, s, p, d, ceil_mode)[0]
 

@@ -27,6 +27,8 @@ import warnings
 import numpy as np
 
 from .._dims import sizes_str, wrap_dim
+from .. import _dtype
+from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
@@ -115,7 +117,7 @@ def _scalar(value, dtype):
             _overflow(dtype)
         return np.asarray(value % (info.max + 1) if value < 0 and dtype.kind == "u" else value,
                           dtype)
-    big = float(np.finfo(dtype).max)
+    big = _dtype.float_max(dtype)
     parts = (value.real, value.imag) if isinstance(value, complex) else (value,)
     if any(abs(p) > big and abs(p) != float("inf") for p in parts if p == p):
         _overflow(dtype)

@@ -10,6 +10,8 @@ import operator
 
 import numpy as np
 
+from .. import _dtype
+from .. import _dtype
 from .._tensor import make_tensor
 from .pointwise import _zeros
 from .registry import op, public
@@ -40,7 +42,7 @@ _constant_pad_row = op(
 
 # PyTorch's names for integer types in c10::checked_convert's message
 _INT_NAMES = {"int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
-              "uint8": "uint8_t"}
+              "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
 
 
 def _fill_value(value, dtype):
@@ -57,7 +59,7 @@ def _fill_value(value, dtype):
         bad = bad or not (-info.max if t.kind == "u" else info.min) <= value <= high
         name = _INT_NAMES[t.name]
     else:
-        limit = float(np.finfo(t).max)
+        limit = _dtype.float_max(t)
         parts = (value.real, value.imag) if isinstance(value, complex) else (value,)
         bad = bad or any(math.isfinite(p) and abs(p) > limit for p in parts)
         name = dtype.cpp

@@ -996,7 +996,8 @@ zero = op("zero", "ZeroBackward0", "self", np.zeros_like, function=False, method
 # The C++ type names of PyTorch's "value cannot be converted" message.
 _C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "int8_t",
               "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t",
-              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+              "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
 
 
 def _fill(a, value):
@@ -1029,10 +1030,11 @@ def _checked_scalar(value, dt):
         if dt.kind == "u" and parts[0] < 0 and not bad:
             return parts[0] % (info.max + 1)
     else:
-        big = float(np.finfo(dt).max)
+        big = _dtype.float_max(dt)
         bad = bad or any(builtins.abs(p) > big and not math.isinf(p) for p in parts)
     if bad:
-        raise RuntimeError(f"value cannot be converted to type {_C10_NAMES[dt.name]} without "
+        raise RuntimeError(f"value cannot be converted to type "
+                           f"{_C10_NAMES.get(dt.name) or FROM_NP[dt].cpp} without "
                            "overflow")
     return value if dt.kind == "c" or len(parts) == 1 else parts[0]
 

@@ -1,0 +1,1287 @@
+"""Statistics: NaN-aware reductions (nansum, nanmean, nanmedian), order statistics (median,
+kthvalue, mode, quantile, nanquantile), paired reductions (std_mean, var_mean, aminmax),
+cumulative extremes (cummax, cummin, logcumsumexp), count_nonzero, dist, renorm, cov,
+corrcoef, diff, gradient, trapezoid, cumulative_trapezoid, unique_consecutive, histograms,
+frobenius_norm, norm_except_dim.
+
+Order statistics send the gradient to the index they select (derivatives.yaml's
+value_selecting_reduction_backward), so which index is returned among equal values is part of
+the result. The indices follow PyTorch's CPU kernels:
+- median and nanmedian along a dim: std::nth_element with an (value, index) comparator, i.e.
+  the element at rank (n - 1) // 2 of a stable sort (the first NaN when one is present, for
+  median; an all-NaN row of nanmedian replays introselect, sorting.py);
+- kthvalue: PyTorch's own quickselect (quick_select_template, Note [Quickselect]);
+- mode: the last element of the most frequent run after std::sort (sorting.py's replay);
+- cummax / cummin: the last index of the running extreme (`>=`), NaN propagating.
+
+Composite functions (nanmean, quantile, cov, corrcoef, diff, gradient, trapezoid, ...) are
+built from the same ops as in ATen, so their graphs have PyTorch's nodes.
+"""
+import math
+import warnings
+
+import numpy as np
+
+from .. import _dtype
+from .._creation import linspace, scalar_tensor, zeros, zeros_like
+from .._dims import sizes_str, wrap_dim, wrap_dims
+from .._dtype import FROM_NP
+from .._tensor import Tensor, make_tensor
+from .linalg import _squeeze_
+from .nn_ops import div_scalar, mul_scalar
+from .pointwise import where
+from .reduction import (_evenly_distribute_backward, _reduce_dims, _select_backward,
+                        _squared_deviations, _sum_backward, _unsqueeze_to, _numel,
+                        _vector_norm, _vector_norm_backward, _acc_dtype, _amax_backward,
+                        _correction, _std_backward, _var_backward, vector_norm)
+from .registry import EXACT, FUNCTIONS, OPS, dispatch, op, out_exact, public
+from .shape import cat
+from .sorting import _INSERTION, _nth_element, _rank_keys, _sort_indices, _stable_order, _ragged
+
+_DEFAULT = object()   # an argument not passed: PyTorch picks another overload
+
+
+def _legacy(a):
+    return FROM_NP[a.dtype].legacy
+
+
+def _not_implemented(kernel, a):
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(a)}'")
+
+
+def _rows(a, d):
+    """`a` with dim d last, as 2-D rows, and the leading shape."""
+    x = np.moveaxis(a, d, -1)
+    return x.reshape(math.prod(x.shape[:-1]), x.shape[-1]), x.shape[:-1]
+
+
+def _finish_dim(values, indices, lead, d, keepdim):
+    """Per-row results back in the input's layout, dim d reduced (kept as 1 with keepdim)."""
+    values, indices = values.reshape(lead), indices.reshape(lead)
+    if keepdim:
+        values, indices = np.expand_dims(values, d), np.expand_dims(indices, d)
+    return values, indices
+
+
+def _check_reduced_dim(name, a, d):
+    if a.ndim and a.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+# ---- nansum, nanmean ----------------------------------------------------------------------
+
+def _nansum(a, dim, keepdim, dtype):
+    if a.dtype.kind == "c":
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    if a.dtype.kind == "f":
+        a = np.where(np.isnan(a), 0, a)
+    return a.sum(axis=_reduce_dims(dim, a.ndim), keepdims=keepdim, dtype=_acc_dtype(a, dtype))
+
+
+nansum = op("nansum", "NansumBackward0", "self, dim=None, keepdim=False, *, dtype=None", _nansum,
+            self=lambda grad, self, dim, keepdim: _sum_backward(grad, self.shape, dim, keepdim)
+            * self.isnan().logical_not())
+
+
+@public("nanmean", out=True)
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean over `dim` (all dims for None) of the elements that are not NaN."""
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {input.dtype.legacy}")
+    factor = input.isnan().logical_not_().sum(dim, keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype).div(factor)
+
+
+# ---- median, nanmedian --------------------------------------------------------------------
+
+def _median_all(ignore_nan):
+    def forward(a):
+        if a.dtype.kind in "bc":
+            raise _not_implemented("median_cpu", a)
+        flat = a.reshape(-1)
+        if flat.size == 0:
+            # PyTorch returns NaN (the lowest value for integers) for an empty tensor
+            return np.asarray(np.nan if a.dtype.kind == "f" else np.iinfo(a.dtype).min, a.dtype)
+        nans = int(np.isnan(flat).sum()) if a.dtype.kind == "f" else 0
+        if nans and not ignore_nan:
+            return np.asarray(np.nan, a.dtype)
+        k = (flat.size - nans - 1) // 2 if flat.size > nans else 0
+        return np.asarray(np.partition(flat, k)[k])     # NaNs sort last
+    return forward
+
+
+def _median_dim(name, ignore_nan):
+    def forward(a, dim, keepdim):
+        d = wrap_dim(dim, a.ndim)
+        if a.dtype.kind in "bc":
+            raise _not_implemented("median_out", a)
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), np.int64)
+        _check_reduced_dim("median", a, d)
+        rows, lead = _rows(a, d)
+        m, n = rows.shape
+        if rows.size == 0:
+            return _finish_dim(np.empty(m, a.dtype), np.empty(m, np.int64), lead, d, keepdim)
+        order = _stable_order(rows, False)           # NaNs last, ties in index order
+        isnan = np.isnan(rows) if a.dtype.kind == "f" else np.zeros(rows.shape, bool)
+        nans = isnan.sum(axis=1)
+        if ignore_nan:
+            # std::nth_element at (n - nans - 1) / 2 (C++ division: 0 for an all-NaN row)
+            pos = np.where(nans < n, (n - nans - 1) // 2, 0)
+        else:
+            # median returns the first NaN of a row that has one
+            pos = np.where(nans > 0, n - nans, (n - 1) // 2)
+        idx = order[np.arange(m), pos]
+        if ignore_nan and (nans == n).any():
+            # every element is equivalent to the comparator: introselect's choice
+            allnan = np.flatnonzero(nans == n)
+            K = np.zeros((len(allnan), n), np.int64)
+            P = np.broadcast_to(np.arange(n), K.shape).copy()
+            _nth_element(K, P, 0)
+            idx[allnan] = P[:, 0]
+        return _finish_dim(rows[np.arange(m), idx], idx.astype(np.int64), lead, d, keepdim)
+    return forward
+
+
+_median_all_row = op("median", "MedianBackward0", "self", _median_all(False), function=False,
+                     method=False, self=_evenly_distribute_backward)
+_nanmedian_all_row = op("nanmedian", "NanmedianBackward0", "self", _median_all(True),
+                        function=False, method=False, self=_evenly_distribute_backward)
+_median_dim_row = op("median.dim", "MedianBackward1", "self, dim, keepdim=False",
+                     _median_dim("median", False), returns=("values", "indices"),
+                     differentiable_outputs=(0,), function=False, method=False,
+                     self=_select_backward)
+_nanmedian_dim_row = op("nanmedian.dim", "NanmedianBackward1", "self, dim, keepdim=False",
+                        _median_dim("nanmedian", True), returns=("values", "indices"),
+                        differentiable_outputs=(0,), function=False, method=False,
+                        self=_select_backward)
+_VALUES_INDICES_OUT = (EXACT, EXACT)
+
+
+@public("median", out=_VALUES_INDICES_OUT)
+def median(input, dim=_DEFAULT, keepdim=False):
+    """The lower median of all elements (NaN if there is one), or (values, indices) along
+    `dim`."""
+    if dim is _DEFAULT:
+        return _median_all_row(input)
+    return _median_dim_row(input, dim, keepdim)
+
+
+@public("nanmedian", out=_VALUES_INDICES_OUT)
+def nanmedian(input, dim=_DEFAULT, keepdim=False):
+    """median ignoring NaNs (NaN only where every element is NaN)."""
+    if dim is _DEFAULT:
+        return _nanmedian_all_row(input)
+    return _nanmedian_dim_row(input, dim, keepdim)
+
+
+# ---- kthvalue -----------------------------------------------------------------------------
+# Note [Quickselect]
+# kthvalue's CPU kernel is PyTorch's quick_select_template (SortingUtils.h), not a libstdc++
+# algorithm: on the active range [L, R] it moves the middle element to L + 1, orders
+# L + 1, L, R by median of three (pivot at L), then scans i up from L + 2 for elements
+# >= pivot and j down from R - 1 for elements <= pivot, swapping while j >= i, swaps the pivot
+# to j and keeps [i, R] or [L, j - 1]. Which of equal elements lands at k - 1 depends on those
+# swaps, so the kernel is replayed on value ranks (NaN largest), vectorized over the rows
+# whose k-th value is tied; rows without such a tie have one possible answer.
+
+def _quickselect(K, P, k):
+    """quick_select_template at position k of every row of K, moving P alike (in place)."""
+    m, n = K.shape
+    Kf, Pf = K.reshape(-1), P.reshape(-1)
+    base = np.arange(m) * n
+    L, R, kk = base.copy(), base + n - 1, base + k
+
+    def swap(a, b):
+        for X in (Kf, Pf):
+            X[a], X[b] = X[b], X[a]
+
+    act = np.arange(m)
+    while True:
+        act = act[R[act] > L[act]]
+        if not act.size:
+            return
+        lo, hi = L[act], R[act]
+        two = hi == lo + 1
+        if two.any():
+            a, b = lo[two], hi[two]
+            s = Kf[a] > Kf[b]
+            swap(a[s], b[s])
+            R[act[two]] = L[act[two]]
+            act, lo, hi = act[~two], lo[~two], hi[~two]
+            if not act.size:
+                return
+        swap(lo + (hi - lo) // 2, lo + 1)
+        for a, b in ((lo + 1, hi), (lo, hi), (lo + 1, lo)):
+            s = Kf[a] > Kf[b]
+            swap(a[s], b[s])
+        size = hi - lo                      # positions lo + 1 .. hi
+        pos, off = _ragged(lo + 1, size)
+        pivot = np.repeat(Kf[lo], size)
+        keys = Kf[pos]
+        left, right = keys >= pivot, keys <= pivot    # where i and j stop
+        left[off] = False                   # i starts at L + 2, j at R - 1
+        right[off + size - 1] = False
+        count = np.int64
+        cl = np.cumsum(left, dtype=count)
+        cl -= np.repeat(cl[off] - left[off], size)    # left stops in [L + 2, q]
+        cr = np.cumsum(right[::-1], dtype=count)[::-1]
+        cr -= np.repeat(np.append(cr[off[1:]], 0) if len(off) > 1 else np.zeros(1, count),
+                        size)   # right stops in [q, R - 1]
+        s = np.maximum.reduceat(np.minimum(cl, cr), off)   # swaps (the last may be i == j)
+        ss = np.repeat(s, size)
+        big = np.iinfo(np.int64).max
+
+        def nth_left(mth):     # position of the mth i-stop (mth 0: L + 1)
+            hit = np.minimum.reduceat(np.where(left & (cl == np.repeat(mth, size)), pos, big), off)
+            return np.where(mth == 0, lo + 1, hit)
+
+        def nth_right(mth):    # position of the mth j-stop (mth 0: R)
+            hit = np.maximum.reduceat(np.where(right & (cr == np.repeat(mth, size)), pos, -1), off)
+            return np.where(mth == 0, hi, hit)
+
+        i_s, j_s = nth_left(s), nth_right(s)
+        equal = (s > 0) & (i_s == j_s)
+        prev = np.maximum(s - 1, 0)
+        i_end = np.minimum(nth_left(s + 1), np.where(equal, nth_right(prev), j_s))
+        j_end = np.maximum(nth_right(s + 1), np.where(equal, nth_left(prev), i_s))
+        lsw = pos[left & (cl <= ss)]
+        rmask = right & (cr <= ss)
+        seg = np.repeat(np.arange(len(act)), size)[rmask]
+        rsw = pos[rmask][np.lexsort((cr[rmask], seg))]    # paired with the same rank of i
+        swap(lsw, rsw)
+        swap(lo, j_end)
+        target = kk[act]
+        L[act] = np.where(j_end <= target, i_end, lo)
+        R[act] = np.where(j_end >= target, j_end - 1, hi)
+
+
+def _kthvalue(a, k, dim, keepdim):
+    d = wrap_dim(dim, a.ndim)
+    if a.dtype.kind in "bc":
+        raise _not_implemented("kthvalue_cpu", a)
+    if a.ndim:
+        _check_reduced_dim("kthvalue", a, d)
+    n = a.shape[d] if a.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    rows, lead = _rows(a, d)
+    m = rows.shape[0]
+    if rows.size == 0:
+        return _finish_dim(np.empty(m, a.dtype), np.empty(m, np.int64), lead, d, keepdim)
+    order = _stable_order(rows, False)
+    keys, tied = _rank_keys(rows, order)
+    idx = order[:, k - 1].copy()
+    kth_key = keys[np.arange(m), idx]
+    redo = np.flatnonzero(tied[np.arange(m), kth_key])
+    if redo.size:
+        K = keys[redo].copy()
+        P = np.broadcast_to(np.arange(n), K.shape).copy()
+        _quickselect(K, P, k - 1)
+        idx[redo] = P[:, k - 1]
+    return _finish_dim(rows[np.arange(m), idx], idx.astype(np.int64), lead, d, keepdim)
+
+
+kthvalue = op("kthvalue", "KthvalueBackward0", "self, k, dim=-1, keepdim=False", _kthvalue,
+              returns=("values", "indices"), differentiable_outputs=(0,),
+              self=_select_backward, out=_VALUES_INDICES_OUT)
+
+
+# ---- mode ---------------------------------------------------------------------------------
+
+def _insertion_order(rows):
+    """The order libstdc++'s __insertion_sort leaves each row in under `<`, which NaN
+    fails both ways: element i goes to the front if it is below the first element, else
+    after the last earlier element it is not below. A loop over the (at most 16) positions,
+    vectorized over rows."""
+    m, n = rows.shape
+    vals = rows.copy()
+    order = np.broadcast_to(np.arange(n), (m, n)).copy()
+    for i in range(1, n):
+        v = vals[:, i:i + 1]
+        not_below = ~(v < vals[:, :i])
+        last = i - 1 - np.argmax(not_below[:, ::-1], axis=1)
+        p = np.where(v[:, 0] < vals[:, 0], 0, last + 1)[:, None]
+        cols = np.arange(i + 1)
+        src = np.where(cols < p, cols, np.where(cols == p, i, cols - 1))
+        vals[:, :i + 1] = np.take_along_axis(vals[:, :i + 1], src, 1)
+        order[:, :i + 1] = np.take_along_axis(order[:, :i + 1], src, 1)
+    return order
+
+
+def _mode(a, dim, keepdim):
+    d = wrap_dim(dim, a.ndim)
+    if a.dtype.kind == "c":
+        raise _not_implemented("mode_cpu", a)
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    _check_reduced_dim("mode", a, d)
+    rows, lead = _rows(a, d)
+    m, n = rows.shape
+    if rows.size == 0:
+        return _finish_dim(np.empty(m, a.dtype), np.empty(m, np.int64), lead, d, keepdim)
+    # std::sort of (value, index) pairs by value; the mode is the first longest run (the
+    # smallest value), its index the one sorted last in that run
+    order = _sort_indices(rows, False, False)
+    if a.dtype.kind == "f" and n <= _INSERTION:
+        # std::sort is an insertion sort here; with NaNs (unordered by `<`) it is replayed
+        nans = np.flatnonzero(np.isnan(rows).any(axis=1))
+        if nans.size:
+            order[nans] = _insertion_order(rows[nans])
+    s = np.take_along_axis(rows, order, -1)
+    starts = np.ones(s.shape, bool)
+    starts[:, 1:] = s[:, 1:] != s[:, :-1]
+    ends = np.ones(s.shape, bool)
+    ends[:, :-1] = starts[:, 1:]
+    col = np.arange(n)
+    first = np.maximum.accumulate(np.where(starts, col, 0), axis=1)
+    best = np.argmax(np.where(ends, col - first + 1, 0), axis=1)
+    r = np.arange(m)
+    return _finish_dim(s[r, best], order[r, best].astype(np.int64), lead, d, keepdim)
+
+
+mode = op("mode", "ModeBackward0", "self, dim=-1, keepdim=False", _mode,
+          returns=("values", "indices"), differentiable_outputs=(0,), self=_select_backward,
+          out=_VALUES_INDICES_OUT)
+
+
+# ---- std_mean, var_mean -------------------------------------------------------------------
+
+def _moment_mean(name, finish):
+    def forward(a, dim, correction, keepdim):
+        if a.dtype.kind not in "fc":
+            raise RuntimeError(f"{name} only support floating point and complex dtypes")
+        dims = _reduce_dims(dim, a.ndim)
+        n = _numel(a.shape, dims)
+        c = 1 if correction is None else correction
+        out_numel = _numel([s for i, s in enumerate(a.shape) if i not in dims])
+        if a.size // (out_numel or 1) - c <= 0:
+            warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                          "less than the reduction factor (input numel divided by output numel).",
+                          UserWarning, stacklevel=5)
+        with np.errstate(invalid="ignore", divide="ignore"):   # inf or nan, as in PyTorch
+            v = _squared_deviations(a, dims, n, keepdim) / (n - c if n > c else 0)
+            mean = a.sum(axis=dims, keepdims=keepdim) / n
+        return finish(v), mean
+    return forward
+
+
+def _moment_mean_backward(std):
+    def formula(grads, self, result0, dim, correction, keepdim):
+        g, gmean = grads
+        n = self.dim()
+        dims = _reduce_dims(dim, n)
+        if std:
+            out = _std_backward(g, self, result0, dim, correction, keepdim)
+        else:
+            out = _var_backward(g, self, dim, correction, keepdim)
+        return out + _unsqueeze_to(gmean, dims, n, keepdim).expand(self.shape) / \
+            _numel(self.shape, dims)
+    return formula
+
+
+std_mean_row = op("std_mean.correction", "StdMeanBackward0",
+                  "self, dim=None, *, correction=None, keepdim=False",
+                  _moment_mean("std_mean", np.sqrt), returns=list, function=False,
+                  method=False, self=_moment_mean_backward(True))
+var_mean_row = op("var_mean.correction", "VarMeanBackward0",
+                  "self, dim=None, *, correction=None, keepdim=False",
+                  _moment_mean("var_mean", lambda v: v), returns=list, function=False,
+                  method=False, self=_moment_mean_backward(False))
+
+
+@public("std_mean", method=False)
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(std, mean) over `dim`, the std dividing by N - correction (default 1)."""
+    dim, correction = _correction("std_mean", dim, unbiased, correction)
+    return std_mean_row(input, dim, correction=correction, keepdim=keepdim)
+
+
+@public("var_mean", method=False)
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(var, mean) over `dim`, the variance dividing by N - correction (default 1)."""
+    dim, correction = _correction("var_mean", dim, unbiased, correction)
+    return var_mean_row(input, dim, correction=correction, keepdim=keepdim)
+
+
+# ---- aminmax ------------------------------------------------------------------------------
+
+def _aminmax(a, dim, keepdim):
+    if a.dtype.kind == "c":
+        raise _not_implemented("aminmax_cpu", a)
+    if dim is None:
+        if a.size == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                               "operation has no identity.")
+        axis = None
+    else:
+        axis = wrap_dim(dim, a.ndim)
+        if a.ndim and a.shape[axis] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {axis} to have non-zero size.")
+        if a.ndim == 0:
+            axis = None
+    keep = keepdim and a.ndim > 0
+    return a.min(axis=axis, keepdims=keep), a.max(axis=axis, keepdims=keep)
+
+
+def _aminmax_backward(grads, self, result0, result1, dim, keepdim):
+    gmin, gmax = grads
+    return (_amax_backward(gmin, self, result0, dim, keepdim)
+            + _amax_backward(gmax, self, result1, dim, keepdim))
+
+
+aminmax = op("aminmax", "AminmaxBackward0", "self, *, dim=None, keepdim=False", _aminmax,
+             returns=("min", "max"), self=_aminmax_backward, out=(EXACT, EXACT))
+
+
+# ---- cummax, cummin, logcumsumexp ---------------------------------------------------------
+
+def _cumulative_extreme(name, ufunc):
+    def forward(a, dim):
+        d = wrap_dim(dim, a.ndim)
+        if a.dtype.kind == "c":
+            raise _not_implemented(f"{name}_cpu", a)
+        if a.ndim == 0 or a.size == 0:
+            return a.copy(), np.zeros(a.shape, np.int64)
+        values = ufunc.accumulate(a, axis=d)        # NaN propagates
+        # the index moves to every element equal to the running extreme (PyTorch compares
+        # with >= / <=) and to every NaN
+        hit = a == values
+        if a.dtype.kind == "f":
+            hit |= np.isnan(a)
+        shape = [1] * a.ndim
+        shape[d] = a.shape[d]
+        positions = np.arange(a.shape[d]).reshape(shape)
+        return values, np.maximum.accumulate(np.where(hit, positions, 0), axis=d)
+    return forward
+
+
+def _cummaxmin_backward(grads, self_shape, dim, result1):
+    grad = grads[0]
+    if len(self_shape) == 0 or 0 in self_shape:
+        return grad
+    return make_tensor(np.zeros(self_shape, grad._data.dtype)).scatter_add(dim, result1, grad)
+
+
+cummax = op("cummax", "CummaxBackward0", "self, dim", _cumulative_extreme("cummax", np.maximum),
+            returns=("values", "indices"), differentiable_outputs=(0,),
+            self=_cummaxmin_backward, out=(EXACT, EXACT))
+cummin = op("cummin", "CumminBackward0", "self, dim", _cumulative_extreme("cummin", np.minimum),
+            returns=("values", "indices"), differentiable_outputs=(0,),
+            self=_cummaxmin_backward, out=(EXACT, EXACT))
+
+
+def _logcumsumexp(a, dim):
+    d = wrap_dim(dim, a.ndim)
+    if a.dtype.kind not in "fc":
+        raise _not_implemented("logcumsumexp_out_cpu", a)
+    if a.ndim == 0 or a.size == 0:
+        return a.copy()
+    with np.errstate(all="ignore"):
+        if a.dtype.kind == "f":
+            # log1p(exp(min - max)) + max, element after element, as PyTorch's kernel
+            return np.logaddexp.accumulate(a, axis=d)
+        m = np.nan_to_num(a.real.max(axis=d, keepdims=True), posinf=0, neginf=0)
+        return (np.log(np.cumsum(np.exp(a - m), axis=d)) + m).astype(a.dtype)
+
+
+def _logcumsumexp_backward(grad, self, result, dim):
+    if grad.dim() == 0 or grad.numel() == 0:
+        return grad
+    d = wrap_dim(dim, grad.dim())
+
+    def reversed_logcumsumexp(x):
+        return x.flip(d).logcumsumexp(d).flip(d)
+    if grad.is_complex():
+        return (reversed_logcumsumexp(grad.log() - result.conj()) + self.conj()).exp()
+    lowest = float(np.finfo(grad._data.dtype).min)
+    log_abs_grad = grad.abs().log()
+    positive = where(grad > 0, log_abs_grad, lowest)
+    negative = where(grad < 0, log_abs_grad, lowest)
+    return ((reversed_logcumsumexp(positive - result) + self).exp()
+            - (reversed_logcumsumexp(negative - result) + self).exp())
+
+
+logcumsumexp = op("logcumsumexp", "LogcumsumexpBackward0", "self, dim", _logcumsumexp,
+                  self=_logcumsumexp_backward)
+
+
+# ---- count_nonzero ------------------------------------------------------------------------
+
+def _count_nonzero(a, dim):
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+        return np.asarray(np.count_nonzero(a), np.int64)
+    dims = wrap_dims(dim, a.ndim)
+    if not dims:
+        return np.asarray(a != 0, np.int64)
+    return np.asarray(np.count_nonzero(a, axis=dims), np.int64)
+
+
+count_nonzero = op("count_nonzero", None, "self, dim=None", _count_nonzero, self=None,
+                   out=False)
+
+
+# ---- dist, renorm -------------------------------------------------------------------------
+
+def _dist(a, b, p):
+    if a.dtype.kind not in "fc":
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {_legacy(a)} instead.")
+    return _vector_norm(a - b, p, None, False, None)
+
+
+def _dist_backward(grad, self, other, p, result):
+    g = _vector_norm_backward(grad, self - other, p, result, None, False)
+    return (self - other) * 0 if g is None else g
+
+
+dist = op("dist", "DistBackward0", "self, other, p=2", _dist, promote="promote",
+          self=_dist_backward,
+          other=lambda grad, self, other, p, result: -_dist_backward(grad, self, other, p, result))
+
+
+def _renorm_dims(ndim, dim):
+    d = wrap_dim(dim, ndim)
+    return [i for i in range(ndim) if i != d]
+
+
+def _renorm(a, p, dim, maxnorm):
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if a.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {a.ndim} dimensions")
+    norm = _vector_norm(a, p, _renorm_dims(a.ndim, dim), True, None)
+    real = norm.dtype.type
+    with np.errstate(all="ignore"):
+        factor = np.where(norm > maxnorm, real(maxnorm) / (norm + real(1e-7)), real(1))
+    return a * factor.astype(norm.dtype)
+
+
+def _renorm_backward(grad, self, p, dim, maxnorm):
+    dims = _renorm_dims(self.dim(), dim)
+    norm = vector_norm(self, p, dims, True)
+    grad_output = self.conj() * grad
+    if grad_output.is_complex():
+        grad_output = grad_output.real
+    grad_output = grad_output.sum(dims, keepdim=True)
+    nb = _vector_norm_backward(grad_output, self, p, norm, dims, True)
+    invnorm = (norm + 1e-7).reciprocal()
+    factor = invnorm * maxnorm
+    return where(norm > maxnorm, factor * grad - (maxnorm * invnorm * invnorm) * nb, grad)
+
+
+renorm = op("renorm", "RenormBackward0", "self, p, dim, maxnorm", _renorm, inplace="renorm_",
+            self=_renorm_backward)
+
+
+# ---- quantile, nanquantile ----------------------------------------------------------------
+# quantile_compute in ATen: sort, gather the values at the ranks below and above each q,
+# lerp, then squeeze_ / unsqueeze_ / transpose_ the result in place. The in-place view ops
+# act on an intermediate nobody else sees, so out-of-place rows with their nodes give the
+# same graph.
+
+_unsqueeze_ = op("unsqueeze_.quantile", "UnsqueezeBackward1", "self, dim",
+                 lambda a, dim: np.expand_dims(a, dim), function=False, method=False,
+                 self=lambda grad, dim: grad.squeeze(dim))
+_transpose_ = op("transpose_.quantile", "TransposeBackward1", "self, dim0, dim1",
+                 lambda a, dim0, dim1: np.ascontiguousarray(np.swapaxes(a, dim0, dim1)),
+                 function=False, method=False,
+                 self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    scalar_q = not isinstance(q, Tensor)
+    if scalar_q and not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    a = input._data
+    if a.size == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if not scalar_q and q.dim() > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if a.dtype not in (np.float32, np.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if not scalar_q and q._data.dtype != a.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    ndim = input.dim()
+    wrapped = wrap_dim(0 if dim is None else dim, ndim)
+    shape = list(input.shape) if dim is not None and ndim else []
+    if shape:
+        if keepdim:
+            shape[wrapped] = 1
+        else:
+            del shape[wrapped]
+    elif keepdim:
+        shape = [1] * ndim
+    qa = np.asarray(q, a.dtype) if scalar_q else q._data
+    if not scalar_q and not ((qa >= 0) & (qa <= 1)).all():
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    n = a.size if dim is None else (a.shape[wrapped] if ndim else 1)
+    if n > 2 ** 24:
+        raise RuntimeError("quantile() input tensor is too large")
+    if dim is None:
+        ordered = input.flatten().sort()[0]
+    elif wrapped == ndim - 1:
+        ordered = input.sort()[0]
+    else:
+        ordered = input.unsqueeze(-1).transpose(wrapped, -1).sort()[0]
+    ordered = ordered.view(shape + [n])
+    # ranks in [0, n): computed in the input's dtype, as PyTorch does
+    s = ordered._data
+    qv = qa.reshape(-1)
+    t = a.dtype.type
+    if ignore_nan:
+        ranks = qv * ((~np.isnan(s)).sum(-1, keepdims=True) - 1).astype(a.dtype)
+        ranks = np.where(ranks < 0, t(0), ranks)
+    else:
+        ranks = np.where(np.isnan(s).any(-1, keepdims=True), t(n - 1), qv * t(n - 1))
+    ranks = np.broadcast_to(ranks, tuple(shape) + qv.shape)
+    if interpolation == "lower":
+        ranks = np.floor(ranks)
+    elif interpolation == "higher":
+        ranks = np.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = np.round(ranks)           # half to even, as torch.round
+    below = ranks.astype(np.int64)
+    result = ordered.gather(-1, make_tensor(below))
+    if interpolation in ("linear", "midpoint"):
+        weights = np.full(ranks.shape, 0.5, a.dtype) if interpolation == "midpoint" \
+            else (ranks - below).astype(a.dtype)
+        above = ordered.gather(-1, make_tensor(np.ceil(ranks).astype(np.int64)))
+        result = result.lerp(above, make_tensor(weights))
+    if scalar_q or q.dim() == 0:
+        return _squeeze_(result, -1)
+    return _squeeze_(_transpose_(_unsqueeze_(result, 0), 0, -1), -1)
+
+
+def _quantile_out(expected, got):
+    return RuntimeError("quantile() out tensor must be same dtype as the input tensor")
+
+
+@public("quantile", out=out_exact("quantile() out tensor must be same dtype as the input "
+                                  "tensor"))
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The q-th quantiles over `dim` (the flattened input for None), interpolating between
+    the neighbouring order statistics as `interpolation` says; NaN where a NaN is present."""
+    return _quantile(input, q, dim, keepdim, interpolation, False)
+
+
+@public("nanquantile", out=out_exact("quantile() out tensor must be same dtype as the input "
+                                     "tensor"))
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """quantile ignoring NaNs (NaN only where every element is NaN)."""
+    return _quantile(input, q, dim, keepdim, interpolation, True)
+
+
+# ---- cov, corrcoef ------------------------------------------------------------------------
+
+def _check_weights(name, w, kind, n):
+    if w.dim() > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                           f"{name} with {w.dim()} dimensions")
+    if not kind(w):
+        what = "integral" if name == "fweights" else "floating point"
+        raise RuntimeError(f"cov(): expected {name} to have {what} dtype but got {name} with "
+                           f"{w.dtype.legacy} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                           f"observations in the input but got {w.numel()} != {n}")
+    if n and bool(w.min() < 0):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+@public("cov")
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance matrix of the variables in the rows of `input` (observations in columns),
+    optionally weighted by frequencies and observation weights."""
+    if input.dim() > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.dim()} dimensions")
+    if input.dtype is _dtype.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = input.view(1, -1) if input.dim() < 2 else input
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        _check_weights("fweights", fweights,
+                       lambda t: t._data.dtype.kind in "iu", n)
+        w = fweights
+    if aweights is not None:
+        _check_weights("aweights", aweights, lambda t: t._data.dtype.kind == "f", n)
+        w = aweights if w is None else w * aweights
+    long = _dtype.int64
+    if w is None:
+        w_sum = scalar_tensor(n, dtype=long)
+    else:
+        w_sum = w.sum()
+        if not bool(w_sum != 0):
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = (x if w is None else x * w).sum(1) / w_sum
+    if w is None:
+        norm_factor = scalar_tensor(n - correction, dtype=long)
+    elif correction == 0:
+        norm_factor = w_sum
+    elif aweights is None:
+        norm_factor = w_sum - correction
+    elif fweights is None and n == 1 and correction == 1:
+        norm_factor = scalar_tensor(0, dtype=long)     # ATen's corner case, as NumPy's
+    else:
+        norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
+    if bool(norm_factor <= 0):
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
+        norm_factor = norm_factor * 0
+    if n == 1 and (fweights is None) != (aweights is None):
+        # ATen zeroes its 2-D view of the input in place here (the user's tensor when it is
+        # 2-D: PyTorch 2.13 does so too)
+        x.zero_()
+        if not (x.is_floating_point() or x.is_complex()):
+            x = x.to(_dtype.float32)
+    else:
+        x = x - avg.unsqueeze(1)
+    c = x.mm((x if w is None else x * w).t().conj())
+    return c.true_divide(norm_factor).squeeze()
+
+
+@public("corrcoef")
+def corrcoef(input):
+    """Pearson correlation coefficients of the variables in the rows of `input`."""
+    if input.dim() > 2:
+        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got "
+                           f"an input with {input.dim()} dimensions")
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c            # NaN for a zero, infinite or NaN variance, else 1
+    d = c.diagonal()
+    stddev = (d.real if d.is_complex() else d).sqrt()
+    c = c / stddev.view(-1, 1)
+    c = c / stddev.view(1, -1)
+    if c.is_complex():
+        return FUNCTIONS["complex"](c.real.clip(-1, 1), c.imag.clip(-1, 1))
+    return c.clip(-1, 1)
+
+
+# ---- diff, gradient -----------------------------------------------------------------------
+
+def _check_diff_shape(input, other, d):
+    if other is None:
+        return
+    if other.dim() != input.dim():
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    for i in range(other.dim()):
+        if i != d and other.shape[i] != input.shape[i]:
+            raise RuntimeError("diff expects the shape of tensor to prepend or append to match "
+                               f"that of input except along the differencing dimension; "
+                               f"input.size({i}) = {input.shape[i]}, but got "
+                               f"tensor.size({i}) = {other.shape[i]}")
+
+
+def _prepend_append(x, prepend, append, dim):
+    parts = [t for t in (prepend, x, append) if t is not None]
+    return cat(parts, dim)
+
+
+@public("diff", out=True)
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The n-th forward difference along `dim`, after concatenating `prepend` and `append`."""
+    if input.dim() < 1:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = wrap_dim(dim, input.dim())
+    _check_diff_shape(input, prepend, d)
+    _check_diff_shape(input, append, d)
+    x = input
+    if n and (prepend is not None or append is not None):
+        x = _prepend_append(x, prepend, append, d)
+    if n == 0:
+        return zeros_like(x).copy_(x)
+    length = x.shape[d] - 1
+    boolean = x.dtype is _dtype.bool
+    for _ in range(min(n, x.shape[d])):
+        later, earlier = x.narrow(d, 1, length), x.narrow(d, 0, length)
+        x = later.logical_xor(earlier) if boolean else later - earlier
+        length -= 1
+    return x
+
+
+def _times(x, s):
+    """x * s for a Python number s: MulBackward1 (mul.Scalar), as ATen's C++ records it."""
+    return mul_scalar(x, s) if x.is_floating_point() or x.is_complex() else x * s
+
+
+def _over(x, s):
+    """x / s for a Python number s: DivBackward1 (div.Scalar)."""
+    return div_scalar(x, s) if x.is_floating_point() or x.is_complex() else x / s
+
+
+def _slice(x, d, start, stop=None):
+    """x[..., start:stop] along dim d (SliceBackward0), as at::slice."""
+    index = [slice(None)] * x.dim()
+    index[d] = slice(start, stop)
+    return x[tuple(index)]
+
+
+def _gradient_scalar(x, spacing, dims, edge_order):
+    out = []
+    for h, d in zip(spacing, dims):
+        center = _over(_slice(x, d, 2) - _slice(x, d, 0, -2), h)
+        if edge_order == 1:
+            before = _over(_slice(x, d, 1, 2) - _slice(x, d, 0, 1), h)
+            after = _over(_slice(x, d, -1) - _slice(x, d, -2, -1), h)
+        else:
+            before = _over(_times(_slice(x, d, 0, 1), -1.5) + _times(_slice(x, d, 1, 2), 2)
+                           - _times(_slice(x, d, 2, 3), 0.5), h)
+            after = _over(_times(_slice(x, d, -3, -2), 0.5) - _times(_slice(x, d, -2, -1), 2)
+                          + _times(_slice(x, d, -1), 1.5), h)
+        out.append(cat([before, _over(center, 2), after], d))
+    return tuple(out)
+
+
+def _gradient_coordinates(x, coordinates, dims, edge_order):
+    out = []
+    for coords, d in zip(coordinates, dims):
+        if coords.dim() != 1:
+            raise RuntimeError("torch.gradient expected each element of spacing to have one "
+                               f"dimension, but got an element with {coords.dim()} dimensions!")
+        shape = [1] * x.dim()
+        shape[d] = -1
+        dx = coords.diff(1, 0)
+        dx1, dx2 = _slice(dx, 0, 0, -1), _slice(dx, 0, 1)
+        a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+        b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+        c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+        center = a * _slice(x, d, 0, -2) + b * _slice(x, d, 1, -1) + c * _slice(x, d, 2)
+        if edge_order == 1:
+            before = (_slice(x, d, 1, 2) - _slice(x, d, 0, 1)) / dx[0]
+            after = (_slice(x, d, -1) - _slice(x, d, -2, -1)) / dx[-1]
+        else:
+            h0, h1 = dx[0], dx[1]
+            a = -(2.0 * h0 + h1) / (h0 * (h0 + h1))
+            b = (h0 + h1) / (h0 * h1)
+            c = (-h0) / (h1 * (h0 + h1))
+            before = a * _slice(x, d, 0, 1) + b * _slice(x, d, 1, 2) + c * _slice(x, d, 2, 3)
+            h0, h1 = dx[-1], dx[-2]
+            a = h0 / (h1 * (h0 + h1))
+            b = -(h0 + h1) / (h0 * h1)
+            c = (2 * h0 + h1) / (h0 * (h0 + h1))
+            after = a * _slice(x, d, -3, -2) + b * _slice(x, d, -2, -1) + c * _slice(x, d, -1)
+        out.append(cat([before, center, after], d))
+    return tuple(out)
+
+
+@public("gradient", method=False)
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Estimates of the derivative of `input` along each of `dim` (all dims for None) by
+    central differences, one-sided at the edges (first or second order), with unit, scalar,
+    per-dim scalar or coordinate spacing. Returns one tensor per dim."""
+    if input.dtype is _dtype.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    listed = isinstance(spacing, (list, tuple))
+    if isinstance(dim, int):
+        dims_given = [dim]
+    else:
+        dims_given = None if dim is None else list(dim)
+    if listed and dims_given is None and len(spacing) != input.dim():
+        raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or a "
+                           "list of length equal to 'self.dim() = "
+                           f"{input.dim()}', since dim argument was not given, but got a list "
+                           f"of length {len(spacing)}")
+    if listed and dims_given is not None and len(spacing) != len(dims_given):
+        raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's "
+                           "spacing and dim arguments to have the same length, but got a "
+                           f"spacing argument of length {len(spacing)} and a dim argument of "
+                           f"length {len(dims_given)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    dims = list(range(input.dim())) if dims_given is None else dims_given
+    if dims_given is not None:
+        wrap_dims(dims_given, input.dim())      # PyTorch's errors for bad or repeated dims
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+    dims = [wrap_dim(d, input.dim()) for d in dims]
+    if listed and spacing and isinstance(spacing[0], Tensor):
+        return _gradient_coordinates(input, spacing, dims, edge_order)
+    steps = list(spacing) if listed else [spacing] * len(dims)
+    return _gradient_scalar(input, steps, dims, edge_order)
+
+
+# ---- trapezoid, cumulative_trapezoid ------------------------------------------------------
+
+def _x_viewed(name, y, x, d):
+    if x.dim() == 1:
+        if x.shape[0] != y.shape[d]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        shape = [1] * y.dim()
+        shape[d] = x.shape[0]
+        return x.view(shape)
+    if x.dim() < y.dim():
+        return x.view([1] * (y.dim() - x.dim()) + list(x.shape))
+    return x
+
+
+def _check_dx(name, dx):
+    if isinstance(dx, (bool, complex)):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+
+
+def _trapezoid(name):
+    def function(y, x=None, *, dx=None, dim=-1):
+        d = wrap_dim(dim, y.dim())
+        if x is not None and dx is not None:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            "(Tensor, Tensor, dx=float), but expected one of")
+        if y.shape[d] == 0:
+            shape = list(y.shape)
+            del shape[d]
+            return zeros(shape, dtype=y.dtype)
+        if x is None:
+            if y.dtype is _dtype.bool:
+                raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not "
+                                   "supported")
+            step = 1 if dx is None else dx
+            _check_dx("trapezoid", step)
+            return _times(y.sum(d) - _times(y.select(d, 0) + y.select(d, -1), 0.5), float(step))
+        if y.dtype is _dtype.bool or x.dtype is _dtype.bool:
+            raise RuntimeError("trapezoid: received a bool input for `x` or `y`, but bool is "
+                               "not supported")
+        xv = _x_viewed("trapezoid", y, x, d)
+        h = _slice(xv, d, 1) - _slice(xv, d, 0, -1)
+        return _over(((_slice(y, d, 1) + _slice(y, d, 0, -1)) * h).sum(d), 2.0)
+    function.__name__ = name
+    function.__doc__ = ("The trapezoidal rule along `dim`: samples `y` at points `x`, or "
+                        "spaced `dx` apart (default 1).")
+    return function
+
+
+trapezoid = public("trapezoid", method=False)(_trapezoid("trapezoid"))
+trapz = public("trapz", method=False)(_trapezoid("trapz"))
+
+
+@public("cumulative_trapezoid", method=False)
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The cumulative trapezoidal rule along `dim` (samples at `x`, or `dx` apart)."""
+    d = wrap_dim(dim, y.dim())
+    if x is None:
+        if y.dtype is _dtype.bool:
+            raise RuntimeError("cumulative_trapezoid: received a bool input for `y`, but bool "
+                               "is not supported")
+        step = 1 if dx is None else dx
+        _check_dx("cumulative_trapezoid", step)
+        return _times(_slice(y, d, 0, -1) + _slice(y, d, 1), 0.5 * step).cumsum(d)
+    if y.dtype is _dtype.bool or x.dtype is _dtype.bool:
+        raise RuntimeError("cumulative_trapezoid: received a bool input for `x` or `y`, but "
+                           "bool is not supported")
+    xv = _x_viewed("cumulative_trapezoid", y, x, d)
+    h = _slice(xv, d, 1) - _slice(xv, d, 0, -1)
+    return _over(((_slice(y, d, 0, -1) + _slice(y, d, 1)) * h).cumsum(d), 2.0)
+
+
+# ---- unique_consecutive -------------------------------------------------------------------
+
+def _unique_consecutive(a, return_inverse, return_counts, dim):
+    if a.dtype.kind == "c":
+        raise _not_implemented("unique" if dim is None else "unique_dim", a)
+    if dim is None:
+        x, shape, d = a.reshape(-1, 1), a.shape, 0
+    else:
+        if a.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        d = wrap_dim(dim, a.ndim)
+        x = np.moveaxis(a, d, 0)
+        x = x.reshape(len(x), math.prod(x.shape[1:]))
+        shape = (len(x),)
+    n = len(x)
+    step = (x[1:] != x[:-1]).any(axis=1) if x.shape[1] else np.zeros(max(n - 1, 0), bool)
+    starts = np.flatnonzero(np.concatenate(([n > 0], step)))
+    values = a.reshape(-1)[starts] if dim is None else np.take(a, starts, axis=d)
+    inverse = counts = np.zeros(0, np.int64)
+    if return_inverse:
+        inverse = np.cumsum(np.concatenate(([0], step)), dtype=np.int64)[:n].reshape(shape)
+    if return_counts:
+        counts = np.diff(np.append(starts, n))
+    return values, inverse, counts
+
+
+def _no_derivative(name):
+    def formula(grads):
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+    return formula
+
+
+_unique_consecutive_row = op("unique_consecutive", "UniqueConsecutiveBackward0",
+                             "self, return_inverse=False, return_counts=False, dim=None",
+                             _unique_consecutive, returns=list, differentiable_outputs=(0,),
+                             function=False, method=False,
+                             self=_no_derivative("unique_consecutive"))
+
+
+@public("unique_consecutive")
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """The first element (or slice along `dim`) of each run of equal ones, and optionally
+    the inverse indices and the run lengths."""
+    values, inverse, counts = _unique_consecutive_row(input, return_inverse, return_counts, dim)
+    if return_inverse and return_counts:
+        return values, inverse, counts
+    if return_inverse:
+        return values, inverse
+    if return_counts:
+        return values, counts
+    return values
+
+
+# ---- histc, histogram, histogramdd (not differentiable) ------------------------------------
+
+def _bin_linear(x, left, right, bins, edges=None):
+    """Bin positions by PyTorch's linear interpolation in the input's dtype; with `edges`,
+    corrected against them as its local search does (histogram), without (histc)."""
+    t = x.dtype.type
+    l, r = t(left), t(right)
+    with np.errstate(all="ignore"):
+        pos = ((x - l) * t(bins) / (r - l)).astype(np.int64)
+    if edges is not None:
+        lo = np.maximum(pos - 1, 0)
+        count = np.zeros_like(pos)
+        for j in range(3):
+            at = lo + j
+            ok = at < np.minimum(pos + 2, bins + 1)
+            count += ok & (edges[np.minimum(at, bins)] <= x)
+        pos = lo + count - 1
+    return pos
+
+
+def _histogram_counts(coords, positions, keep, bins, weight, dtype):
+    """The histogram of N-dimensional bin positions (one array per dim) of the kept points."""
+    flat = np.ravel_multi_index(tuple(np.minimum(p, b - 1)[keep] for p, b in
+                                      zip(positions, bins)), bins) if coords else np.zeros(0, int)
+    w = None if weight is None else weight[keep]
+    hist = np.bincount(flat, weights=w, minlength=math.prod(bins))
+    return hist.astype(dtype).reshape(bins)
+
+
+def _density(hist, edges):
+    total = hist.sum()
+    with np.errstate(all="ignore"):
+        hist = hist / total
+        for d, e in enumerate(edges):
+            shape = [1] * hist.ndim
+            shape[d] = len(e) - 1
+            hist = hist / np.diff(e).reshape(shape)
+    return hist
+
+
+def _histc(a, bins, min, max):
+    if a.dtype.kind != "f":
+        raise _not_implemented("histogram_cpu", a)
+    left, right = float(min), float(max)
+    if left == right and a.size:
+        left, right = float(a.min()), float(a.max())
+    if left == right:
+        left, right = left - 1, right + 1
+    if not (math.isfinite(left) and math.isfinite(right)):
+        raise RuntimeError(f"torch.histc: range of [{left:g}, {right:g}] is not finite")
+    if not left < right:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    x = a.reshape(-1)
+    t = a.dtype.type
+    keep = (x >= t(left)) & (x <= t(right))
+    pos = _bin_linear(x, left, right, bins)
+    return _histogram_counts(True, [pos], keep, (bins,), None, a.dtype)
+
+
+_HIST_OUT = out_exact("torch.histogram: input tensor and hist tensor should have the same "
+                      "dtype, but got input {expected_cpp} and hist {got_cpp}")
+histc = op("histc", None, "self, bins=100, min=0, max=0", _histc, self=None, out=_HIST_OUT)
+
+
+def _outer_edges(x, range):
+    """Leftmost and rightmost edge of each of the N dims of the (M, N) points `x`."""
+    n = x.shape[1]
+    if range is not None:
+        if len(range) != 2 * n:
+            raise RuntimeError(f"torch.histogramdd: for a {n}-dimensional histogram range "
+                               f"should have {2 * n} elements, but got {len(range)}")
+        lefts, rights = [float(v) for v in range[0::2]], [float(v) for v in range[1::2]]
+    elif x.size:
+        lefts, rights = [float(v) for v in x.min(axis=0)], [float(v) for v in x.max(axis=0)]
+    else:
+        lefts, rights = [0.0] * n, [1.0] * n
+    for d in builtins_range(n):
+        l, r = lefts[d], rights[d]
+        if not (math.isfinite(l) and math.isfinite(r)):
+            raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{l:g}, {r:g}] is not "
+                               "finite")
+        if not l <= r:
+            raise RuntimeError("torch.histogramdd: min should not exceed max, but got min "
+                               f"{l:g} max {r:g} for dimension {d}")
+        if l == r:
+            lefts[d], rights[d] = l - 0.5, r + 0.5
+    return lefts, rights
+
+
+builtins_range = range
+
+
+def _histogramdd(input, bins, range, weight, density):
+    """The N-dimensional histogram of the points in the rows of `input` (last dim N), and the
+    bin edges: `bins` an int, a list of ints, or a list of edge tensors."""
+    a = input._data
+    if a.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    n = a.shape[-1]
+    x = a.reshape(-1, n)
+    if isinstance(bins, int):
+        bins = [bins] * n
+    given = len(bins) > 0 and isinstance(bins[0], Tensor)
+    if not given:
+        if a.dtype.kind != "f":
+            raise _not_implemented("histogramdd", a)
+        lefts, rights = _outer_edges(x, range)
+        for d, b in enumerate(bins):
+            if b <= 0:
+                raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for "
+                                   f"dimension {d}")
+        edges = [linspace(l, r, b + 1, dtype=input.dtype)._data
+                 for l, r, b in zip(lefts, rights, bins)]
+    else:
+        edges = [e._data for e in bins]
+    if len(edges) != n:
+        raise RuntimeError(f"torch.histogramdd: expected {n} sequences of bin edges for a "
+                           f"{n}-dimensional histogram but got {len(edges)}")
+    for d, e in enumerate(edges):
+        if e.dtype != a.dtype:
+            raise RuntimeError("torch.histogramdd: input tensor and bins tensors should have the "
+                               f"same dtype, but got input with dtype {input.dtype.cpp} and bins "
+                               f"for dimension {d} with dtype {FROM_NP[e.dtype].cpp}")
+        if e.ndim != 1:
+            raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but "
+                               f"got {e.ndim} dimensions in the bins tensor for dimension {d}")
+        if e.size == 0:
+            raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, "
+                               f"but got 0 elements in the bins tensor for dimension {d}")
+    w = None
+    if weight is not None:
+        if weight.dtype is not input.dtype:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor "
+                               "and weight tensor should have the same dtype, but got input("
+                               f"{input.dtype.cpp}), and weight({weight.dtype.cpp})")
+        if tuple(weight.shape or (1,)) != a.shape[:-1]:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have "
+                               "the same shape as the input tensor excluding its innermost "
+                               f"dimension, but got input with shape {sizes_str(a.shape)} and "
+                               f"weight with shape {sizes_str(weight.shape)}")
+        w = weight._data.reshape(-1)
+    if a.dtype.kind != "f":
+        raise _not_implemented("histogramdd", a)
+    counts = tuple(len(e) - 1 for e in edges)
+    for d, c in enumerate(counts):
+        if c <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {c} for "
+                               f"dimension {d}")
+    keep = np.ones(len(x), bool)
+    positions = []
+    for d, e in enumerate(edges):
+        col = x[:, d]
+        keep &= (col >= e[0]) & (col <= e[-1])
+        if given:
+            positions.append(np.searchsorted(e, col, side="right") - 1)
+        else:
+            positions.append(_bin_linear(col, e[0], e[-1], counts[d], e))
+    hist = _histogram_counts(True, positions, keep, counts, w, a.dtype)
+    if density:
+        hist = _density(hist, edges).astype(a.dtype)
+    return make_tensor(hist), [make_tensor(e.copy()) for e in edges]
+
+
+_HISTOGRAM = None
+
+
+@public("histogram", out=(EXACT, EXACT))
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
+    """The histogram of the elements of `input` in `bins` equal bins over `range` (default:
+    the data's min and max), or between the given edges; (hist, bin_edges)."""
+    from .registry import return_types, _structseq
+    rt = return_types.get("histogram") or return_types.setdefault(
+        "histogram", _structseq("histogram", ("hist", "bin_edges")))
+    bins_list = [bins] if isinstance(bins, (int, Tensor)) else bins
+    if range is not None and len(range) != 2:
+        raise RuntimeError(f"torch.histogramdd: for a 1-dimensional histogram range should have "
+                           f"2 elements, but got {len(range)}")
+    hist, edges = _histogramdd(input.reshape(-1, 1), bins_list, range,
+                               None if weight is None else weight.reshape(-1), density)
+    return rt(hist, edges[0])
+
+
+@public("histogramdd", method=False)
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
+    """The N-dimensional histogram of the points in the rows of `input`; (hist, bin_edges)."""
+    from .registry import return_types, _structseq
+    rt = return_types.get("histogramdd") or return_types.setdefault(
+        "histogramdd", _structseq("histogramdd", ("hist", "bin_edges")))
+    hist, edges = _histogramdd(input, bins, range, weight, density)
+    return rt(hist, tuple(edges))
+
+
+# ---- frobenius_norm, norm_except_dim ------------------------------------------------------
+
+_norm_scalar = op("norm.Scalar", "NormBackward0", "self, p=2",
+                  lambda a, p: _vector_norm(a, p, None, False, None), function=False,
+                  method=False,
+                  self=lambda grad, self, p, result: _vector_norm_backward(grad, self, p, result,
+                                                                           None, False))
+
+
+if "norm.ScalarOpt_dim" not in OPS:       # pairwise_distance's row (linalg.py) when present
+    op("norm.ScalarOpt_dim", "NormBackward1", "self, p, dim, keepdim=False",
+       lambda a, p, dim, keepdim: _vector_norm(a, p, dim, keepdim, None), function=False,
+       method=False, self=lambda grad, self, p, result, dim, keepdim: _vector_norm_backward(
+           grad, self, p, result, dim, keepdim))
+
+
+def _norm_dim_row(input, p, dim, keepdim):
+    """at::norm(input, p, dim, keepdim): NormBackward1."""
+    return dispatch(OPS["norm.ScalarOpt_dim"], (input,), (p, dim, keepdim))
+
+
+@public("frobenius_norm", method=False, out=EXACT)
+def frobenius_norm(input, dim, keepdim=False):
+    """Deprecated: linalg.vector_norm(input, 2, dim, keepdim)."""
+    from .shape import _warn_once
+    _warn_once("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It "
+               "will be removed in a future PyTorch release. Please use "
+               "`linalg.vector_norm(A, 2., dim, keepdim)` instead")
+    dim = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dim) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions "
+                           "instead.")
+    return _norm_dim_row(input, 2.0, dim, keepdim)
+
+
+@public("norm_except_dim", method=False)
+def norm_except_dim(v, pow=2, dim=0):
+    """The pow-norm over every dim but `dim` (all of them for -1), keeping v's rank."""
+    if dim == -1:
+        return _norm_scalar(v, pow)
+    last = v.dim() - 1
+    if dim == 0:
+        size = [1] * v.dim()
+        size[0] = v.shape[0]
+        return _norm_dim_row(v.contiguous().view(v.shape[0], -1), pow, (1,), True).view(size)
+    if dim == last:
+        size = [1] * v.dim()
+        size[last] = v.shape[last]
+        return _norm_dim_row(v.contiguous().view(-1, v.shape[last]), pow, (0,), True).view(size)
+    return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)

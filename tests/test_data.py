@@ -169,7 +169,8 @@ def test_default_collate_recurses_like_torch():
                   [np.arange(3, dtype=np.uint8), np.arange(3, dtype=np.uint8)],
                   [np.zeros((2, 2), np.float16)] * 3, [np.array(1.5), np.array(2.5)],
                   [(1, "a"), (2, "b")], [[1, 2], [3, 4]], [range(2), range(2)],
-                  [{"a": [1.0, 2.0]}, {"a": [3.0, 4.0]}], [2**40, -1]):
+                  [{"a": [1.0, 2.0]}, {"a": [3.0, 4.0]}], [2**40, -1], [1, 2.5], [True, 2],
+                  [1.5, 2], [1.0, True], [(1.0, "a"), (2.0, "b")]):
         _same(cdata.default_collate(batch), tdata.default_collate(batch))
 
 
@@ -458,6 +459,14 @@ def test_loader_argument_errors():
         same_error(lambda T: setattr(T.utils.data.DataLoader(_tensor_dataset(T)), attr, None))
     assert list(cdata.DataLoader(_tensor_dataset(chainrule), batch_sampler=[[0, 2], [1]],
                                  collate_fn=lambda b: len(b))) == [2, 1]
+
+
+def test_prefetch_factor_zero_fails_when_iterating():
+    # (PyTorch's half-built iterator then fails again in __del__; chainrule's does not)
+    loader = cdata.DataLoader(range(4), num_workers=1, prefetch_factor=0)
+    with pytest.raises(AssertionError, match="^prefetch_factor must be greater than 0 for "
+                                             "MultiProcessingDataLoaderIter$"):
+        iter(loader)
 
 
 def test_loader_attributes():

@@ -364,6 +364,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_done_event = context.Event()
         self._index_queues = []
         self._workers = []
+        self._workers_status = [True] * self._num_workers  # (for a shutdown before _reset)
         _shutdown_resources[id(self)] = (self._worker_result_queue, self._workers_done_event,
                                          self._index_queues, self._workers)
         for i in range(self._num_workers):

@@ -13,10 +13,10 @@ import numpy as np
 from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
-from .._dims import sizes_str
+from .._dims import sizes_str, wrap_dim
 from .inplace import dispatch_inplace
-from .registry import EXACT, FUNCTIONS, op, out_exact, public
-from .shape import _expand, _unsafe_view
+from .registry import EXACT, FUNCTIONS, PROMOTE, op, out_exact, public
+from .shape import _expand, _unsafe_view, _view, _warn_once
 
 # out= dtype rule of dot and matmul, in their words (Note [out=] in registry.py)
 _MATMUL_OUT = out_exact("result dtype {got} does not match input dtype {expected}")
@@ -556,3 +556,824 @@ def einsum(*args):
                             f"{type(t).__name__}")
     equation, size = _einsum_equation(equation, [t._data.shape for t in operands])
     return _einsum_row(operands, equation, _einsum_dtype(equation, operands, size))
+
+
+# ---- out= of PyTorch's composite functions -------------------------------------------------
+
+_OUT_NEEDS_GRAD = ("{}(): the 'out' tensor was specified and requires gradients, and its shape "
+                   "does not match the expected result. Either remove the 'out' argument, ensure "
+                   "it does not require gradients, or make sure its shape matches the expected "
+                   "output.")
+
+
+def _copy_out(name, result, out, stacklevel=3, resize_output=True):
+    """out= as PyTorch's composite functions do it: resize_output (warning when out had
+    elements; refused when out requires grad; resize_output=False: a plain resize_, which
+    refuses a leaf requiring grad), then out.copy_(result), which casts, and records the copy
+    when result has history (a leaf out requiring grad is refused)."""
+    from .registry import _OUT_RESIZED, check_out_kind
+    check_out_kind(name, out)
+    if tuple(out.shape) != tuple(result.shape):
+        if out.requires_grad and not resize_output and out.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        if out.requires_grad:
+            raise RuntimeError(_OUT_NEEDS_GRAD.format(name))
+        if out.numel():
+            warnings.warn(_OUT_RESIZED.format(sizes_str(out.shape), sizes_str(result.shape)),
+                          UserWarning, stacklevel=stacklevel)
+        out._data = np.empty(tuple(result.shape), out._data.dtype)
+    return out.copy_(result)
+
+
+# ---- more products: vdot, cross, addmv, addr, baddbmm, addbmm ----------------------------
+
+def _vdot(a, b):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_name(a)} "
+                           f"and {_name(b)}")
+    if a.shape != b.shape:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                           f"[{b.shape[0]}] to have the same number of elements, but got "
+                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    _no_bool(a, "dot")
+    return np.asarray(np.vdot(a, b) if a.dtype != np.float16 else _matmul(a, b))
+
+
+vdot = op("vdot", "VdotBackward0", "self, other", _vdot,
+          self=lambda grad, other: grad.conj() * other,
+          other=lambda grad, self: grad * self, out=_MATMUL_OUT)
+
+
+def _linalg_cross(a, b, dim):
+    if a.ndim != b.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, a.ndim)
+    if a.shape[d] != 3 or b.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{a.shape[d]} and {b.shape[d]}")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {_name(a)} but found {_name(b)}")
+    _no_bool(a, "cross")
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
+    return np.cross(a, b, axis=d)
+
+
+# linalg.cross's row; torch.cross picks its dim and calls it
+linalg_cross = op("linalg_cross", "LinalgCrossBackward0", "self, other, dim=-1", _linalg_cross,
+                  function=False, method=False, out=EXACT,
+                  self=lambda grad, other, dim: linalg_cross(other.conj(), grad, dim),
+                  other=lambda grad, self, dim: linalg_cross(grad, self.conj(), dim))
+
+_CROSS_DIM = ("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+              "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+              "dim will change to agree with that of linalg.cross in a future release.")
+
+
+def _cross(input, other, dim):
+    if dim is None:
+        _warn_once(_CROSS_DIM)
+        dim = next((i for i, s in enumerate(input.shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return linalg_cross(input, other, dim)
+
+
+@public("cross", method=False, out=EXACT, out_name="linalg_cross")
+def cross(input, other, dim=None):
+    """Cross product along `dim` (default: the first dim of size 3, deprecated)."""
+    _tensor_arg("cross", "input", input, 1)
+    _tensor_arg("cross", "other", other, 2)
+    return _cross(input, other, dim)
+
+
+@public("cross", function=False)
+def _cross_method(self, other, dim=None):
+    _tensor_arg("cross", "other", other, 1)
+    return _cross(self, other, dim)
+
+
+def _blas_scalars(c, beta, alpha):
+    """beta and alpha in c's type, and the BLAS rule: a zero beta ignores c (NaNs too)."""
+    return _scalar(beta, c.dtype), _scalar(alpha, c.dtype)
+
+
+def _axpby(c, product, beta, alpha):
+    """beta * c + alpha * product, where a zero beta ignores c and a zero alpha the product."""
+    out = product if alpha != 0 else np.zeros(c.shape, c.dtype)
+    if alpha not in (0, 1):
+        out = out * alpha
+    if beta != 0:
+        out = out + (c if beta == 1 else c * beta)
+    elif alpha == 1:
+        out = out.copy() if np.may_share_memory(out, c) else out
+    return np.asarray(out.astype(c.dtype, copy=False))
+
+
+def _addmv(c, a, v, beta, alpha):
+    if a.ndim != 2 or v.ndim != 1 or c.ndim > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {c.ndim}, {a.ndim}, {v.ndim}")
+    n = c.shape[0] if c.ndim == 1 and c.shape[0] != 1 else a.shape[0]
+    if a.shape[1] != v.shape[0] or n != a.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({n}), mat ({a.shape[0]}x{a.shape[1]}), "
+                           f"vec ({v.shape[0]})")
+    if not c.dtype == a.dtype == v.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_name(c)}, "
+                           f"{_name(a)}, and {_name(v)}")
+    _no_bool(a, "addmv_impl_cpu")
+    beta, alpha = _blas_scalars(c, beta, alpha)
+    product = _matmul(a, v) if alpha != 0 else None
+    return _axpby(np.broadcast_to(c, (a.shape[0],)), product, beta, alpha)
+
+
+addmv = op("addmv", "AddmvBackward0", "self, mat, vec, *, beta=1, alpha=1", _addmv, out=EXACT,
+           self=lambda grad, beta: _times(grad, beta),
+           mat=lambda grad, vec, alpha: _times(_outer(grad, vec.conj()), alpha),
+           vec=lambda grad, mat, alpha: _times(mat.t().conj().mv(grad), alpha))
+
+
+def _bad_inplace(self, shape):
+    if tuple(self.shape) != tuple(shape):
+        raise RuntimeError(f"Bad in-place call: input tensor size {sizes_str(self.shape)} and "
+                           f"output tensor size {sizes_str(shape)} should match")
+
+
+@public("addmv_")
+def addmv_(input, mat, vec, *, beta=1, alpha=1):
+    """In-place addmv: input must have the product's shape (it is not broadcast)."""
+    if mat.dim() == 2 and vec.dim() == 1 and mat.shape[1] == vec.shape[0] and input.dim() <= 1:
+        _bad_inplace(input, (mat.shape[0],))
+    return dispatch_inplace(addmv.op, (input, mat, vec), (beta, alpha))
+
+
+def _addr_scalar(value, name, dtype):
+    if isinstance(value, bool) and dtype.kind != "b":
+        raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+    if dtype.kind in "biu" and isinstance(value, (float, complex)):
+        raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating "
+                           "point number.")
+    if dtype.kind == "b":
+        return bool(value)
+    if dtype.kind == "f" and isinstance(value, complex):
+        raise RuntimeError(f"value cannot be converted to type {_SCALAR_CTYPE[dtype]} without "
+                           "overflow")
+    return value
+
+
+def _addr(c, v1, v2, beta, alpha):
+    for arg, v in (("vec1", v1), ("vec2", v2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {arg}, but got {v.ndim}-D")
+    shape = (v1.shape[0], v2.shape[0])
+    c = _expand(c, shape)
+    dtype = c.dtype      # the operands come promoted
+    beta, alpha = _addr_scalar(beta, "beta", dtype), _addr_scalar(alpha, "alpha", dtype)
+    if dtype == np.bool_:
+        # logical: (beta and self) or (alpha and vec1 outer vec2)
+        out = np.zeros(shape, np.bool_)
+        if beta:
+            out |= c
+        if alpha:
+            out |= np.logical_and.outer(v1, v2)
+        return out
+    with np.errstate(over="ignore"):
+        product = np.multiply.outer(v1, v2) if alpha != 0 else None
+        return _axpby(c, product, beta, alpha)
+
+
+addr = op("addr", "AddrBackward0", "self, vec1, vec2, *, beta=1, alpha=1", _addr,
+          promote=PROMOTE,
+          self=lambda grad, beta: _times(grad, beta),
+          vec1=lambda grad, vec2, alpha: _times(grad.mv(vec2.conj()), alpha),
+          vec2=lambda grad, vec1, alpha: _times(grad.t().mv(vec1.conj()), alpha))
+
+
+@public("addr_", function=False)
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    """In-place addr: self must have the outer product's shape."""
+    if vec1.dim() == 1 and vec2.dim() == 1 and tuple(self.shape) != (vec1.shape[0], vec2.shape[0]):
+        raise RuntimeError(f"size mismatch, input: {sizes_str(self.shape)}, v1: "
+                           f"{sizes_str(vec1.shape)}, v2: {sizes_str(vec2.shape)}")
+    return dispatch_inplace(addr.op, (self, vec1, vec2), (beta, alpha))
+
+
+def _check_batches(b1, b2):
+    if b1.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+
+
+def _baddbmm(c, b1, b2, beta, alpha):
+    if b2.ndim < 3:      # PyTorch reads batch2's third size first
+        n = max(b2.ndim, 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         "but got 2)")
+    _check_batches(b1, b2)
+    if b2.shape[:2] != (b1.shape[0], b1.shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{b1.shape[0]}, {b1.shape[2]}] but got: [{b2.shape[0]}, "
+                           f"{b2.shape[1]}].")
+    if c.dtype != b1.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {FROM_NP[c.dtype].cpp}, "
+                           f"batch1: {FROM_NP[b1.dtype].cpp}, batch2: {FROM_NP[b2.dtype].cpp}")
+    if b1.dtype != b2.dtype:
+        raise RuntimeError(f"expected scalar type {_name(b1)} but found {_name(b2)}")
+    _no_bool(b1, "baddbmm")
+    shape = (b1.shape[0], b1.shape[1], b2.shape[2])
+    c = _expand(c, shape)
+    beta, alpha = _blas_scalars(c, beta, alpha)
+    return _axpby(c, _matmul(b1, b2) if alpha != 0 else None, beta, alpha)
+
+
+baddbmm = op("baddbmm", "BaddbmmBackward0", "self, batch1, batch2, *, beta=1, alpha=1", _baddbmm,
+             out=EXACT,
+             self=lambda grad, beta: _times(grad, beta),
+             batch1=lambda grad, batch2, alpha: _times(grad.bmm(batch2.transpose(1, 2).conj()),
+                                                        alpha),
+             batch2=lambda grad, batch1, alpha: _times(batch1.transpose(1, 2).conj().bmm(grad),
+                                                        alpha))
+
+
+@public("baddbmm_", function=False)
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """In-place baddbmm: self must have the batched product's shape."""
+    if batch1.dim() == 3 and batch2.dim() == 3 and self.dim() == 3:
+        _bad_inplace(self, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    return dispatch_inplace(baddbmm.op, (self, batch1, batch2), (beta, alpha))
+
+
+def _addbmm(c, b1, b2, beta, alpha):
+    _check_batches(b1, b2)
+    if b1.shape[0] != b2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
+                           f"{b1.shape[0]} and {b2.shape[0]}")
+    if b1.shape[2] != b2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({b1.shape[1]}x{b1.shape[2]} and "
+                           f"{b2.shape[1]}x{b2.shape[2]})")
+    if c.dtype != b2.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_name(c)} and "
+                           f"{_name(b2)}")
+    if b1.dtype != b2.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_name(b1)} and "
+                           f"{_name(b2)}")
+    _no_bool(b1, "addmm_impl_cpu_")
+    c = _expand(c, (b1.shape[1], b2.shape[2]))
+    beta, alpha = _blas_scalars(c, beta, alpha)
+    product = _matmul(b1, b2).sum(0, dtype=c.dtype) if alpha != 0 else None
+    return _axpby(c, product, beta, alpha)
+
+
+def _addbmm_grad(grad, b1_shape, b2_shape):
+    return grad.unsqueeze(0).expand(b1_shape[0], b1_shape[1], b2_shape[2])
+
+
+addbmm = op("addbmm", "AddbmmBackward0", "self, batch1, batch2, *, beta=1, alpha=1", _addbmm,
+            inplace="addbmm_", out=EXACT,
+            self=lambda grad, beta: _times(grad, beta),
+            batch1=lambda grad, batch1_shape, batch2, alpha: _times(
+                _addbmm_grad(grad, batch1_shape, batch2.shape).bmm(batch2.transpose(1, 2).conj()),
+                alpha),
+            batch2=lambda grad, batch1, batch2_shape, alpha: _times(
+                batch1.transpose(1, 2).conj().bmm(_addbmm_grad(grad, batch1.shape, batch2_shape)),
+                alpha))
+
+
+# ---- tensordot, inner, kron ---------------------------------------------------------------
+
+def _tensordot(a, b, dims1, dims2):
+    """at::tensordot: sum broadcast (size-1) contracted dims away, permute both operands to
+    matrices, mm (dot when both sides reduce to one row), reshape."""
+    if len(dims1) != len(dims2):
+        raise RuntimeError("both dimension lists should have same length")
+    if a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    t1, t2 = a, b
+    csize = 1
+    for d1, d2 in zip(dims1, dims2):
+        s1, s2 = a.shape[d1], b.shape[d2]
+        if s2 == 1:
+            t1 = t1.sum(d1, True)
+        elif s1 == 1:
+            t2 = t2.sum(d2, True)
+        else:
+            if s1 != s2:
+                raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} "
+                                   f"in dim {d1} and second has size {s2} in dim {d2}")
+            csize *= s1
+    c1 = {wrap_dim(d, a.dim()) for d in dims1}
+    c2 = {wrap_dim(d, b.dim()) for d in dims2}
+    p1 = [i for i in range(a.dim()) if i not in c1]
+    p2 = [i for i in range(b.dim()) if i not in c2]
+    rsizes = [t1.shape[i] for i in p1] + [t2.shape[i] for i in p2]
+    size1, size2 = int(np.prod(rsizes[:len(p1)])), int(np.prod(rsizes[len(p1):]))
+    t1 = t1.permute(p1 + list(dims1))
+    t2 = t2.permute(list(dims2) + p2)
+    if size1 == 1 and size2 == 1:
+        return dot(t1.reshape(csize), t2.reshape(csize)).reshape(rsizes)
+    return mm(t1.reshape(size1, csize), t2.reshape(csize, size2)).reshape(rsizes)
+
+
+def _tensordot_out(result, out):
+    if out is None:
+        return result
+    if out.dtype is not result.dtype:
+        raise RuntimeError(f"tensordot: Expected the output tensor to have dtype "
+                           f"{result.dtype.legacy}, but got an output tensor with dtype "
+                           f"{out.dtype.legacy}")
+    return _copy_out("tensordot", result, out, 4)
+
+
+@public("tensordot", method=False)
+def tensordot(a, b, dims=2, out=None):
+    """Contraction over `dims`: the last `dims` of a with the first of b, or two lists of
+    dims (a pair, or a 2-row tensor)."""
+    if not isinstance(dims, (tuple, list, Tensor, int)):
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or "
+                           f"list[list[int]] containing two lists, but got dims={dims}")
+    if isinstance(dims, Tensor):
+        if dims.numel() > 1:
+            if dims.shape[0] != 2:
+                raise AssertionError(f"dims tensor must have size 2 in first dimension, got "
+                                     f"{dims.shape[0]}")
+            dims = (dims[0].tolist(), dims[1].tolist())
+        else:
+            n = int(dims.item())
+            if n < 0:
+                raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            dims = (list(range(-n, 0)), list(range(n)))
+    elif isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims = (list(range(-dims, 0)), list(range(dims)))
+    dims1, dims2 = dims
+    dims1 = [dims1] if isinstance(dims1, int) else list(dims1)
+    dims2 = [dims2] if isinstance(dims2, int) else list(dims2)
+    return _tensordot_out(_tensordot(a, b, dims1, dims2), out)
+
+
+def _inner(input, other):
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got "
+                           f"shapes {sizes_str(input.shape)} and {sizes_str(other.shape)}")
+    return _tensordot(input, other, [-1], [-1])
+
+
+@public("inner", method=False)
+def inner(input, other, *, out=None):
+    """Sum of products over the last dims (a product when either is 0-d)."""
+    _tensor_arg("inner", "input", input, 1)
+    _tensor_arg("inner", "other", other, 2)
+    return _tensordot_out(_inner(input, other), out)
+
+
+@public("inner", function=False)
+def _inner_method(self, other):
+    _tensor_arg("inner", "other", other, 1)
+    return _inner(self, other)
+
+
+def _kron(input, other):
+    # at::kron: interleave the dims of both (padded to the same rank) and multiply; its
+    # _unsafe_view of each operand needs a viewable layout, as PyTorch's
+    for t in (input, other):
+        if not t._data.flags.c_contiguous:
+            _view(t._data, (t.numel(),))
+    n = max(input.dim(), other.dim())
+    sa = (1,) * (n - input.dim()) + tuple(input.shape)
+    sb = (1,) * (n - other.dim()) + tuple(other.shape)
+    a = _unsafe_view(input, tuple(x for s in sa for x in (s, 1)))
+    b = _unsafe_view(other, tuple(x for s in sb for x in (1, s)))
+    return _unsafe_view(a * b, tuple(x * y for x, y in zip(sa, sb)))
+
+
+@public("kron", method=False, out=True, out_name="mul")
+def kron(input, other):
+    """Kronecker product."""
+    _tensor_arg("kron", "input", input, 1)
+    _tensor_arg("kron", "other", other, 2)
+    return _kron(input, other)
+
+
+@public("kron", function=False)
+def _kron_method(self, other):
+    _tensor_arg("kron", "other", other, 1)
+    return _kron(self, other)
+
+
+# ---- chain_matmul, multi_dot, matrix_power ------------------------------------------------
+
+def _chain_order(shapes):
+    """The matrix-chain split points of at::native's matrix_chain_order."""
+    n = len(shapes)
+    p = [s[0] for s in shapes] + [shapes[-1][1]]
+    m = [[0] * n for _ in range(n)]
+    s = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            m[i][j] = None
+            for k in range(i, j):
+                q = m[i][k] + m[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if m[i][j] is None or q < m[i][j]:
+                    m[i][j], s[i][j] = q, k
+    return s
+
+
+def _chain(tensors, order, i, j):
+    if i == j:
+        return tensors[i]
+    k = order[i][j]
+    return mm(_chain(tensors, order, i, k), _chain(tensors, order, k + 1, j))
+
+
+def multi_dot(tensors):
+    """torch.linalg.multi_dot: the product of a chain of matrices (first and last may be
+    vectors) in the cheapest order."""
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    out_shape = []
+    first, last = tensors[0], tensors[-1]
+    if first.dim() not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first.dim()}D")
+    if last.dim() not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last.dim()}D")
+    for i in range(1, n - 1):
+        if tensors[i].dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensors[i].dim()}D")
+    ts = list(tensors)
+    if first.dim() == 1:
+        ts[0] = first.unsqueeze(0)
+    else:
+        out_shape.append(first.shape[0])
+    if last.dim() == 1:
+        ts[-1] = last.unsqueeze(-1)
+    else:
+        out_shape.append(last.shape[1])
+    for i in range(1, n):
+        if ts[i].dtype is not ts[0].dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 "
+                               f"is {ts[0].dtype.cpp} and tensor {i} {ts[i].dtype.cpp}")
+        if ts[i - 1].shape[-1] != ts[i].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes "
+                               f"{sizes_str(tensors[i - 1].shape)} and "
+                               f"{sizes_str(tensors[i].shape)} cannot be multiplied")
+    if n == 2:
+        result = mm(ts[0], ts[1])
+    elif n == 3:
+        a, b, c, d = ts[0].shape[0], ts[1].shape[0], ts[2].shape[0], ts[2].shape[1]
+        if a * c * (b + d) > b * d * (a + c):
+            result = mm(ts[0], mm(ts[1], ts[2]))
+        else:
+            result = mm(mm(ts[0], ts[1]), ts[2])
+    else:
+        result = _chain(ts, _chain_order([t.shape for t in ts]), 0, n - 1)
+    return result.view(out_shape)
+
+
+_CHAIN_MATMUL = ("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
+                 "release. Use torch.linalg.multi_dot instead, which accepts a list of two or more "
+                 "tensors rather than multiple parameters.")
+
+
+@public("chain_matmul", method=False)
+def chain_matmul(*matrices, out=None):
+    """Deprecated: torch.linalg.multi_dot of 2-D matrices."""
+    _warn_once(_CHAIN_MATMUL)
+    for t in matrices:
+        if t.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {t.dim()}, expected 2 instead.")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    if len(matrices) == 1:
+        if out is None:
+            return matrices[0].clone()
+        return _copy_out("chain_matmul", matrices[0], out, resize_output=False)
+    if out is None:
+        return multi_dot(matrices)
+    from .registry import check_out_grad, check_out_kind, write_out
+    check_out_kind("chain_matmul", out)
+    result = multi_dot(matrices)
+    if out.dtype is not result.dtype:
+        raise RuntimeError(f"multi_dot(): expected out tensor to have dtype {result.dtype.cpp} "
+                           f"but got {out.dtype.cpp}")
+    check_out_grad("mm", result, out)
+    return write_out("mm", result, out, EXACT, matrices)
+
+
+def _square(name, a):
+    if a.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+
+
+def _matrix_power(a, n):
+    _square("linalg.matrix_power", a)
+    if n == 0:
+        eye = make_tensor(np.broadcast_to(np.eye(a.shape[-1], dtype=a._data.dtype), a.shape))
+        return a.clone().copy_(eye)
+    if n == 1:
+        return a.clone()
+    if n < 0:
+        from .decompositions import inv
+        a, n = inv(a), -n
+        if n == 1:
+            return a
+    if n == 2:
+        return _matmul_impl(a, a)
+    if n == 3:
+        return _matmul_impl(_matmul_impl(a, a), a)
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = a if z is None else _matmul_impl(z, z)
+        if bit:
+            result = z if result is None else _matmul_impl(result, z)
+    return result
+
+
+@public("matrix_power", out=EXACT, out_name="linalg_matrix_power")
+def matrix_power(input, n):
+    """input raised to the integer power n (negative powers invert first)."""
+    return _matrix_power(input, n)
+
+
+# ---- matrix_exp ---------------------------------------------------------------------------
+
+# PyTorch's degree-18 Taylor bound: below it no scaling is needed (float64 / float32)
+_EXP_THETA = {np.dtype(np.float64): 1.090863719290036, np.dtype(np.float32): 3.010066362817634}
+
+
+def _matrix_exp(a):
+    if a.dtype.kind not in "fc":
+        raise RuntimeError("linalg.matrix_exp: Expected a floating point or complex tensor as "
+                           f"input. Got {_name(a)}")
+    if a.ndim < 2:
+        raise RuntimeError("linalg.matrix_exp: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_exp: A must be batches of square matrices, but they "
+                           f"are {a.shape[-2]} by {a.shape[-1]} matrices")
+    dtype = a.dtype
+    work = a.astype(np.result_type(dtype, np.float32))
+    theta = _EXP_THETA[np.dtype(work.real.dtype)]
+    n = a.shape[-1]
+    if a.size == 0:
+        return a.copy()
+    with np.errstate(all="ignore"):
+        # scaling and squaring: A / 2^s has 1-norm below theta, exp(A) = exp(A / 2^s)^(2^s)
+        norm = np.abs(work).sum(-2).max(-1)
+        s = np.ceil(np.log2(np.where(norm > theta, norm / theta, 1.0)))
+        s = np.nan_to_num(s, nan=0.0, posinf=0.0).astype(np.int64)
+        x = work / (2.0 ** s)[..., None, None]
+        eye = np.eye(n, dtype=work.dtype)
+        result = eye + x / 18
+        for k in range(17, 0, -1):
+            result = eye + np.matmul(x, result) / k
+        for i in range(int(s.max(initial=0))):
+            squared = np.matmul(result, result)
+            result = np.where((s > i)[..., None, None], squared, result)
+    return result.astype(dtype, copy=False)
+
+
+def _matrix_exp_backward(grad, self):
+    """linalg_matrix_exp_differential(self, grad, adjoint=True): the upper-right block of
+    exp([[A^H, G], [0, A^H]])."""
+    n = self.shape[-1]
+    ah = self.mH
+    zeros = make_tensor(np.zeros(tuple(self.shape), self._data.dtype))
+    top = _cat([ah, grad.to(self.dtype)], -1)
+    bottom = _cat([zeros, ah], -1)
+    return matrix_exp(_cat([top, bottom], -2))[..., :n, n:]
+
+
+matrix_exp = op("linalg_matrix_exp", "LinalgMatrixExpBackward0", "self", _matrix_exp,
+                function="matrix_exp", method="matrix_exp", out=False,
+                self=_matrix_exp_backward)
+
+
+def _cat(ts, dim):
+    return FUNCTIONS["cat"](ts, dim)
+
+
+# ---- distances: cdist, pdist, cosine_similarity, pairwise_distance ------------------------
+
+def _pnorm_rows(diff, p):
+    """The p-distance over the last axis of |diff|, with PyTorch's kernels' special cases."""
+    x = np.abs(diff)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if p == 0:
+            return np.minimum(np.ceil(x), 1).sum(-1)
+        if p == 1:
+            return x.sum(-1)
+        if p == 2:
+            return np.sqrt((x * x).sum(-1))
+        if np.isinf(p):
+            return x.max(-1, initial=0)
+        return (x ** p).sum(-1) ** (1.0 / p)
+
+
+def _pnorm_grad(diff, dist, grad, p):
+    """d dist / d x1 times grad for diff = x1 - x2, as PyTorch's distance kernels define it
+    (0 where the distance is 0), in differentiable ops; diff has one more trailing axis."""
+    dist, grad = dist.unsqueeze(-1), grad.unsqueeze(-1)
+    if p == 0:
+        return diff * 0
+    if p == 1:
+        return grad * diff.sign()
+    zero = dist == 0
+    safe = _where(zero, 1.0, dist)
+    if np.isinf(p):
+        return grad * diff.sign() * (diff.abs() == dist)
+    if p == 2:
+        return _where(zero, 0.0, grad * diff / safe)
+    if p < 2:
+        # |diff|^(p-1) is infinite at 0 for p < 1; PyTorch's kernel gives 0 there
+        mag = diff.abs()
+        term = diff.sign() * _where(mag == 0, 0.0, _where(mag == 0, 1.0, mag) ** (p - 1))
+        return _where(zero, 0.0, term * grad / safe ** (p - 1))
+    return _where(zero, 0.0, diff * diff.abs() ** (p - 2) * grad / safe ** (p - 1))
+
+
+def _where(cond, a, b):
+    return FUNCTIONS["where"](cond, a, b)
+
+
+def _cdist_check(x1, x2, p):
+    if x1.dtype.kind != "f":
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {_name(x1)}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if x1.dtype != x2.dtype:
+        raise RuntimeError(f"expected scalar type {_name(x1)} but found {_name(x2)}")
+
+
+def _cdist_forward(x1, x2, p, compute_mode):
+    _cdist_check(x1, x2, p)
+    batch = np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    r1, r2 = x1.shape[-2], x2.shape[-2]
+    if x1.shape[-1] == 0:
+        return np.zeros(batch + (r1, r2), x1.dtype)
+    a = np.broadcast_to(x1, batch + x1.shape[-2:])[..., :, None, :]
+    b = np.broadcast_to(x2, batch + x2.shape[-2:])[..., None, :, :]
+    if p == 2 and (compute_mode == 1 or (compute_mode is None and (r1 > 25 or r2 > 25))):
+        return _euclidean(a[..., 0, :], b[..., 0, :, :])
+    return _pnorm_rows(a - b, p).astype(x1.dtype, copy=False)
+
+
+def _cdist_backward(grad, x1, x2, p, result):
+    return _pnorm_grad(x1.unsqueeze(-2) - x2.unsqueeze(-3), result, grad, p).sum(-2)
+
+
+_cdist_row = op("_cdist_forward", "CdistBackward0", "x1, x2, p, compute_mode", _cdist_forward,
+                function=False, method=False,
+                x1=lambda grad, x1, x2, p, result: _cdist_backward(grad, x1, x2, p, result),
+                x2=lambda grad, x1, x2, p, result: _cdist_backward(
+                    grad.mT, x2, x1, p, result.mT))
+
+
+def _euclidean(a, b):
+    """_euclidean_dist's forward: one matmul of [-2 x1, |x1|^2, 1] with [x2, 1, |x2|^2]."""
+    n1 = (a * a).sum(-1, keepdims=True)
+    n2 = (b * b).sum(-1, keepdims=True)
+    a_ = np.concatenate([a * -2, n1, np.ones_like(n1)], -1)
+    b_ = np.concatenate([b, np.ones_like(n2), n2], -1)
+    return np.sqrt(np.maximum(_matmul(a_, np.swapaxes(b_, -1, -2)), 0))
+
+
+def _euclidean_backward(grad, x1, x2, result):
+    ratio = _where(result == 0, 0.0, grad / _where(result == 0, 1.0, result))
+    return (x1 * ratio.sum(-1, True) - _matmul_impl(ratio, x2),
+            x2 * ratio.sum(-2).unsqueeze(-1) - _matmul_impl(ratio.mT, x1))
+
+
+_euclidean_row = op("_euclidean_dist", "EuclideanDistBackward0", "x1, x2", _euclidean,
+                    function=False, method=False,
+                    x1=lambda grad, x1, x2, result: _euclidean_backward(grad, x1, x2, result)[0],
+                    x2=lambda grad, x1, x2, result: _euclidean_backward(grad, x1, x2, result)[1])
+
+_COMPUTE_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                  "donot_use_mm_for_euclid_dist": 2}
+
+
+@public("cdist", method=False)
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """p-norm distances between each pair of rows of x1 and x2 (batched)."""
+    if compute_mode not in _COMPUTE_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    mode = _COMPUTE_MODES[compute_mode]
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.dim() < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} "
+                           f"X2: {x2.shape[-1]}")
+    r1, r2 = x1.shape[-2], x2.shape[-2]
+    if (x1.numel() == 0 or x2.numel() == 0 or
+            not (p == 2 and (mode == 1 or (mode is None and (r1 > 25 or r2 > 25))))):
+        return _cdist_row(x1, x2, p, mode)
+    # PyTorch's matmul path (cdist_impl): autograd sees _euclidean_dist and views
+    _cdist_check(x1._data, x2._data, p)
+    batch = tuple(np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
+    c = x1.shape[-1]
+    size = int(np.prod(batch))
+    out_shape = batch + (r1, r2)
+    if size == 0:
+        return make_tensor(np.empty(out_shape, x1._data.dtype))
+    if size == 1:
+        return _euclidean_row(x1, x2).view(out_shape)
+    t1 = x1.expand(batch + (r1, c)).contiguous().view(size, r1, c)
+    t2 = x2.expand(batch + (r2, c)).contiguous().view(size, r2, c)
+    return _euclidean_row(t1, t2).view(out_shape)
+
+
+def _pdist_forward(a, p):
+    n = a.shape[0]
+    i, j = np.triu_indices(n, 1)
+    if a.shape[1] == 0:
+        return np.zeros(len(i), a.dtype)
+    return _pnorm_rows(a[i] - a[j], p).astype(a.dtype, copy=False)
+
+
+def _pdist_backward(grad, self, p, result):
+    n = self.shape[0]
+    i, j = (make_tensor(k) for k in np.triu_indices(n, 1))
+    w = _pnorm_grad(self.index_select(0, i) - self.index_select(0, j), result, grad, p)
+    return (self * 0).index_add(0, i, w).index_add(0, j, -w)
+
+
+_pdist_row = op("_pdist_forward", "PdistBackward0", "self, p=2", _pdist_forward,
+                function=False, method=False, self=_pdist_backward)
+
+
+@public("pdist", method=False)
+def pdist(input, p=2):
+    """p-norm distances between each pair of rows of a 2-D input (upper triangle, row order)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return _pdist_row(input.contiguous(), p)
+
+
+def _norm_scalar_dim(a, p, dim, keepdim):
+    from .reduction import _vector_norm
+    return _vector_norm(a, p, dim, keepdim, None)
+
+
+def _norm_scalar_dim_backward(grad, self, p, result, dim, keepdim):
+    from .reduction import _vector_norm_backward
+    return _vector_norm_backward(grad, self, p, result, dim, keepdim)
+
+
+# at::norm(self, p, dim, keepdim): the node pairwise_distance records
+_norm_dim = op("norm.ScalarOpt_dim", "NormBackward1", "self, p, dim, keepdim=False",
+               _norm_scalar_dim, function=False, method=False, self=_norm_scalar_dim_backward)
+
+
+@public("pairwise_distance", method=False)
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """p-norm of x1 - x2 + eps over the last dim."""
+    from .nn_ops import add_scalar
+    innermost = max(x1.dim(), x2.dim()) - 1
+    diff = x1 - x2
+    if not (diff.is_floating_point() or diff.is_complex()):
+        diff = diff.to(_dtype.result_type((diff, eps)))
+    return _norm_dim(add_scalar(diff, eps), p, innermost, keepdim)
+
+
+@public("cosine_similarity", method=False)
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Cosine of the angle between x1 and x2 along dim (each divided by its norm, clamped to
+    eps, first)."""
+    from .reduction import vector_norm
+    common = _dtype.result_type((x1, x2))
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{common.legacy}")
+    if not (x1.is_floating_point() or x1.is_complex()):
+        x1 = x1.to(common)
+    if not (x2.is_floating_point() or x2.is_complex()):
+        x2 = x2.to(common)
+    if tuple(x1.shape) != tuple(x2.shape):
+        shape = _broadcast_batch(tuple(x1.shape), tuple(x2.shape))
+        x1, x2 = x1.expand(shape), x2.expand(shape)
+    n1 = vector_norm(x1, 2, dim, True).clone()
+    n2 = vector_norm(x2, 2, dim, True).clone()
+    from ..autograd import no_grad
+    with no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)

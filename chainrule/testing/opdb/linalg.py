@@ -1,6 +1,10 @@
 """Op-database entries for the matrix products: mm, bmm, mv, dot, addmm, outer, every form
 of matmul (each reaches PyTorch's nodes: dot/mv/mm/bmm inside views, expands and copies),
-and einsum (one row, so its node names differ from PyTorch's decomposition)."""
+einsum (one row, so its node names differ from PyTorch's decomposition), and the other
+products and distances: vdot, cross, addmv, addr, baddbmm, addbmm, tensordot, inner, kron,
+chain_matmul, matrix_power, matrix_exp, cdist, pdist, cosine_similarity, pairwise_distance."""
+import numpy as np
+
 from . import OpInfo, Sample, noncontiguous, randn
 
 
@@ -119,4 +123,153 @@ OPS_DB = [
     _einsum("iji->j", (3, 2, 3)),
     _einsum("ij,ij->", (3, 4), (1, 4), name="size-1 label"),
     _einsum(",i->i", (), (3,)),
+]
+
+
+def _complex(rng, *shape):
+    return randn(rng, *shape) + 1j * randn(rng, *shape)
+
+
+def _baddbmm(rng):
+    return [Sample(randn(rng, 2, 3, 5), randn(rng, 2, 3, 4), randn(rng, 2, 4, 5)),
+            Sample(randn(rng, 5), randn(rng, 2, 3, 4), randn(rng, 2, 4, 5), beta=0.5, alpha=-2.0,
+                   name="broadcast self, beta, alpha"),
+            Sample(randn(rng, 2, 3, 5), noncontiguous(randn(rng, 2, 3, 4)), randn(rng, 2, 4, 5),
+                   beta=0, name="beta=0"),
+            Sample(randn(rng, 2, 3, 5), randn(rng, 2, 3, 4), randn(rng, 2, 4, 5), grad=(1,),
+                   name="batch1 only")]
+
+
+def _addbmm(rng):
+    return [Sample(randn(rng, 3, 5), randn(rng, 2, 3, 4), randn(rng, 2, 4, 5)),
+            Sample(randn(rng, 1, 5), randn(rng, 2, 3, 4), randn(rng, 2, 4, 5), beta=2.0,
+                   alpha=0.5, name="broadcast self, beta, alpha"),
+            Sample(randn(rng), randn(rng, 1, 3, 4), randn(rng, 1, 4, 5), beta=0, name="beta=0")]
+
+
+def _addmv(rng):
+    return [Sample(randn(rng, 3), randn(rng, 3, 4), randn(rng, 4)),
+            Sample(randn(rng, 1), noncontiguous(randn(rng, 3, 4)), randn(rng, 4), beta=0.5,
+                   alpha=2.0, name="broadcast self, beta, alpha"),
+            Sample(randn(rng), randn(rng, 3, 4), randn(rng, 4), beta=0, alpha=-1.0,
+                   name="0-d self, beta=0")]
+
+
+def _addr(rng):
+    return [Sample(randn(rng, 3, 4), randn(rng, 3), randn(rng, 4)),
+            Sample(randn(rng, 4), randn(rng, 3), randn(rng, 4), beta=0.5, alpha=2.0,
+                   name="broadcast self, beta, alpha"),
+            Sample(randn(rng, 3, 1), randn(rng, 3), randn(rng, 4), beta=0, name="beta=0")]
+
+
+def _cross(rng):
+    return [Sample(randn(rng, 3), randn(rng, 3), dim=0),
+            Sample(randn(rng, 4, 3), randn(rng, 4, 3), dim=-1),
+            Sample(randn(rng, 3, 2), randn(rng, 3, 1), dim=0, name="broadcast"),
+            Sample(randn(rng, 2, 3, 4), randn(rng, 2, 3, 4), dim=1)]
+
+
+def _cdist(p, **kw):
+    def samples(rng):
+        return [Sample(randn(rng, 3, 4), randn(rng, 5, 4), p=p, **kw),
+                Sample(randn(rng, 2, 3, 4), randn(rng, 2, 2, 4), p=p, **kw),
+                Sample(randn(rng, 2, 1, 3, 2), randn(rng, 3, 4, 2), p=p, name=f"broadcast p={p}",
+                       **kw)]
+    return samples
+
+
+def _pdist(p):
+    return lambda rng: [Sample(randn(rng, 5, 3), p=p), Sample(noncontiguous(randn(rng, 3, 4)), p=p,
+                                                              name=f"non-contiguous p={p}")]
+
+
+def _square(rng):
+    return [Sample(randn(rng, 3, 3)), Sample(randn(rng, 2, 4, 4) * 0.5, name="batched")]
+
+
+def _matrix_exp(rng):
+    return [Sample(randn(rng, 3, 3)), Sample(randn(rng, 2, 3, 3) * 2, name="batched, scaled"),
+            Sample(randn(rng, 1, 1), name="1x1"),
+            Sample(randn(rng, 4, 4) * 0.01, name="small norm")]
+
+
+def _well_conditioned(rng, *shape):
+    n = shape[-1]
+    return randn(rng, *shape) + 3 * np.eye(n)
+
+
+OPS_DB += [
+    OpInfo("vdot", lambda lib, a, b: lib.vdot(a, b),
+           lambda rng: [Sample(randn(rng, 5), randn(rng, 5)), Sample(randn(rng, 8)[::2], randn(rng, 4))]),
+    OpInfo("vdot.complex", lambda lib, a, b: lib.vdot(a, b),
+           lambda rng: [Sample(_complex(rng, 4), _complex(rng, 4))], ops=("vdot",), gradcheck=False),
+    OpInfo("cross", lambda lib, a, b, **kw: lib.cross(a, b, **kw), _cross, ops=("linalg_cross",)),
+    OpInfo("cross.method", lambda lib, a, b: a.cross(b, dim=-1),
+           lambda rng: [Sample(randn(rng, 2, 3), randn(rng, 2, 3))], ops=("linalg_cross",)),
+    OpInfo("addmv", lambda lib, c, a, b, **kw: lib.addmv(c, a, b, **kw), _addmv),
+    OpInfo("addmv_", lambda lib, c, a, b: c.clone().addmv_(a, b, beta=2.0),
+           lambda rng: [Sample(randn(rng, 3), randn(rng, 3, 4), randn(rng, 4))], ops=("addmv", "clone")),
+    OpInfo("addr", lambda lib, c, a, b, **kw: lib.addr(c, a, b, **kw), _addr),
+    OpInfo("addr_", lambda lib, c, a, b: c.clone().addr_(a, b, alpha=3.0),
+           lambda rng: [Sample(randn(rng, 3, 4), randn(rng, 3), randn(rng, 4))], ops=("addr", "clone")),
+    OpInfo("baddbmm", lambda lib, c, a, b, **kw: lib.baddbmm(c, a, b, **kw), _baddbmm),
+    OpInfo("baddbmm_", lambda lib, c, a, b: c.clone().baddbmm_(a, b, alpha=0.5),
+           lambda rng: [Sample(randn(rng, 2, 3, 5), randn(rng, 2, 3, 4), randn(rng, 2, 4, 5))],
+           ops=("baddbmm", "clone")),
+    OpInfo("addbmm", lambda lib, c, a, b, **kw: lib.addbmm(c, a, b, **kw), _addbmm),
+    OpInfo("addbmm_", lambda lib, c, a, b: c.clone().addbmm_(a, b, beta=-1.0),
+           lambda rng: [Sample(randn(rng, 3, 5), randn(rng, 2, 3, 4), randn(rng, 2, 4, 5))],
+           ops=("addbmm", "clone")),
+    OpInfo("tensordot", lambda lib, a, b, dims: lib.tensordot(a, b, dims),
+           lambda rng: [Sample(randn(rng, 3, 4), randn(rng, 4, 5), 1),
+                        Sample(randn(rng, 2, 3, 4), randn(rng, 3, 4, 2), 2),
+                        Sample(randn(rng, 3, 4), randn(rng, 3, 4), 2, name="full contraction (dot)"),
+                        Sample(randn(rng, 2), randn(rng, 3), 0, name="dims=0 (outer)"),
+                        Sample(randn(rng, 2, 3, 4), randn(rng, 4, 2), ([0, 2], [1, 0]), name="lists"),
+                        Sample(randn(rng, 2, 1), randn(rng, 3, 5), ([1], [0]), name="size-1 summed")],
+           ops=("view", "mm", "dot", "permute", "sum.dim_IntList", "_reshape_alias", "clone",
+                "_unsafe_view")),
+    OpInfo("inner", lambda lib, a, b: lib.inner(a, b),
+           lambda rng: [Sample(randn(rng, 3, 4), randn(rng, 2, 4)), Sample(randn(rng, 4), randn(rng, 4)),
+                        Sample(randn(rng), randn(rng, 2, 3), name="0-d")],
+           ops=("view", "mm", "dot", "permute", "mul", "_reshape_alias", "clone", "_unsafe_view")),
+    OpInfo("kron", lambda lib, a, b: lib.kron(a, b),
+           lambda rng: [Sample(randn(rng, 2, 3), randn(rng, 3, 2)), Sample(randn(rng, 3), randn(rng, 2, 2))],
+           ops=("_unsafe_view", "mul")),
+    OpInfo("chain_matmul", lambda lib, *ms: lib.chain_matmul(*ms),
+           lambda rng: [Sample(randn(rng, 3, 4), randn(rng, 4, 2)),
+                        Sample(randn(rng, 3, 4), randn(rng, 4, 5), randn(rng, 5, 2)),
+                        Sample(randn(rng, 2, 4), randn(rng, 4, 5), randn(rng, 5, 2), randn(rng, 2, 6)),
+                        Sample(randn(rng, 3, 4))],
+           ops=("view", "mm", "clone")),
+    OpInfo("matrix_power", lambda lib, a, n: lib.matrix_power(a, n),
+           lambda rng: [Sample(randn(rng, 3, 3), n) for n in (0, 1, 2, 3, 4, 5)]
+           + [Sample(_well_conditioned(rng, 2, 3, 3), n, name=f"n={n}") for n in (-1, -2, -3)],
+           ops=("copy", "clone", "mm", "bmm", "linalg_inv_ex", "view", "_unsafe_view", "expand")),
+    OpInfo("matrix_exp", lambda lib, a: lib.matrix_exp(a), _matrix_exp, ops=("linalg_matrix_exp",)),
+    OpInfo("matrix_exp.method", lambda lib, a: a.matrix_exp(),
+           lambda rng: [Sample(_complex(rng, 3, 3))], ops=("linalg_matrix_exp",), gradcheck=False),
+    OpInfo("cdist", lambda lib, a, b, **kw: lib.cdist(a, b, **kw), _cdist(2.0),
+           ops=("_cdist_forward",)),
+    *(OpInfo(f"cdist.p={p}", lambda lib, a, b, **kw: lib.cdist(a, b, **kw), _cdist(p),
+             ops=("_cdist_forward",)) for p in (0.0, 0.5, 1.0, 1.5, 3.0, float("inf"))),
+    OpInfo("cdist.mm", lambda lib, a, b, **kw: lib.cdist(a, b, **kw),
+           _cdist(2.0, compute_mode="use_mm_for_euclid_dist"),
+           ops=("_euclidean_dist", "view", "expand", "clone"), compare_atol=1e-6),
+    OpInfo("cdist.large", lambda lib, a, b: lib.cdist(a, b),
+           lambda rng: [Sample(randn(rng, 27, 3), randn(rng, 4, 3))],
+           ops=("_euclidean_dist", "view"), compare_atol=1e-6),
+    *(OpInfo(f"pdist.p={p}", lambda lib, a, **kw: lib.pdist(a, **kw), _pdist(p),
+             ops=("_pdist_forward", "clone")) for p in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf"))),
+    OpInfo("cosine_similarity", lambda lib, a, b, **kw: lib.cosine_similarity(a, b, **kw),
+           lambda rng: [Sample(randn(rng, 3, 4), randn(rng, 3, 4)),
+                        Sample(randn(rng, 3, 4), randn(rng, 2, 1, 4), dim=-1, name="broadcast"),
+                        Sample(randn(rng, 5), randn(rng, 5), dim=0)],
+           ops=("linalg_vector_norm", "clone", "div", "mul", "sum.dim_IntList", "expand")),
+    OpInfo("pairwise_distance", lambda lib, a, b, **kw: lib.pairwise_distance(a, b, **kw),
+           lambda rng: [Sample(randn(rng, 3, 4), randn(rng, 3, 4)),
+                        Sample(randn(rng, 3, 4), randn(rng, 4), p=1.0, keepdim=True),
+                        Sample(randn(rng, 3, 4), randn(rng, 3, 4), p=3.0),
+                        Sample(randn(rng, 5), randn(rng, 5), p=float("inf"))],
+           ops=("norm.ScalarOpt_dim", "sub", "add")),
 ]

@@ -534,13 +534,21 @@ def _dist(a, b, p):
 
 
 def _dist_backward(grad, self, other, p, result):
-    g = _vector_norm_backward(grad, self - other, p, result, None, False)
-    return (self - other) * 0 if g is None else g
+    # None for p = 0 (norm_backward's undefined gradient)
+    return _vector_norm_backward(grad, self - other, p, result, None, False)
+
+
+def _dist_other_backward(grad, self, other, p, result):
+    g = _dist_backward(grad, self, other, p, result)
+    if g is None:
+        # ATen negates the undefined gradient
+        raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor in "
+                           "C++) for argument #0 'self'")
+    return -g
 
 
 dist = op("dist", "DistBackward0", "self, other, p=2", _dist, promote="promote",
-          self=_dist_backward,
-          other=lambda grad, self, other, p, result: -_dist_backward(grad, self, other, p, result))
+          self=_dist_backward, other=_dist_other_backward)
 
 
 def _renorm_dims(ndim, dim):

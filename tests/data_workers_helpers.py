@@ -68,3 +68,19 @@ class Slow:
         if self.slow_first is None or i < self.slow_first:
             time.sleep(self.delay)
         return i
+
+
+class WaitsForFlag:
+    """Map-style: sample 0 is only returned once the file `flag` exists."""
+
+    def __init__(self, flag, n=6):
+        self.flag, self.n = flag, n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        deadline = time.monotonic() + 10
+        while i == 0 and not os.path.exists(self.flag) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return i

@@ -1,6 +1,7 @@
 """Index samplers, as torch.utils.data.sampler. The random ones draw exactly what PyTorch's
 draw from the same generator state, so they yield the same indices."""
 import itertools
+import math
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -13,6 +14,10 @@ __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler",
            "SubsetRandomSampler", "WeightedRandomSampler"]
 
 _T_co = TypeVar("_T_co", covariant=True)
+
+# libm's log1p, as PyTorch's exponential_ calls it (NumPy's SIMD log1p can differ in the last
+# bit, which could reorder the Gumbel top-k)
+_LOG1P = np.frompyfunc(math.log1p, 1, 1)
 
 
 def _generator(generator):
@@ -132,7 +137,7 @@ def _multinomial(p, num_samples, replacement, generator):
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
         if p.sum() == 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        q = -_random._LOG1P(-gen._unit(n_categories, True)).astype(np.float64)
+        q = -_LOG1P(-gen._unit(n_categories, True)).astype(np.float64)
         q = chainrule.from_numpy(p / q)
         if num_samples == 1:
             return [int(chainrule.argmax(q))]

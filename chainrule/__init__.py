@@ -9,8 +9,10 @@ from ._dtype import (bool, cdouble, cfloat, complex64, complex128, double, dtype
                      float16, float32, float64, get_default_dtype, half, int, int8, int16,
                      int32, int64, long, promote_types, set_default_dtype, short, uint8,
                      can_cast)
-from ._device import device
-from ._tensor import Size, Tensor
+from ._device import device, get_default_device, set_default_device
+from ._tensor import (Size, Tensor, channels_last, channels_last_3d, contiguous_format, jagged,
+                      layout, legacy_contiguous_format, memory_format, preserve_format,
+                      sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided)
 from . import ops
 from . import nn
 from ._creation import *  # noqa: F401,F403
@@ -27,8 +29,23 @@ from . import optim
 from . import serialization
 from . import utils
 save = serialization.save; load = serialization.load  # noqa: E702
+from ._platform import (are_deterministic_algorithms_enabled, compiled_with_cxx11_abi,
+                        get_deterministic_debug_mode, get_device_module,
+                        get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
+                        init_num_threads, is_deterministic_algorithms_warn_only_enabled,
+                        is_nonzero, is_same_size, is_signed, is_storage, is_warn_always_enabled,
+                        set_default_tensor_type, set_deterministic_debug_mode,
+                        set_float32_matmul_precision, set_flush_denormal,
+                        set_num_interop_threads, set_num_threads, set_warn_always, typename,
+                        use_deterministic_algorithms)
 
 globals().update(_FUNCTIONS)
+
+from math import e, inf, nan, pi  # noqa: E402
+newaxis = None
+has_lapack = True        # NumPy's linalg is LAPACK
+has_spectral = True      # NumPy's fft
+has_openmp = False       # chainrule's kernels use no OpenMP
 
 
 def result_type(tensor1, tensor2):
@@ -44,10 +61,75 @@ def is_complex(input):
     return input.is_complex()
 
 
+def is_inference(input):
+    """Whether `input` was made in inference mode."""
+    if not isinstance(input, Tensor):
+        raise TypeError("is_inference(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.is_inference()
+
+
+# Submodules and names loaded on first use, so `import chainrule` stays fast.
+_LAZY_MODULES = {"cuda", "backends", "mps", "xpu", "mtia", "accelerator", "amp", "compiler",
+                 "profiler", "cpu", "version", "__config__", "testing"}
+_LAZY_NAMES = {
+    "compile": ("compiler", "compile"),
+    "autocast": ("amp", "autocast"), "GradScaler": ("amp", "GradScaler"),
+    "Stream": ("_streams", "Stream"), "Event": ("_streams", "Event"),
+    "UntypedStorage": ("_storage", "UntypedStorage"), "TypedStorage": ("_storage", "TypedStorage"),
+    "AcceleratorError": ("cuda", "AcceleratorError"),
+    "OutOfMemoryError": ("cuda", "OutOfMemoryError"),
+    **{n: ("amp.autocast_mode", n) for n in (
+        "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+        "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
+        "autocast_increment_nesting", "autocast_decrement_nesting", "is_autocast_cpu_enabled",
+        "is_autocast_ipu_enabled", "is_autocast_xla_enabled", "get_autocast_cpu_dtype",
+        "get_autocast_gpu_dtype", "get_autocast_ipu_dtype", "get_autocast_xla_dtype",
+        "set_autocast_cpu_enabled", "set_autocast_ipu_enabled", "set_autocast_xla_enabled",
+        "set_autocast_cpu_dtype", "set_autocast_gpu_dtype", "set_autocast_ipu_dtype",
+        "set_autocast_xla_dtype")},
+}
+
+
+def __getattr__(name):
+    import importlib
+    if name in _LAZY_MODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    elif name in _LAZY_NAMES:
+        module, attr = _LAZY_NAMES[name]
+        value = getattr(importlib.import_module(f".{module}", __name__), attr)
+    elif name.endswith("Storage") and name[:-7] in _LEGACY_STORAGE_DTYPES:
+        from ._storage import LEGACY_NAMES
+        value = LEGACY_NAMES[name]
+    elif name == "has_mkl":
+        from .backends.mkl import is_available
+        value = is_available()
+    else:
+        raise AttributeError(f"module 'chainrule' has no attribute '{name}'")
+    globals()[name] = value
+    return value
+
+
+_LEGACY_STORAGE_DTYPES = {"Double", "Float", "Half", "Long", "Int", "Short", "Char", "Byte",
+                          "Bool", "ComplexFloat", "ComplexDouble", "BFloat16"}
+
+
 __all__ = sorted(set(_FUNCTIONS) | set(_creation_all) | {
     "Tensor", "Size", "dtype", "device", "autograd", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "get_default_dtype",
     "set_default_dtype", "float32", "float64", "float16", "int8", "int16", "int32", "int64",
     "uint8", "bool", "complex64", "complex128", "result_type", "promote_types", "Generator",
     "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-    "set_rng_state"})
+    "set_rng_state", "get_default_device", "set_default_device", "layout", "memory_format",
+    "strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "jagged",
+    "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
+    "legacy_contiguous_format", "pi", "e", "inf", "nan", "newaxis", "is_inference",
+    "is_storage", "typename", "is_nonzero", "is_same_size", "is_signed",
+    "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+    "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
+    "get_deterministic_debug_mode", "set_warn_always", "is_warn_always_enabled",
+    "set_float32_matmul_precision", "get_float32_matmul_precision", "set_flush_denormal",
+    "set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
+    "init_num_threads", "compiled_with_cxx11_abi", "get_device_module",
+    "set_default_tensor_type", "compile", "autocast", "GradScaler", "Stream", "Event",
+    "UntypedStorage", "TypedStorage"} | set(_LAZY_NAMES))

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _dtype
 from ._dtype import FROM_NP
+from ._device import check_factory
 from ._tensor import Size, Tensor, make_tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
@@ -212,11 +213,13 @@ def _copy(data, dtype, requires_grad, name):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (nested lists, numbers, arrays or tensors)."""
+    check_factory(device, "copy", pin_memory)
     return _copy(data, dtype, requires_grad, "torch.tensor")
 
 
 def as_tensor(data, dtype=None, device=None):
     """`data` as a tensor, sharing memory with arrays and tensors when the dtype allows."""
+    check_factory(device, "copy")
     if isinstance(data, Tensor):
         return data if dtype is None or dtype is data.dtype else data.to(dtype)
     if isinstance(data, np.ndarray):
@@ -269,15 +272,18 @@ def _np(dtype):
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_factory(device, "empty")
     return _finish(np.zeros(_size(size, "zeros"), _np(dtype)), requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_factory(device, "empty")
     return _finish(np.ones(_size(size, "ones"), _np(dtype)), requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           memory_format=None, pin_memory=False):
+    check_factory(device, "empty", pin_memory)
     return _finish(np.empty(_size(size, "empty"), _np(dtype)), requires_grad)
 
 
@@ -290,12 +296,14 @@ def _size_arg(size, name):
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_factory(device, "empty")
     if dtype is None:
         dtype = _dtype.result_type([fill_value])
     return _finish(np.full(_size_arg(size, "full"), fill_value, dtype.np), requires_grad)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    check_factory(device, "empty")
     return _finish(np.array(s, _np(dtype)), requires_grad)
 
 
@@ -305,24 +313,32 @@ def _like(input, dtype):
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
+    if device is not None:
+        check_factory(device, "empty_strided", default=False)
     shape, d = _like(input, dtype)
     return _finish(np.zeros(shape, d), requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    if device is not None:
+        check_factory(device, "empty_strided", default=False)
     shape, d = _like(input, dtype)
     return _finish(np.ones(shape, d), requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
+    if device is not None:
+        check_factory(device, "empty_strided", default=False)
     shape, d = _like(input, dtype)
     return _finish(np.empty(shape, d), requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    if device is not None:
+        check_factory(device, "empty_strided", default=False)
     shape, d = _like(input, dtype)
     return _finish(np.full(shape, fill_value, d), requires_grad)
 
@@ -337,18 +353,24 @@ def _new_size(size, name):
 
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
+    if device is not None or pin_memory:
+        check_factory(device, "empty", pin_memory, default=False)
     return _finish(np.zeros(_new_size(size, "new_zeros"), (dtype or self.dtype).np),
                    requires_grad)
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False):
+    if device is not None or pin_memory:
+        check_factory(device, "empty", pin_memory, default=False)
     return _finish(np.ones(_new_size(size, "new_ones"), (dtype or self.dtype).np),
                    requires_grad)
 
 
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
+    if device is not None or pin_memory:
+        check_factory(device, "empty", pin_memory, default=False)
     return _finish(np.empty(_new_size(size, "new_empty"), (dtype or self.dtype).np),
                    requires_grad)
 
@@ -357,6 +379,8 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
              layout=None, pin_memory=False):
     """A tensor of `size` (a sequence) filled with `fill_value`, converted with overflow
     checks as fill_ converts it."""
+    if device is not None or pin_memory:
+        check_factory(device, "empty", pin_memory, default=False)
     from .ops.pointwise import _checked_scalar
     d = (dtype or self.dtype).np
     shape = _size_arg(size, "new_full")
@@ -366,6 +390,8 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False):
     """A copy of `data` as a new leaf, of self's dtype unless `dtype` is given."""
+    if device is not None or pin_memory:
+        check_factory(device, "copy", pin_memory, default=False)
     return _copy(data, dtype or self.dtype, requires_grad, "tensor.new_tensor")
 
 
@@ -377,6 +403,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
            requires_grad=False):
     """Values from start to end (exclusive) by step; integers give int64, else the default
     float dtype."""
+    check_factory(device, "empty")
     if end is None:
         start, end = 0, start
     start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
@@ -401,6 +428,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """`steps` evenly spaced values from start to end inclusive."""
+    check_factory(device, "empty")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     d = dtype or _dtype.get_default_dtype()
@@ -416,6 +444,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    check_factory(device, "empty")
     d = dtype or _dtype.get_default_dtype()
     _no_kernel("logspace_cpu", d, _NO_LINSPACE)
     return _finish(np.power(base, linspace(start, end, steps, dtype=_dtype.float64)._data)
@@ -423,6 +452,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_factory(device, "empty")
     m = n if m is None else m
     for name, v in (("n", n), ("m", m)):
         if v < 0:
@@ -463,18 +493,21 @@ def _gen(generator):
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """Uniform samples in [0, 1)."""
+    check_factory(device, "empty", pin_memory)
     return _finish(_gen(generator).rand(_size(size, "rand"), _np(dtype)), requires_grad)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal samples."""
+    check_factory(device, "empty", pin_memory)
     return _finish(_gen(generator).randn(_size(size, "randn"), _np(dtype)), requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
             device=None, requires_grad=False):
     """Integers uniform in [low, high); int64 unless dtype says otherwise."""
+    check_factory(device, "empty")
     if size is None:
         low, high, size = 0, low, high
     if high is None:
@@ -486,6 +519,7 @@ def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """A random permutation of 0..n-1."""
+    check_factory(device, "empty", pin_memory)
     d = dtype or _dtype.int64
     return _finish(_gen(generator).randperm(n, d.np), requires_grad)
 
@@ -493,6 +527,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, requires_grad=False):
     """Normal samples: scalar mean/std with `size`, or elementwise tensor mean/std."""
+    if device is not None:
+        check_factory(device, "empty", default=False)
     g = _gen(generator)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         m = mean._data if isinstance(mean, Tensor) else np.asarray(mean)
@@ -514,18 +550,24 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    if device is not None:
+        check_factory(device, "empty_strided", default=False)
     shape, d = _like(input, dtype)
     return _finish(_gen(None).rand(shape, d), requires_grad)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
+    if device is not None:
+        check_factory(device, "empty_strided", default=False)
     shape, d = _like(input, dtype)
     return _finish(_gen(None).randn(shape, d), requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=None):
+    if device is not None:
+        check_factory(device, "empty_strided", default=False)
     if high is None:
         low, high = 0, low
     shape, d = _like(input, dtype)
@@ -538,9 +580,12 @@ def legacy_new(cls, dtype, args, kwargs):
     """Tensor(3, 5) (uninitialized), Tensor([1, 2]) (copied data), Tensor() (empty),
     Tensor(t) (an alias of t). dtype None: Tensor itself, of the default dtype, which
     accepts a tensor of any dtype; the typed constructors (FloatTensor...) do not."""
-    if kwargs.get("device") not in (None, "cpu"):
-        from ._device import device
-        device(kwargs["device"])
+    if kwargs.get("device") is not None:
+        from ._device import as_device
+        kind = as_device(kwargs["device"]).type
+        if kind != "cpu":
+            raise RuntimeError(f"legacy constructor expects device type: cpu but device type: "
+                               f"{kind} was passed")
     typed = dtype is not None
     dtype = dtype or _dtype.get_default_dtype()
     if not args:

@@ -4,16 +4,22 @@ Op methods and operators (`x.exp()`, `x + y`, `x.add_(y)`) are not written here:
 table generates them (see `ops/registry.py`). This file holds the state, the properties
 with PyTorch's checks, conversions, and repr.
 """
+import numbers
 import operator
 import warnings
 
-from . import _dtype
+import numpy as np
+
+from . import _device, _dtype
+from ._cnames import builtin_names
 from ._dims import sizes_str, wrap_dim
 from ._dtype import FROM_NP
 from .autograd import grad_mode
 from .utils.hooks import RemovableHandle
 
-__all__ = ["Tensor", "Size", "make_tensor"]
+__all__ = ["Tensor", "Size", "make_tensor", "layout", "memory_format", "strided", "sparse_coo",
+           "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "jagged", "contiguous_format",
+           "channels_last", "channels_last_3d", "preserve_format"]
 
 
 class Size(tuple):
@@ -297,16 +303,54 @@ class Tensor:
 
     @property
     def device(self):
-        from ._device import cpu
-        return cpu
+        return _cpu
+
+    # Where the tensor lives: always the CPU, as in PyTorch's CPU build.
+    is_cpu = True
+    is_cuda = is_mps = is_xla = is_xpu = is_ipu = is_maia = is_mtia = is_vulkan = False
+    is_mkldnn = is_nested = is_meta = is_sparse = is_sparse_csr = is_quantized = False
 
     @property
-    def is_cuda(self):
+    def layout(self):
+        return strided
+
+    def get_device(self):
+        """The device ordinal: -1 for a CPU tensor."""
+        return -1
+
+    def cpu(self, *, memory_format=None):
+        """This tensor (it is on the CPU already), in `memory_format` when given."""
+        if memory_format is None:
+            return self
+        return self.to(memory_format=memory_format_arg(memory_format, "cpu"))
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        return _to_accelerator(self, "cuda", device)
+
+    def xpu(self, device=None, non_blocking=False, memory_format=None):
+        return _to_accelerator(self, "xpu", device)
+
+    def mtia(self, device=None, non_blocking=False, memory_format=None):
+        return _to_accelerator(self, "mtia", device)
+
+    def ipu(self, device=None, non_blocking=False, memory_format=None):
+        return _to_accelerator(self, "ipu", device)
+
+    def pin_memory(self, device=None):
+        raise RuntimeError(_device.NO_ACCELERATOR)
+
+    def is_pinned(self, device=None):
         return False
 
-    is_sparse = False
-    is_quantized = False
-    is_meta = False
+    def share_memory_(self):
+        """Mark this tensor's storage as shared (see README: chainrule does not move it)."""
+        from ._storage import share
+        share(self._data)
+        return self
+
+    def is_shared(self):
+        from ._storage import is_shared
+        return is_shared(self._data)
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
@@ -317,20 +361,152 @@ class Tensor:
     def element_size(self):
         return self._data.itemsize
 
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
     def stride(self, dim=None):
         st = tuple(s // self._data.itemsize for s in self._data.strides)
         return st if dim is None else st[wrap_dim(dim, self._data.ndim)]
 
-    def is_contiguous(self, memory_format=None):
-        return self._data.flags.c_contiguous
+    def storage_offset(self):
+        """Offset of the first element in the storage, in elements."""
+        from ._storage import storage_offset
+        return storage_offset(self._data)
+
+    def is_contiguous(self, *, memory_format=None):
+        """Whether the strides are those of `memory_format` (default: row-major)."""
+        if memory_format is None:
+            return self._data.flags.c_contiguous
+        return is_in_format(self._data, memory_format_arg(memory_format, "is_contiguous"))
+
+    def dim_order(self, *, ambiguity_check=False):
+        """The dims from outermost to innermost in memory."""
+        return _dim_order(self, ambiguity_check)
 
     def data_ptr(self):
         return self._data.__array_interface__["data"][0]
 
-    def type(self, dtype=None):
+    const_data_ptr = data_ptr
+
+    def untyped_storage(self):
+        from ._storage import UntypedStorage
+        return UntypedStorage._of(self._data)
+
+    def storage(self):
+        from ._storage import TypedStorage, _warn_typed_storage
+        _warn_typed_storage(stacklevel=3)
+        return TypedStorage._of(self._data, self.dtype)
+
+    _typed_storage = storage
+
+    def storage_type(self):
+        from ._storage import legacy_storage_class
+        return legacy_storage_class(self.dtype)
+
+    def record_stream(self, stream):
+        if type(stream).__name__ != "Stream":
+            raise RuntimeError("unknown parameter type")
+        raise NotImplementedError(_device._missing_kernel("aten::record_stream", "CPU"))
+
+    def is_set_to(self, tensor):
+        """Whether both tensors have the same storage, offset, sizes and strides."""
+        if not isinstance(tensor, Tensor):
+            raise TypeError("is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
+                            f"{type(tensor).__name__}")
+        a, b = self._data, tensor._data
+        return (a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+                and a.shape == b.shape and a.strides == b.strides and a.dtype == b.dtype)
+
+    @property
+    def volatile(self):
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, value):
+        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                      "instead.", UserWarning, stacklevel=2)
+
+    @property
+    def name(self):
+        return None
+
+    @property
+    def grad_dtype(self):
+        """The dtype `.grad` must have (default: this tensor's; None: any)."""
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        e = self._extra
+        if e is not None and e.grad_dtype is not _SAME:
+            return e.grad_dtype
+        return self.dtype
+
+    @grad_dtype.setter
+    def grad_dtype(self, value):
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, _dtype.dtype):
+            raise RuntimeError("grad_dtype must be a torch.dtype or None, but got "
+                               f"{type(value).__name__}")
+        g = self._grad
+        if g is not None and value is not None and g._data.dtype != value.np:
+            raise RuntimeError(f"Cannot set grad_dtype to '{value.legacy}' because there is "
+                               f"already a gradient with dtype '{g.dtype.cpp}'. Please clear the "
+                               "gradient (.grad = None) before changing grad_dtype, or ensure "
+                               "the new grad_dtype matches the existing gradient's dtype.")
+        self._extra_state().grad_dtype = value
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """The legacy type name ('torch.FloatTensor'), or a copy converted to `dtype` (a
+        dtype, a legacy type or its name)."""
         if dtype is None:
             return f"torch.{self.dtype.legacy}Tensor"
+        if isinstance(dtype, str):
+            dtype = _parse_type(dtype)
+        elif not isinstance(dtype, _dtype.dtype):
+            if not callable(dtype) or not getattr(dtype, "__name__", "").endswith("Tensor"):
+                raise TypeError("dtype must be a type, str, or dtype object")
+            dtype = _parse_type(f"torch.{dtype.__name__}")    # FloatTensor and friends
         return self.to(dtype)
+
+    def apply_(self, callable):
+        """Replace each element by `callable(element)` (a Python loop, as PyTorch's CPU
+        kernel); returns self."""
+        return _map(self, "apply_", (), callable)
+
+    def map_(self, tensor, callable):
+        """Replace each element by `callable(element, tensor's element)`; returns self."""
+        return _map(self, "map_", (tensor,), callable)
+
+    def map2_(self, x, y, callable):
+        return _map(self, "map2_", (x, y), callable)
+
+    def as_subclass(self, cls):
+        """This tensor as an instance of Tensor subclass `cls` (an alias of the same data that
+        stays in the graph)."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                            "Tensor is not possible. Make sure your class inherits from Tensor.")
+        from .ops.shape import _alias
+        return _retype(_alias(self), cls)
+
+    def new(self, *args, **kwargs):
+        """Legacy constructor of this tensor's dtype (`x.new(2, 3)`, `x.new([1, 2])`)."""
+        from ._creation import legacy_new
+        return legacy_new(Tensor, self.dtype, args, kwargs)
+
+    def module_load(self, other, assign=False):
+        """What Module.load_state_dict stores for this parameter or buffer given `other`:
+        `other` detached when assigning, else self with other's values copied in."""
+        if assign:
+            return other.detach()
+        return self.copy_(other).detach()
 
     # ---- conversion ---------------------------------------------------------------------
 
@@ -451,7 +627,8 @@ def _no_numpy_type(t):
 
 class _TensorExtra:
     """State that most tensors never need, kept off the hot path."""
-    __slots__ = ("hooks", "post_acc_hooks", "retains_grad", "inference", "view_info")
+    __slots__ = ("hooks", "post_acc_hooks", "retains_grad", "inference", "view_info",
+                 "grad_dtype")
 
     def __init__(self):
         self.hooks = {}
@@ -459,6 +636,261 @@ class _TensorExtra:
         self.retains_grad = False
         self.inference = False
         self.view_info = None
+        self.grad_dtype = _SAME
+
+
+_SAME = object()   # grad_dtype not set: the gradient has the tensor's dtype
+
+
+# ---- layouts and memory formats -----------------------------------------------------------
+
+class _Named:
+    """A named singleton that prints as `torch.<name>` (torch.strided, torch.channels_last)."""
+    __slots__ = ("_name",)
+    __module__ = "torch"
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError(f"cannot create 'torch.{cls.__name__}' instances")
+
+    @classmethod
+    def _make(cls, name):
+        self = object.__new__(cls)
+        self._name = name
+        _NAMED[name] = self
+        return self
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+    def __reduce__(self):
+        return (_named, (self._name,))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class layout(_Named):
+    """A tensor's layout; chainrule's tensors are all `torch.strided`."""
+    __slots__ = ()
+
+
+class memory_format(_Named):
+    """How a 4-d or 5-d tensor is laid out in memory (`torch.channels_last`: NHWC)."""
+    __slots__ = ()
+
+
+_NAMED = {}
+
+
+def _named(name):
+    return _NAMED[name]
+
+
+strided = layout._make("strided")
+sparse_coo = layout._make("sparse_coo")
+sparse_csr = layout._make("sparse_csr")
+sparse_csc = layout._make("sparse_csc")
+sparse_bsr = layout._make("sparse_bsr")
+sparse_bsc = layout._make("sparse_bsc")
+jagged = layout._make("jagged")
+contiguous_format = memory_format._make("contiguous_format")
+legacy_contiguous_format = contiguous_format
+channels_last = memory_format._make("channels_last")
+channels_last_3d = memory_format._make("channels_last_3d")
+preserve_format = memory_format._make("preserve_format")
+
+# physical order of the dims (outermost first) for the channels-last formats, by rank
+_CHANNELS_LAST = {channels_last: (4, (0, 2, 3, 1)), channels_last_3d: (5, (0, 2, 3, 4, 1))}
+
+
+def memory_format_arg(value, fname):
+    """`value` checked to be a memory format, with PyTorch's error naming function `fname`."""
+    if not isinstance(value, memory_format):
+        raise TypeError(f"{fname}(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{type(value).__name__}")
+    return value
+
+
+def is_in_format(a, fmt):
+    """Whether array `a` has the strides of memory format `fmt` (PyTorch's rule: dims of
+    size 1 are ignored)."""
+    if fmt not in _CHANNELS_LAST:
+        return a.flags.c_contiguous
+    rank, order = _CHANNELS_LAST[fmt]
+    if a.ndim != rank:
+        return False
+    expected = a.itemsize
+    for d in reversed(order):
+        n = a.shape[d]
+        if n != 1:
+            if a.strides[d] != expected:
+                return False
+            expected *= n
+    return True
+
+
+def to_memory_format(a, fmt):
+    """A copy of array `a` laid out in memory format `fmt` (preserve_format keeps a's
+    layout, as NumPy's order 'K' does)."""
+    if fmt is None or fmt is preserve_format:
+        return np.array(a, copy=True, order="K")
+    if fmt not in _CHANNELS_LAST:
+        return np.array(a, copy=True, order="C")
+    rank, order = _CHANNELS_LAST[fmt]
+    if a.ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
+    return np.ascontiguousarray(a.transpose(order)).transpose(np.argsort(order))
+
+
+def _dim_order(t, ambiguity_check):
+    # PyTorch's Tensor.dim_order: the permutation from logical to physical dims
+    # (torch._prims_common.compute_elementwise_output_logical_to_physical_perm).
+    if not isinstance(ambiguity_check, bool):
+        if not isinstance(ambiguity_check, list) or not all(
+                isinstance(f, memory_format) for f in ambiguity_check):
+            raise TypeError("The ambiguity_check argument must be a bool or a list of memory "
+                            "formats.")
+    a = t._data
+    shape, strides = a.shape, t.stride()
+    formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+    check = ambiguity_check if isinstance(ambiguity_check, bool) else True
+    multiple = any(x == y for x, y in zip(strides, strides[1:])) or 1 in shape
+    if check and multiple and sum(is_in_format(a, f) for f in formats) != 1:
+        raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact "
+                           "one of the given memory formats.")
+    ndim = a.ndim
+    if ndim < 2:
+        return tuple(range(ndim))
+    contiguous, last = a.flags.c_contiguous, is_in_format(a, channels_last)
+    if contiguous and not last:
+        return tuple(range(ndim))
+    if last and not contiguous:
+        return (0, *range(2, ndim), 1)
+
+    def ge(x, y):
+        return y == 0 or (x != 0 and (x >= y or x % y == 0))
+
+    def should_swap(i, j):
+        sa, sb = strides[i], strides[j]
+        if sa == 0 or sb == 0:
+            return 0
+        if sa == sb:
+            return 0 if ge(shape[j], shape[i]) else 1
+        if ge(sb, sa):
+            return -1
+        return 1 if ge(sa, sb) else 0
+
+    perm = list(reversed(range(ndim)))
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in reversed(range(i)):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    if ambiguity_check and any(should_swap(perm[i], perm[i + 1]) != -1 for i in range(ndim - 1)):
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(reversed(perm))
+
+
+# ---- devices, legacy types, elementwise Python callables ----------------------------------
+
+_ACCELERATOR_NAMES = {"cuda": "cuda", "xpu": "xpu", "mtia": "MTIA", "ipu": "ipu"}
+
+
+def _to_accelerator(t, kind, device):
+    """Tensor.cuda() / xpu() / mtia() / ipu(): PyTorch's CPU-build errors."""
+    if device is not None:
+        if not isinstance(device, (str, int, _device.device)) or isinstance(device, bool):
+            raise TypeError(f"{kind}(): argument 'device' (position 1) must be torch.device, not "
+                            f"{type(device).__name__}")
+        d = _device.as_device(device)
+        if d.type != kind:
+            raise RuntimeError(f"Invalid device, must be {_ACCELERATOR_NAMES[kind]} device")
+    _device.use(kind)
+
+
+_CUDA_LIBRARY = (
+    "Cannot {} without ATen_cuda library. PyTorch splits its backend into two shared "
+    "libraries: a CPU library and a CUDA library; this error has occurred because you are "
+    "trying to use some CUDA functionality, but the CUDA library has not been loaded by the "
+    "dynamic linker for some reason.  The CUDA library MUST be loaded, EVEN IF you don't "
+    "directly use any symbols from the CUDA library! One common culprit is a lack of "
+    "-Wl,--no-as-needed in your link arguments; many dynamic linkers will delete dynamic "
+    "library dependencies if you don't depend on any of their symbols.  You can check if this "
+    "has occurred by using ldd on your binary to see if there is a dependency on *_cuda.so "
+    "library.")
+
+
+def _parse_type(name):
+    """The dtype of legacy type name 'torch.FloatTensor'; CUDA types fail as in PyTorch's
+    CPU build."""
+    if name.startswith("torch.cuda.") and name[11:] in _LEGACY_TYPES:
+        raise RuntimeError(_CUDA_LIBRARY.format("initialize CUDA"))
+    if name.startswith("torch.") and name[6:] in _LEGACY_TYPES:
+        return _LEGACY_TYPES[name[6:]]
+    raise ValueError(f"invalid type: '{name}'")
+
+
+_LEGACY_TYPES = {f"{d.legacy}Tensor": d for d in _dtype.ALL}
+
+
+def _map(self, name, others, fn):
+    """apply_ / map_ / map2_: call `fn` on Python numbers, element by element (the API is a
+    per-element Python callback, as PyTorch's CPU kernel)."""
+    for t in (self,) + others:
+        if t.requires_grad:
+            raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                               f"var.detach().{name}() instead.")
+    a = self._data
+    arrays = []
+    for i, t in enumerate(others):
+        if t._data.dtype != a.dtype:
+            arg = "other" if len(others) == 1 else "xy"[i]
+            raise TypeError(f"{name}: expected {_dtype.tensor_type_name(self.dtype)} for "
+                            f"'{arg}' (got {_dtype.tensor_type_name(t.dtype)})")
+        arrays.append(t.expand(a.shape)._data.ravel().tolist())
+    kind = a.dtype.kind
+    convert = {"f": _real, "i": _int, "u": _int, "b": bool, "c": _complex}[kind]
+    values = [convert(fn(*v)) for v in zip(a.ravel().tolist(), *arrays)]
+    a[...] = np.array(values, a.dtype).reshape(a.shape)
+    return self
+
+
+def _real(v):
+    if isinstance(v, (float, int)) or isinstance(v, numbers.Real):
+        return float(v)
+    raise TypeError(f"must be real number, not {type(v).__name__}")
+
+
+def _int(v):
+    if isinstance(v, numbers.Real):
+        return int(v)
+    raise TypeError(f"must be real number, not {type(v).__name__}")
+
+
+def _complex(v):
+    if isinstance(v, numbers.Number):
+        return complex(v)
+    raise TypeError(f"must be real number, not {type(v).__name__}")
+
+
+def _retype(t, cls):
+    """`t`'s state in a new object of Tensor subclass `cls`."""
+    if cls is Tensor:
+        return t
+    sub = object.__new__(cls)
+    for slot in ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc", "_base",
+                 "_acc", "_extra"):
+        setattr(sub, slot, getattr(t, slot))
+    if t._base is not None:
+        sub._fn_version = t._fn_version
+    return sub
 
 
 def _init(t, data, requires_grad, grad_fn, output_nr, vc):
@@ -491,6 +923,7 @@ def make_tensor(data, requires_grad=False, grad_fn=None, output_nr=0, vc=None):
 
 
 _grad_state = grad_mode.state
+_cpu = _device.cpu
 
 
 def _rebuild(data, requires_grad):
@@ -512,3 +945,5 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
 
 
 Tensor.backward = _backward
+# PyTorch's Tensor methods are C++ bindings: argument errors name `cpu()`, not `Tensor.cpu()`
+builtin_names(Tensor)

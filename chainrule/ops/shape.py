@@ -12,7 +12,9 @@ import warnings
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Size, Tensor, make_tensor
+from .._device import use as use_device
+from .._tensor import (Size, Tensor, contiguous_format, is_in_format, make_tensor, memory_format,
+                       memory_format_arg, preserve_format, to_memory_format)
 from ..autograd.grad_mode import no_grad
 from .._dims import sizes_str, wrap_dim, wrap_dims
 from .registry import PROMOTE, check_broadcast, op, out_cast, public
@@ -127,7 +129,7 @@ def reshape(input, *shape):
     try:
         a.view().shape = shape
     except AttributeError:
-        return _unsafe_view(clone(input, memory_format=_CONTIGUOUS), shape)
+        return _unsafe_view(clone(input, memory_format=contiguous_format), shape)
     return _reshape_alias(input, shape)
 
 
@@ -438,12 +440,9 @@ public("moveaxis")(movedim)
 
 # ---- copies -------------------------------------------------------------------------------
 
-_CONTIGUOUS = "torch.contiguous_format"
-
-
 def _clone(a, memory_format):
     # preserve_format (the default) keeps the layout, as NumPy's order "K" does
-    return np.array(a, copy=True, order="C" if str(memory_format) == _CONTIGUOUS else "K")
+    return to_memory_format(a, memory_format)
 
 
 clone = op("clone", "CloneBackward0", "self, *, memory_format=None", _clone, out=False,
@@ -451,11 +450,14 @@ clone = op("clone", "CloneBackward0", "self, *, memory_format=None", _clone, out
 
 
 @public("contiguous", function=False)
-def contiguous(self, memory_format=None):
-    """self when already contiguous, else a contiguous copy."""
-    if self._data.flags.c_contiguous:
+def contiguous(self, memory_format=contiguous_format):
+    """self when already laid out in `memory_format` (row-major by default), else a copy
+    that is."""
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if is_in_format(self._data, memory_format_arg(memory_format, "contiguous")):
         return self
-    return clone(self, memory_format=_CONTIGUOUS)
+    return clone(self, memory_format=memory_format)
 
 
 # x[...] and x[:, :]: a new tensor viewing all of self
@@ -1101,9 +1103,11 @@ def _check_expand(value, to):
 
 # ---- dtype conversion ---------------------------------------------------------------------
 
-def _to_copy_forward(a, dtype, self_dtype):
+def _to_copy_forward(a, dtype, self_dtype, memory_format=None):
     if a.dtype.kind == "c" and not dtype.is_complex:
         a = a.real
+    if memory_format is not None:
+        a = to_memory_format(a, memory_format)
     with np.errstate(invalid="ignore"):   # nan/inf to int: a value, not a warning, as in PyTorch
         return _dtype.cast(a, dtype.np)
 
@@ -1116,8 +1120,8 @@ def _to_copy_backward(grad, self_dtype):
     return grad
 
 
-_to_copy = op("_to_copy", "ToCopyBackward0", "self, dtype, self_dtype", _to_copy_forward,
-              function=False, method=False, self=_to_copy_backward)
+_to_copy = op("_to_copy", "ToCopyBackward0", "self, dtype, self_dtype, memory_format=None",
+              _to_copy_forward, function=False, method=False, self=_to_copy_backward)
 
 
 def _conj_forward(a):
@@ -1145,7 +1149,7 @@ _TO_TYPES = {
     "tensor": lambda v: isinstance(v, Tensor),
     "non_blocking": lambda v: isinstance(v, bool),
     "copy": lambda v: isinstance(v, bool),
-    "memory_format": lambda v: True,
+    "memory_format": lambda v: v is None or isinstance(v, memory_format),
 }
 
 
@@ -1184,20 +1188,25 @@ def to(self, *args, **kwargs):
     """Convert dtype (`to(torch.float64)`, `to(other)`, `to('cpu', torch.float64)`); returns
     self when nothing changes, unless copy=True."""
     bound = _to_args(args, kwargs)
+    copy = bound.get("copy", False)
     if bound.get("device") is not None:
-        from .._device import device
-        device(bound["device"])   # only the CPU exists
+        # PyTorch's CPU-build error for other devices; 'cpu:0' is not the tensor's device
+        # ('cpu'), so PyTorch copies
+        copy = use_device(bound["device"]).index is not None or copy
     dtype = bound["tensor"].dtype if "tensor" in bound else bound.get("dtype")
     if dtype is None:
         dtype = self.dtype
-    if dtype.np == self._data.dtype and not bound.get("copy", False):
+    fmt = bound.get("memory_format")
+    if fmt is preserve_format:
+        fmt = None
+    if dtype.np == self._data.dtype and not copy and (fmt is None or is_in_format(self._data, fmt)):
         return self
     if self._data.dtype.kind == "c" and not dtype.is_complex:
         _warn_once("Casting complex values to real discards the imaginary part")
     if dtype.category < _dtype.float32.category:
         with no_grad():            # integer and bool results are not differentiable
-            return _to_copy(self, dtype, self.dtype)
-    return _to_copy(self, dtype, self.dtype)
+            return _to_copy(self, dtype, self.dtype, fmt)
+    return _to_copy(self, dtype, self.dtype, fmt)
 
 
 def _converter(d):

@@ -756,13 +756,13 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        from ..._device import device as _device
+        from ... import _device
         from ...ops.shape import _to_args
         bound = _to_args(args, kwargs)
         if bound.get("copy"):
             raise RuntimeError(".to() does not accept copy argument")
         if bound.get("device") is not None:
-            _device(bound["device"])     # only the CPU exists
+            _device.use(bound["device"])     # PyTorch's CPU-build error for other devices
         dtype = bound["tensor"].dtype if "tensor" in bound else bound.get("dtype")
         if dtype is not None:
             if not (dtype.is_floating_point or dtype.is_complex):
@@ -796,6 +796,25 @@ class Module:
 
     def cpu(self):
         return self
+
+    def cuda(self, device=None):
+        """Move to a CUDA device: PyTorch's CPU-build error (there is none)."""
+        return self._apply(lambda t: t.cuda(device))
+
+    def xpu(self, device=None):
+        return self._apply(lambda t: t.xpu(device))
+
+    def mtia(self, device=None):
+        return self._apply(lambda t: t.mtia(device))
+
+    def ipu(self, device=None):
+        return self._apply(lambda t: t.ipu(device))
+
+    def compile(self, *args, **kwargs):
+        """Compile this module's call with torch.compile's arguments; it runs eagerly, as
+        PyTorch's backend="eager" (see chainrule.compiler)."""
+        from ...compiler import compile
+        self._compiled_call_impl = compile(self._call_impl, *args, **kwargs)
 
     # ---- state_dict ---------------------------------------------------------------------
 

@@ -784,3 +784,39 @@ def test_frobenius_norm_and_norm_except_dim():
         return outs, x.grad, [o.grad_fn.next_functions for o in outs]
     same(prog)
     same_error(lambda T: T.frobenius_norm(T.ones(2, 2, 2), (0, 1, 2)))
+
+
+# ---- summation order (issue 7, point 6) ---------------------------------------------------
+
+@pytest.mark.parametrize("shape, dim", [((10000,), 0), ((1000, 37), 0), ((1000, 37), 1)])
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_float32_cumulative_ops_are_bit_exact(shape, dim, name):
+    # PyTorch accumulates float32 running sums and products in double
+    def prog(T):
+        x = _randn32(T, *shape) * (0.5 if name == "cumprod" else 1.0) + \
+            (1.0 if name == "cumprod" else 0.0)
+        return getattr(x, name)(dim)
+    same(prog, atol=0, rtol=0)
+    same(lambda T: T.tensor(np.random.default_rng(3).standard_normal(300).astype(np.float16))
+         .cumsum(0), atol=0, rtol=0)
+
+
+def test_histogram_has_no_derivative():
+    def prog(T):
+        x = T.tensor([1.0, 2.0, 2.5], requires_grad=True)
+        h = T.histogram(x, 3)
+        return h, h.hist.grad_fn, h.bin_edges.requires_grad
+    same(prog)
+    same_error(lambda T: T.histogram(T.tensor([1.0, 2.0, 2.5], requires_grad=True), 3).hist
+               .sum().backward())
+
+
+def test_quantile_out_records_the_copy():
+    def prog(T):
+        x = T.tensor([1.0, 4.0, 2.0], requires_grad=True)
+        out = T.empty(0)
+        r = T.quantile(x, 0.5, out=out)
+        r.backward()
+        return r is out, out, out.grad_fn, x.grad
+    same(prog)
+    same_error(lambda T: T.quantile(T.ones(3), 0.5, out=T.empty(0, requires_grad=True)))

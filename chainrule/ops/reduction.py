@@ -594,8 +594,18 @@ def _cumulative(name, fn):
             raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
         if a.ndim == 0:
             return a.astype(_acc_dtype(a, dtype) or a.dtype)
-        return fn(a, axis=d, dtype=_acc_dtype(a, dtype))
+        target = _acc_dtype(a, dtype) or a.dtype
+        wider = _CUMULATIVE_ACC.get(np.dtype(target))
+        if wider is not None:
+            # PyTorch's CPU kernel runs the running sum / product in acc_type (double for
+            # float, float for half) and rounds each output once
+            return fn(a, axis=d, dtype=wider).astype(target)
+        return fn(a, axis=d, dtype=target)
     return forward
+
+
+_CUMULATIVE_ACC = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.float32,
+                   np.dtype(np.complex64): np.complex128}
 
 
 def _cumsum_backward(grad, dim):

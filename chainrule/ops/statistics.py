@@ -27,6 +27,7 @@ from .._creation import linspace, scalar_tensor, zeros, zeros_like
 from .._dims import sizes_str, wrap_dim, wrap_dims
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
+from ..autograd import grad_mode
 from .linalg import _squeeze_
 from .nn_ops import div_scalar, mul_scalar
 from .pointwise import where
@@ -34,7 +35,8 @@ from .reduction import (_evenly_distribute_backward, _reduce_dims, _select_backw
                         _squared_deviations, _sum_backward, _unsqueeze_to, _numel,
                         _vector_norm, _vector_norm_backward, _acc_dtype, _amax_backward,
                         _correction, _std_backward, _var_backward, vector_norm)
-from .registry import EXACT, FUNCTIONS, OPS, dispatch, op, out_exact, public
+from .registry import (EXACT, FUNCTIONS, OPS, check_out_grad, check_out_kind, dispatch, op,
+                       out_as_dtype, out_exact, out_variant, public, write_out)
 from .shape import cat
 from .sorting import _INSERTION, _nth_element, _rank_keys, _sort_indices, _stable_order, _ragged
 
@@ -74,16 +76,18 @@ def _nansum(a, dim, keepdim, dtype):
     if a.dtype.kind == "c":
         raise RuntimeError("nansum on CPU does not support complex inputs")
     if a.dtype.kind == "f":
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{dtype.legacy}'")
         a = np.where(np.isnan(a), 0, a)
     return a.sum(axis=_reduce_dims(dim, a.ndim), keepdims=keepdim, dtype=_acc_dtype(a, dtype))
 
 
 nansum = op("nansum", "NansumBackward0", "self, dim=None, keepdim=False, *, dtype=None", _nansum,
             self=lambda grad, self, dim, keepdim: _sum_backward(grad, self.shape, dim, keepdim)
-            * self.isnan().logical_not())
+            * self.isnan().logical_not(), out=out_as_dtype())
 
 
-@public("nanmean", out=True)
+@public("nanmean", out=out_as_dtype(), out_name="nansum")
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean over `dim` (all dims for None) of the elements that are not NaN."""
     if not (input.is_floating_point() or input.is_complex()):
@@ -159,21 +163,38 @@ _nanmedian_dim_row = op("nanmedian.dim", "NanmedianBackward1", "self, dim, keepd
 _VALUES_INDICES_OUT = (EXACT, EXACT)
 
 
-@public("median", out=_VALUES_INDICES_OUT)
-def median(input, dim=_DEFAULT, keepdim=False):
-    """The lower median of all elements (NaN if there is one), or (values, indices) along
-    `dim`."""
-    if dim is _DEFAULT:
-        return _median_all_row(input)
-    return _median_dim_row(input, dim, keepdim)
+def _median_function(name, whole, along, doc):
+    def along_dim(input, dim, keepdim=False):
+        return along(input, dim, keepdim)
+    along_dim.__name__ = name
+    with_out = out_variant(along_dim, _VALUES_INDICES_OUT, name)
+
+    def function(input, dim=_DEFAULT, keepdim=False, *, out=None):
+        if out is not None:
+            if dim is _DEFAULT:
+                # only the dim overload takes out=
+                raise TypeError(f"{name}() missing 1 required positional arguments: \"dim\"")
+            return with_out(input, dim, keepdim, out=out)
+        if dim is _DEFAULT:
+            return whole(input)
+        return along(input, dim, keepdim)
+    function.__name__ = name
+    function.__doc__ = doc
+
+    def method(self, dim=_DEFAULT, keepdim=False):
+        return function(self, dim, keepdim)
+    method.__name__ = name
+    method.__doc__ = doc
+    FUNCTIONS[name] = function
+    setattr(Tensor, name, method)
+    return function
 
 
-@public("nanmedian", out=_VALUES_INDICES_OUT)
-def nanmedian(input, dim=_DEFAULT, keepdim=False):
-    """median ignoring NaNs (NaN only where every element is NaN)."""
-    if dim is _DEFAULT:
-        return _nanmedian_all_row(input)
-    return _nanmedian_dim_row(input, dim, keepdim)
+median = _median_function("median", _median_all_row, _median_dim_row,
+                          "The lower median of all elements (NaN if there is one), or "
+                          "(values, indices) along `dim`.")
+nanmedian = _median_function("nanmedian", _nanmedian_all_row, _nanmedian_dim_row,
+                             "median ignoring NaNs (NaN only where every element is NaN).")
 
 
 # ---- kthvalue -----------------------------------------------------------------------------
@@ -287,7 +308,8 @@ def _kthvalue(a, k, dim, keepdim):
 
 kthvalue = op("kthvalue", "KthvalueBackward0", "self, k, dim=-1, keepdim=False", _kthvalue,
               returns=("values", "indices"), differentiable_outputs=(0,),
-              self=_select_backward, out=_VALUES_INDICES_OUT)
+              self=_select_backward,
+              out=(out_exact("output values must be of same type as input"), EXACT))
 
 
 # ---- mode ---------------------------------------------------------------------------------
@@ -345,7 +367,9 @@ def _mode(a, dim, keepdim):
 
 mode = op("mode", "ModeBackward0", "self, dim=-1, keepdim=False", _mode,
           returns=("values", "indices"), differentiable_outputs=(0,), self=_select_backward,
-          out=_VALUES_INDICES_OUT)
+          out=(out_exact("expected scalar type '{expected}' but got '{got}' for values output"),
+               out_exact("expected scalar type '{expected}' but got '{got}' for indices "
+                         "output")))
 
 
 # ---- std_mean, var_mean -------------------------------------------------------------------
@@ -466,12 +490,14 @@ def _cummaxmin_backward(grads, self_shape, dim, result1):
     return make_tensor(np.zeros(self_shape, grad._data.dtype)).scatter_add(dim, result1, grad)
 
 
+# cummax and cummin write their outs without TensorIterator's overlap check
+_SCALAR_TYPE_OUT = out_exact("expected scalar_type {expected} but found {got}", overlap_ok=True)
 cummax = op("cummax", "CummaxBackward0", "self, dim", _cumulative_extreme("cummax", np.maximum),
             returns=("values", "indices"), differentiable_outputs=(0,),
-            self=_cummaxmin_backward, out=(EXACT, EXACT))
+            self=_cummaxmin_backward, out=(_SCALAR_TYPE_OUT, _SCALAR_TYPE_OUT))
 cummin = op("cummin", "CumminBackward0", "self, dim", _cumulative_extreme("cummin", np.minimum),
             returns=("values", "indices"), differentiable_outputs=(0,),
-            self=_cummaxmin_backward, out=(EXACT, EXACT))
+            self=_cummaxmin_backward, out=(_SCALAR_TYPE_OUT, _SCALAR_TYPE_OUT))
 
 
 def _logcumsumexp(a, dim):
@@ -506,7 +532,8 @@ def _logcumsumexp_backward(grad, self, result, dim):
 
 
 logcumsumexp = op("logcumsumexp", "LogcumsumexpBackward0", "self, dim", _logcumsumexp,
-                  self=_logcumsumexp_backward)
+                  self=_logcumsumexp_backward,
+                  out=out_exact("expected scalar_type {expected} but found {got}"))
 
 
 # ---- count_nonzero ------------------------------------------------------------------------
@@ -548,7 +575,7 @@ def _dist_other_backward(grad, self, other, p, result):
 
 
 dist = op("dist", "DistBackward0", "self, other, p=2", _dist, promote="promote",
-          self=_dist_backward, other=_dist_other_backward)
+          self=_dist_backward, other=_dist_other_backward, out=False)
 
 
 def _renorm_dims(ndim, dim):
@@ -675,19 +702,42 @@ def _quantile_out(expected, got):
     return RuntimeError("quantile() out tensor must be same dtype as the input tensor")
 
 
-@public("quantile", out=out_exact("quantile() out tensor must be same dtype as the input "
-                                  "tensor"))
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
-    """The q-th quantiles over `dim` (the flattened input for None), interpolating between
-    the neighbouring order statistics as `interpolation` says; NaN where a NaN is present."""
-    return _quantile(input, q, dim, keepdim, interpolation, False)
+_QUANTILE_OUT = out_exact("quantile() out tensor must be same dtype as the input tensor")
 
 
-@public("nanquantile", out=out_exact("quantile() out tensor must be same dtype as the input "
-                                     "tensor"))
-def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
-    """quantile ignoring NaNs (NaN only where every element is NaN)."""
-    return _quantile(input, q, dim, keepdim, interpolation, True)
+def _quantile_function(name, ignore_nan, doc):
+    def compute(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _quantile(input, q, dim, keepdim, interpolation, ignore_nan)
+    compute.__name__ = name
+    with_out = out_variant(compute, _QUANTILE_OUT, name)
+
+    def function(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+        if out is None:
+            return compute(input, q, dim, keepdim, interpolation=interpolation)
+        if isinstance(out, Tensor) and out.requires_grad and out.is_leaf and \
+                grad_mode.state.grad_enabled:
+            # ATen resizes and copies into out in place
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        if isinstance(input, Tensor) and input.requires_grad and grad_mode.state.grad_enabled:
+            # ATen copies the result into out under autograd: out gets CopyBackwards
+            result = compute(input, q, dim, keepdim, interpolation=interpolation)
+            write_out(name, result.detach(), out, _QUANTILE_OUT, (input,))
+            return out.copy_(result)
+        return with_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
+    function.__name__ = name
+    function.__doc__ = doc
+    FUNCTIONS[name] = function
+    setattr(Tensor, name, compute)
+    return function
+
+
+quantile = _quantile_function(
+    "quantile", False, "The q-th quantiles over `dim` (the flattened input for None), "
+    "interpolating between the neighbouring order statistics as `interpolation` says; NaN "
+    "where a NaN is present.")
+nanquantile = _quantile_function(
+    "nanquantile", True, "quantile ignoring NaNs (NaN only where every element is NaN).")
 
 
 # ---- cov, corrcoef ------------------------------------------------------------------------
@@ -798,7 +848,7 @@ def _prepend_append(x, prepend, append, dim):
     return cat(parts, dim)
 
 
-@public("diff", out=True)
+@public("diff", out=True, out_name="sub")
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The n-th forward difference along `dim`, after concatenating `prepend` and `append`."""
     if input.dim() < 1:
@@ -1022,6 +1072,12 @@ def _unique_consecutive(a, return_inverse, return_counts, dim):
     return values, inverse, counts
 
 
+def _no_derivative_aten(name):
+    def formula(grads):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    return formula
+
+
 def _no_derivative(name):
     def formula(grads):
         raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
@@ -1111,7 +1167,7 @@ def _histc(a, bins, min, max):
 
 
 _HIST_OUT = out_exact("torch.histogram: input tensor and hist tensor should have the same "
-                      "dtype, but got input {expected_cpp} and hist {got_cpp}")
+                      "dtype, but got input {expected_cpp} and hist {got_cpp}", overlap_ok=True)
 histc = op("histc", None, "self, bins=100, min=0, max=0", _histc, self=None, out=_HIST_OUT)
 
 
@@ -1214,31 +1270,82 @@ def _histogramdd(input, bins, range, weight, density):
     return make_tensor(hist), [make_tensor(e.copy()) for e in edges]
 
 
-_HISTOGRAM = None
+_HISTOGRAM_EDGES_OUT = out_exact("torch.histogram: input tensor and bin_edges tensor should "
+                                 "have the same dtype, but got input {expected_cpp} and "
+                                 "bin_edges {got_cpp} for dimension 0")
 
 
-@public("histogram", out=(EXACT, EXACT))
-def histogram(input, bins=100, *, range=None, weight=None, density=False):
-    """The histogram of the elements of `input` in `bins` equal bins over `range` (default:
-    the data's min and max), or between the given edges; (hist, bin_edges)."""
-    from .registry import return_types, _structseq
-    rt = return_types.get("histogram") or return_types.setdefault(
-        "histogram", _structseq("histogram", ("hist", "bin_edges")))
+def _histogram_out(compute):
+    """histogram's out=(hist, bin_edges): ATen checks and resizes bin_edges first."""
+    def with_out(input, bins=100, *, range=None, weight=None, density=False, out=None):
+        result = compute(input, bins, range=range, weight=weight, density=density)
+        if out is None:
+            return result
+        check_out_kind("histogram", out)
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TypeError("histogram(): argument 'out' must be tuple of Tensors, not "
+                            f"{type(out).__name__}")
+        for r, o, rule in zip(result, out, (_HIST_OUT, _HISTOGRAM_EDGES_OUT)):
+            if isinstance(o, Tensor) and o.dtype is not r.dtype:
+                raise rule(r.dtype, o.dtype)
+        write_out("aten::histogram", result.bin_edges.detach(), out[1], _HISTOGRAM_EDGES_OUT,
+                  (input,))
+        write_out("aten::histogram", result.hist.detach(), out[0], _HIST_OUT, (input,))
+        if result.hist.requires_grad:
+            for r, o in zip(result, out):
+                _rebase_history(o, r)
+        return _return_type("histogram_out")(*out)
+    with_out.__name__ = compute.__name__
+    with_out.__doc__ = compute.__doc__
+    return with_out
+
+
+def _rebase_history(out, result):
+    """out takes result's history, as ATen's out= kernels under autograd give it."""
+    out._requires_grad = True
+    out._grad_fn = result._grad_fn
+    out._output_nr = result._output_nr
+
+
+def _return_type(name):
+    from .registry import _structseq, return_types
+    rt = return_types.get(name)
+    if rt is None:
+        rt = return_types[name] = _structseq(name, ("hist", "bin_edges"))
+    return rt
+
+
+def _histogram_forward(a, bins, range, weight, density):
     bins_list = [bins] if isinstance(bins, (int, Tensor)) else bins
     if range is not None and len(range) != 2:
         raise RuntimeError(f"torch.histogramdd: for a 1-dimensional histogram range should have "
                            f"2 elements, but got {len(range)}")
-    hist, edges = _histogramdd(input.reshape(-1, 1), bins_list, range,
+    hist, edges = _histogramdd(make_tensor(a).reshape(-1, 1), bins_list, range,
                                None if weight is None else weight.reshape(-1), density)
-    return rt(hist, edges[0])
+    return hist._data, edges[0]._data
+
+
+# histogram has no derivative: outputs of an input that requires grad get a node whose
+# backward raises, as ATen's NotImplemented node
+_histogram_row = op("histogram", "torch::autograd::NotImplemented", "self, bins, range, weight, density",
+                    _histogram_forward, returns=("hist", "bin_edges"), function=False,
+                    method=False, self=_no_derivative_aten("histogram"))
+
+
+def _histogram(input, bins=100, *, range=None, weight=None, density=False):
+    """The histogram of the elements of `input` in `bins` equal bins over `range` (default:
+    the data's min and max), or between the given edges; (hist, bin_edges)."""
+    return _histogram_row(input, bins, range, weight, density)
+
+
+FUNCTIONS["histogram"] = histogram = _histogram_out(_histogram)
+Tensor.histogram = _histogram
 
 
 @public("histogramdd", method=False)
 def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
     """The N-dimensional histogram of the points in the rows of `input`; (hist, bin_edges)."""
-    from .registry import return_types, _structseq
-    rt = return_types.get("histogramdd") or return_types.setdefault(
-        "histogramdd", _structseq("histogramdd", ("hist", "bin_edges")))
+    rt = _return_type("histogramdd")
     hist, edges = _histogramdd(input, bins, range, weight, density)
     return rt(hist, tuple(edges))
 
@@ -1264,7 +1371,7 @@ def _norm_dim_row(input, p, dim, keepdim):
     return dispatch(OPS["norm.ScalarOpt_dim"], (input,), (p, dim, keepdim))
 
 
-@public("frobenius_norm", method=False, out=EXACT)
+@public("frobenius_norm", method=False, out=EXACT, out_name="norm")
 def frobenius_norm(input, dim, keepdim=False):
     """Deprecated: linalg.vector_norm(input, 2, dim, keepdim)."""
     from .shape import _warn_once

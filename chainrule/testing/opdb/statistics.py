@@ -254,6 +254,12 @@ OPS_DB = [
                                grad=(0,))], ops=("cumsum",)),
     OpInfo("unique_consecutive", lambda lib, x, **kw: lib.unique_consecutive(x, **kw),
            _unique_consecutive_samples, gradcheck=False),
+    # histogram's node only raises (tests/test_statistics.py checks it): no grad here
+    OpInfo("histogram", lambda lib, x, *args, **kw: lib.histogram(x, *args, **kw),
+           lambda rng: [Sample(randn(rng, 20), 5, grad=()),
+                        Sample(randn(rng, 20), np.array([-1.0, 0.0, 2.0]), grad=()),
+                        Sample(randn(rng, 4, 5), 3, range=(-1.0, 1.0), density=True, grad=())],
+           gradcheck=False),
     OpInfo("norm_except_dim", lambda lib, x, *args: lib.norm_except_dim(x, *args),
            _norm_except_dim_samples, ops=("norm.Scalar", "norm.ScalarOpt_dim")),
     OpInfo("frobenius_norm", lambda lib, x, *args: lib.frobenius_norm(x, *args),

@@ -5,10 +5,8 @@ __version__ = "0.1.0"
 # autograd first: its grad_mode and graph need nothing else, and Tensor needs them.
 from . import autograd
 from . import _dtype
-from ._dtype import (bool, cdouble, cfloat, complex64, complex128, double, dtype, float,
-                     float16, float32, float64, get_default_dtype, half, int, int8, int16,
-                     int32, int64, long, promote_types, set_default_dtype, short, uint8,
-                     can_cast)
+from ._dtype import *  # noqa: F401,F403  (every dtype, finfo, iinfo, promote_types, ...)
+from ._dtype import __all__ as _dtype_all
 from ._device import device, get_default_device, set_default_device
 from ._tensor import (Size, Tensor, channels_last, channels_last_3d, contiguous_format, jagged,
                       layout, legacy_contiguous_format, memory_format, preserve_format,
@@ -114,7 +112,7 @@ _LEGACY_STORAGE_DTYPES = {"Double", "Float", "Half", "Long", "Int", "Short", "Ch
                           "Bool", "ComplexFloat", "ComplexDouble", "BFloat16"}
 
 
-__all__ = sorted(set(_FUNCTIONS) | set(_creation_all) | {
+__all__ = sorted(set(_FUNCTIONS) | set(_creation_all) | set(_dtype_all) | {
     "Tensor", "Size", "dtype", "device", "autograd", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "get_default_dtype",
     "set_default_dtype", "float32", "float64", "float16", "int8", "int16", "int32", "int64",

@@ -126,3 +126,11 @@ def Variable(data, requires_grad=False, volatile=False):
 
 from .function import Function, once_differentiable  # noqa: E402  (needs the op table)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+
+
+def __getattr__(name):
+    # torch.autograd.profiler, loaded on first use
+    if name == "profiler":
+        import importlib
+        return importlib.import_module(".profiler", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,2 +1,7 @@
-"""Testing support shipped with chainrule: the op database (sample inputs for every op in
-the table), used by the test suite to check each op against finite differences and PyTorch."""
+"""chainrule.testing: PyTorch's torch.testing (assert_close, assert_allclose, make_tensor)
+for chainrule tensors, and the op database (testing.opdb: sample inputs for every op in the
+table) that the test suite checks against finite differences and PyTorch."""
+from ._comparison import assert_allclose, assert_close
+from ._creation import make_tensor
+
+__all__ = ["assert_close", "assert_allclose", "make_tensor"]

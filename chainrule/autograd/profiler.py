@@ -1,0 +1,97 @@
+"""torch.autograd.profiler: the legacy profiler interface (profile, record_function) and the
+event classes, over chainrule's profiler (chainrule.profiler)."""
+from ..profiler._collector import Collector, record_function
+from ..profiler._events import (MEMORY_EVENT_NAME, OUT_OF_MEMORY_EVENT_NAME, DeviceType,
+                                EventList, FunctionEvent, FunctionEventAvg)
+from ..profiler.profiler import ProfilerActivity, kineto_available
+
+__all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg",
+           "DeviceType", "ProfilerActivity", "kineto_available", "MEMORY_EVENT_NAME",
+           "OUT_OF_MEMORY_EVENT_NAME"]
+
+
+class profile:
+    """Profile the block (context manager): ops, backward nodes, record_function blocks.
+    After it, `function_events`, `key_averages()`, `table()`, `export_chrome_trace()`."""
+
+    def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False,
+                 with_flops=False, profile_memory=False, with_stack=False, with_modules=False,
+                 use_kineto=False, use_cpu=True, experimental_config=None, acc_events=False,
+                 custom_trace_id_callback=None, post_processing_timeout_s=None,
+                 activity_filters=None):
+        self.enabled = enabled
+        if not enabled:
+            return
+        if use_cuda:
+            raise AssertionError("Torch not compiled with CUDA enabled")
+        self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
+        self.with_stack = with_stack
+        self.with_flops = with_flops
+        self.function_events = None
+        self.entered = False
+        self._collector = Collector(record_shapes, profile_memory, with_stack, with_flops)
+
+    def __enter__(self):
+        if not self.enabled:
+            return
+        if self.entered:
+            raise RuntimeError("Profiler context manager is not reentrant")
+        self.entered = True
+        self._collector.enable()
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if not self.enabled:
+            return
+        self._collector.disable()
+        self.function_events = self._collector.events()
+        return False
+
+    def __repr__(self):
+        if self.function_events is None:
+            return "<unfinished torch.autograd.profile>"
+        return repr(self.function_events)
+
+    def __str__(self):
+        if self.function_events is None:
+            return "<unfinished torch.autograd.profile>"
+        return str(self.function_events)
+
+    def _check_finish(self):
+        if self.function_events is None:
+            raise RuntimeError("Profiler didn't finish running")
+
+    def table(self, sort_by=None, row_limit=100, max_src_column_width=75,
+              max_name_column_width=55, max_shapes_column_width=80, header=None,
+              top_level_events_only=False):
+        self._check_finish()
+        return self.function_events.table(
+            sort_by=sort_by, row_limit=row_limit, max_src_column_width=max_src_column_width,
+            max_name_column_width=max_name_column_width,
+            max_shapes_column_width=max_shapes_column_width, header=header,
+            top_level_events_only=top_level_events_only)
+
+    def export_chrome_trace(self, path, metadata=None, use_python_export=False):
+        self._check_finish()
+        return self.function_events.export_chrome_trace(path)
+
+    def export_stacks(self, path, metric="self_cpu_time_total"):
+        self._check_finish()
+        return self.function_events.export_stacks(path, metric)
+
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0,
+                     group_by_overload_name=False):
+        self._check_finish()
+        return self.function_events.key_averages(group_by_input_shape, group_by_stack_n,
+                                                 group_by_overload_name)
+
+    def total_average(self):
+        self._check_finish()
+        return self.function_events.total_average()
+
+    @property
+    def self_cpu_time_total(self):
+        """Self CPU time of all events (microseconds)."""
+        self._check_finish()
+        return self.function_events.self_cpu_time_total

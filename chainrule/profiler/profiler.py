@@ -1,0 +1,281 @@
+"""torch.profiler.profile: a context manager that records chainrule's ops and backward nodes
+(see _collector.py), with PyTorch's schedule / step() / on_trace_ready cycle and reports."""
+import enum
+import gzip
+import json
+import os
+import socket
+import time
+import warnings
+from functools import partial
+
+from ._collector import Collector, record_function
+from ._events import EventList
+
+__all__ = ["ProfilerAction", "ProfilerActivity", "profile", "schedule", "supported_activities",
+           "tensorboard_trace_handler", "kineto_available"]
+
+
+class _Enum(enum.IntEnum):
+    def __repr__(self):
+        return f"<{type(self).__name__}.{self.name}: {self.value}>"
+
+    def __str__(self):
+        return f"{type(self).__name__}.{self.name}"
+
+
+ProfilerActivity = _Enum("ProfilerActivity", [("CPU", 0), ("XPU", 1), ("MTIA", 4), ("CUDA", 2),
+                                              ("HPU", 3), ("PrivateUse1", 5)])
+ProfilerActivity.__module__ = "torch._C._profiler"
+
+
+class ProfilerAction(enum.Enum):
+    """What the profiler does at a step of its schedule."""
+    NONE = 0
+    WARMUP = 1
+    RECORD = 2
+    RECORD_AND_SAVE = 3
+
+
+def supported_activities():
+    """The activities this build can record: the CPU's."""
+    return {ProfilerActivity.CPU}
+
+
+def kineto_available():
+    """Whether PyTorch's Kineto tracer is there: chainrule records with its own."""
+    return False
+
+
+def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0):
+    """The action at each step: skip `skip_first` steps, then cycles of `wait` idle, `warmup`
+    and `active` recorded steps (`repeat` times; 0: forever)."""
+    def schedule_fn(step):
+        if step < 0:
+            raise AssertionError(f"Step must be non-negative. Got {step}.")
+        if step < skip_first:
+            return ProfilerAction.NONE
+        step -= skip_first
+        if skip_first_wait != 0:
+            step += wait
+        num_steps = wait + warmup + active
+        if repeat > 0 and step / num_steps >= repeat:
+            return ProfilerAction.NONE
+        mod_step = step % num_steps
+        if mod_step < wait:
+            return ProfilerAction.NONE
+        if mod_step < wait + warmup:
+            return ProfilerAction.WARMUP
+        return (ProfilerAction.RECORD if mod_step < num_steps - 1
+                else ProfilerAction.RECORD_AND_SAVE)
+
+    if wait < 0 or warmup < 0 or active <= 0 or repeat < 0 or skip_first < 0:
+        raise AssertionError(
+            f"Invalid profiler schedule arguments. Got wait={wait} (need >= 0), warmup={warmup} "
+            f"(need >= 0), active={active} (need > 0), repeat={repeat} (need >= 0), "
+            f"skip_first={skip_first} (need >= 0).")
+    if warmup == 0:
+        warnings.warn("Profiler won't be using warmup, this can skew profiler results",
+                      stacklevel=2)
+    return schedule_fn
+
+
+def _default_schedule_fn(_):
+    return ProfilerAction.RECORD
+
+
+def tensorboard_trace_handler(dir_name, worker_name=None, use_gzip=False,
+                              use_python_export=False):
+    """An on_trace_ready handler writing each trace to `dir_name` as
+    '<worker>.<time>.pt.trace.json' (gzipped with use_gzip), as TensorBoard reads them."""
+    def handler_fn(prof):
+        nonlocal worker_name
+        if not os.path.isdir(dir_name):
+            try:
+                os.makedirs(dir_name, exist_ok=True)
+            except Exception as e:
+                raise RuntimeError("Can't create directory: " + dir_name) from e
+        if not worker_name:
+            worker_name = f"{socket.gethostname()}_{os.getpid()}"
+        file_name = f"{worker_name}.{time.time_ns()}.pt.trace.json"
+        if use_gzip:
+            file_name = file_name + ".gz"
+        prof.export_chrome_trace(os.path.join(dir_name, file_name))
+    return handler_fn
+
+
+class profile:
+    """Profile the ops (`aten::...`), backward nodes and record_function blocks run inside.
+
+    Times are wall-clock (perf_counter_ns) around chainrule's NumPy kernels; record_shapes
+    adds input shapes, profile_memory the bytes each op's outputs allocate, with_stack the
+    Python stack of each call, with_flops PyTorch's flop counts for matrix products and
+    elementwise add/mul. Only CPU activity exists."""
+
+    def __init__(self, *, activities=None, schedule=None, on_trace_ready=None,
+                 record_shapes=False, profile_memory=False, with_stack=False, with_flops=False,
+                 with_modules=False, experimental_config=None, execution_trace_observer=None,
+                 acc_events=False, use_cuda=None, custom_trace_id_callback=None,
+                 post_processing_timeout_s=None):
+        if activities is not None:
+            activities_set = set()
+            for item in activities:
+                if isinstance(item, ProfilerActivity):
+                    activities_set.add(item)
+                elif isinstance(item, dict):
+                    activities_set.update(item.keys())
+        else:
+            activities_set = supported_activities()
+        if use_cuda is not None:
+            warnings.warn("`use_cuda` is deprecated, use `activities` argument instead",
+                          FutureWarning, stacklevel=2)
+            if use_cuda:
+                activities_set.add(ProfilerActivity.CUDA)
+            else:
+                activities_set.discard(ProfilerActivity.CUDA)
+        if len(activities_set) == 0:
+            raise AssertionError("No valid profiler activities found")
+        self.activities = activities_set
+        self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
+        self.with_stack = with_stack
+        self.with_flops = with_flops
+        self.with_modules = with_modules
+        self.acc_events = acc_events
+        self.custom_trace_id_callback = custom_trace_id_callback
+        self.profiler = None
+        self.record_steps = schedule is not None
+        self.schedule = schedule if schedule is not None else _default_schedule_fn
+        self.on_trace_ready = on_trace_ready
+        self.step_num = 0
+        self.step_rec_fn = None
+        self.current_action = self.schedule(self.step_num)
+        self._prev_schedule_action = self.current_action
+        A = ProfilerAction
+        self.action_map = {
+            (A.NONE, A.NONE): [],
+            (A.NONE, A.WARMUP): [self.prepare_trace],
+            (A.NONE, A.RECORD): [self.prepare_trace, self.start_trace],
+            (A.NONE, A.RECORD_AND_SAVE): [self.prepare_trace, self.start_trace],
+            (A.WARMUP, A.NONE): [partial(warnings.warn, "Incorrect schedule: WARMUP followed "
+                                                        "by NONE"),
+                                 self.start_trace, self.stop_trace],
+            (A.WARMUP, A.WARMUP): [],
+            (A.WARMUP, A.RECORD): [self.start_trace],
+            (A.WARMUP, A.RECORD_AND_SAVE): [self.start_trace],
+            (A.RECORD, A.NONE): [partial(warnings.warn, "Incorrect schedule: RECORD followed "
+                                                        "by NONE"), self.stop_trace],
+            (A.RECORD, A.WARMUP): [partial(warnings.warn, "Incorrect schedule: RECORD followed "
+                                                          "by WARMUP"), self.stop_trace],
+            (A.RECORD, A.RECORD): [],
+            (A.RECORD, A.RECORD_AND_SAVE): [],
+            (A.RECORD_AND_SAVE, A.NONE): [self.stop_trace, self._trace_ready],
+            (A.RECORD_AND_SAVE, A.WARMUP): [self.stop_trace, self._trace_ready,
+                                            self.prepare_trace],
+            (A.RECORD_AND_SAVE, A.RECORD): [self.stop_trace, self._trace_ready,
+                                            self.prepare_trace, self.start_trace],
+            (A.RECORD_AND_SAVE, A.RECORD_AND_SAVE): [self.stop_trace, self._trace_ready,
+                                                     self.prepare_trace, self.start_trace],
+            (A.WARMUP, None): [self.start_trace, self.stop_trace],
+            (A.RECORD, None): [self.stop_trace, self._trace_ready],
+            (A.RECORD_AND_SAVE, None): [self.stop_trace, self._trace_ready],
+        }
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        self.stop()
+
+    def start(self):
+        self._transit_action(ProfilerAction.NONE, self.current_action)
+        if self.record_steps:
+            self.step_rec_fn = record_function("ProfilerStep#" + str(self.step_num))
+            self.step_rec_fn.__enter__()
+
+    def stop(self):
+        if self.record_steps and self.step_rec_fn:
+            self.step_rec_fn.__exit__(None, None, None)
+            self.step_rec_fn = None
+        self._transit_action(self.current_action, None)
+        self.current_action = self._prev_schedule_action
+
+    def step(self):
+        """Mark the start of the next step (advances the schedule)."""
+        if self.record_steps and self.step_rec_fn:
+            self.step_rec_fn.__exit__(None, None, None)
+            self.step_rec_fn = None
+        prev_action = self.current_action
+        self.step_num += 1
+        self.current_action = self.schedule(self.step_num)
+        self._prev_schedule_action = self.current_action
+        self._transit_action(prev_action, self.current_action)
+        if self.record_steps:
+            self.step_rec_fn = record_function("ProfilerStep#" + str(self.step_num))
+            self.step_rec_fn.__enter__()
+
+    def _transit_action(self, prev_action, current_action):
+        for action in self.action_map.get((prev_action, current_action), []):
+            action()
+
+    def _trace_ready(self):
+        if self.on_trace_ready:
+            self.on_trace_ready(self)
+
+    # ---- recording -------------------------------------------------------------------------
+
+    def prepare_trace(self):
+        if self.profiler is None:
+            self.profiler = Collector(self.record_shapes, self.profile_memory, self.with_stack,
+                                      self.with_flops)
+        else:
+            self.profiler.clear()
+        self._events = None
+
+    def start_trace(self):
+        self.profiler.enable()
+
+    def stop_trace(self):
+        self.profiler.disable()
+        self._events = None
+
+    # ---- results ---------------------------------------------------------------------------
+
+    def events(self):
+        """The recorded events (an EventList)."""
+        if self.profiler is None:
+            raise AssertionError("Profiler must be initialized before getting events")
+        if getattr(self, "_events", None) is None:
+            self._events = self.profiler.events()
+        return self._events
+
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0,
+                     group_by_overload_name=False):
+        """Events averaged per op name (and per input shapes / stack when asked)."""
+        return self.events().key_averages(group_by_input_shape, group_by_stack_n,
+                                          group_by_overload_name)
+
+    def export_chrome_trace(self, path, use_python_export=False):
+        """Write the trace in Chrome's trace-event format (gzipped when path ends in .gz)."""
+        trace = {"schemaVersion": 1, "traceEvents": [
+            {"ph": "X", "cat": "user_annotation" if e.is_user_annotation else "cpu_op",
+             "name": e.name, "pid": os.getpid(), "tid": e.thread, "ts": e.time_range.start,
+             "dur": e.time_range.elapsed_us(),
+             "args": {"Input Dims": e.input_shapes} if e.input_shapes else {}}
+            for e in self.events()]}
+        data = json.dumps(trace).encode()
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "wb") as f:
+            f.write(data)
+
+    def export_stacks(self, path, metric="self_cpu_time_total"):
+        """Write stacks and metric (recorded with with_stack=True) for flame graphs."""
+        return self.events().export_stacks(path, metric)
+
+    def add_metadata(self, key, value):
+        self._metadata = getattr(self, "_metadata", {})
+        self._metadata[key] = value
+
+    def add_metadata_json(self, key, value):
+        self.add_metadata(key, value)

@@ -1,0 +1,1 @@
+"""torch.utils.benchmark.utils: the modules behind chainrule.utils.benchmark."""

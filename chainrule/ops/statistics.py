@@ -35,7 +35,7 @@ from .reduction import (_evenly_distribute_backward, _reduce_dims, _select_backw
                         _squared_deviations, _sum_backward, _unsqueeze_to, _numel,
                         _vector_norm, _vector_norm_backward, _acc_dtype, _amax_backward,
                         _correction, _std_backward, _var_backward, vector_norm)
-from .registry import (EXACT, FUNCTIONS, OPS, check_out_grad, check_out_kind, dispatch, op,
+from .registry import (EXACT, FUNCTIONS, OPS, check_out_kind, dispatch, op,
                        out_as_dtype, out_exact, out_variant, public, write_out)
 from .shape import cat
 from .sorting import _INSERTION, _nth_element, _rank_keys, _sort_indices, _stable_order, _ragged

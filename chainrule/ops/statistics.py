@@ -84,7 +84,7 @@ def _nansum(a, dim, keepdim, dtype):
 
 nansum = op("nansum", "NansumBackward0", "self, dim=None, keepdim=False, *, dtype=None", _nansum,
             self=lambda grad, self, dim, keepdim: _sum_backward(grad, self.shape, dim, keepdim)
-            * self.isnan().logical_not(), out=out_as_dtype())
+            * (self == self), out=out_as_dtype())    # self == self: not NaN
 
 
 @public("nanmean", out=out_as_dtype(), out_name="nansum")
@@ -93,7 +93,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not (input.is_floating_point() or input.is_complex()):
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {input.dtype.legacy}")
-    factor = input.isnan().logical_not_().sum(dim, keepdim)
+    factor = (input == input).sum(dim, keepdim)      # the elements that are not NaN
     return nansum(input, dim, keepdim, dtype=dtype).div(factor)
 
 

@@ -133,6 +133,11 @@ class AccumulateGrad(Node):
     @property
     def _input_metadata(self):
         v = self.variable
+        e = v._extra
+        if e is not None:
+            from .._tensor import _SAME
+            if e.grad_dtype is not _SAME:     # Tensor.grad_dtype: that dtype, or None for any
+                return ((v._data.shape, None if e.grad_dtype is None else e.grad_dtype.np),)
         return ((v._data.shape, v._data.dtype),)
 
     def _apply(self, grads, create_graph):
@@ -308,7 +313,7 @@ def raise_modified(data, now, saved, fn, output_nr):
     from .anomaly_mode import state as anomaly
     what = f"[{tensor_type_name(FROM_NP[data.dtype])} {sizes_str(data.shape)}]"
     if fn is not None:
-        what += f", which is output {output_nr} of {re.sub(r'Backward[0-9]*$', '', fn.name())},"
+        what += f", which is output {output_nr} of {re.sub(r'Backward(0$)?', '', fn.name())},"
     if anomaly.enabled:
         hint = ("Hint: the backtrace further above shows the operation that failed to compute "
                 "its gradient. The variable in question was changed in there or anywhere later. "

@@ -52,6 +52,8 @@ def check_inplace(self, records):
 
 def dispatch_inplace(op, inputs, params):
     self = inputs[0]
+    if not op.number_inputs:
+        _check_tensor_inputs(op, inputs)
     # a view requires grad when its base does (even one made in no_grad mode)
     records = _state.grad_enabled and op.node_cls is not None and (any(
         isinstance(x, Tensor) and x._requires_grad for x in inputs) or (
@@ -89,8 +91,15 @@ def dispatch_inplace(op, inputs, params):
         arrays, forward = registry._special.prepare(op, inputs, arrays, params)
     elif op.promote is not registry.NONE:
         arrays = registry._promote(op, inputs, arrays, params)
-    with _errstate.quiet():
-        out = np.asarray(forward(*arrays, *params))
+    try:
+        with _errstate.quiet():
+            out = np.asarray(forward(*arrays, *params))
+    except ValueError:
+        registry.check_broadcast(arrays)
+        raise
+    except NotImplementedError:
+        _check_common_dtype(op, inputs, params, target)
+        raise
     result_dtype = FROM_NP[out.dtype]
     self_dtype = FROM_NP[target.dtype]
     if not _dtype.can_cast(result_dtype, self_dtype):
@@ -101,17 +110,42 @@ def dispatch_inplace(op, inputs, params):
                            f"broadcast shape {sizes_str(np.broadcast_shapes(out.shape, target.shape))}")
     if records:
         inputs = _snapshot_if_read(op, self, inputs)
-    if overlapping:
-        # fill_ / index_put_ / masked_fill_ through an expanded view: write only the elements
-        # the op changed, so a changed element is not overwritten by an unchanged alias
-        np.copyto(target, out, casting="unsafe", where=out != target)
-    else:
-        np.copyto(target, out, casting="unsafe")
+    with _errstate.quiet():     # a value out of self's range becomes inf, as in PyTorch
+        if overlapping:
+            # fill_ / index_put_ / masked_fill_ through an expanded view: write only the
+            # elements the op changed, so a changed element is not overwritten by an alias
+            np.copyto(target, out, casting="unsafe", where=out != target)
+        else:
+            np.copyto(target, out, casting="unsafe")
     if records:
         _rebase(op, self, inputs, params, out)
     else:
         self._vc[0] += 1
     return self
+
+
+def _check_tensor_inputs(op, inputs):
+    # PyTorch's argument parser: the tensor arguments of a method (after self) take no numbers
+    for i in range(1, len(inputs)):
+        x = inputs[i]
+        if x is not None and not isinstance(x, Tensor):
+            name = op.name.split(".")[0]
+            raise TypeError(f"{name if name.endswith('_') else name + '_'}(): argument "
+                            f"'{op.inputs[i]}' (position {i}) must be Tensor, not "
+                            f"{type(x).__name__}")
+
+
+def _check_common_dtype(op, inputs, params, target):
+    """Before it looks for a kernel, PyTorch checks that the dtype the op computes in casts
+    to self's: `int_tensor.bitwise_and_(2.5)` is a cast error, not a missing Float kernel."""
+    operands = [x for x in inputs if x is not None] + [params[i] for i in op.promote_with]
+    common = _dtype.result_type(operands)
+    if op.promote in (registry.FLOAT, registry.PROMOTE_FLOAT) and common.category < 2:
+        common = _dtype.get_default_dtype()
+    self_dtype = FROM_NP[target.dtype]
+    if not _dtype.can_cast(common, self_dtype):
+        raise RuntimeError(f"result type {common.legacy} can't be cast to the desired "
+                           f"output type {self_dtype.legacy}")
 
 
 # Note [Overlap]
@@ -152,6 +186,8 @@ def _overlap_error(op):
 def _writes_directly(op, inputs, params, target):
     if op.inplace_ufunc is None or len(inputs) != 2 or params != op.inplace_ufunc_params:
         return False
+    if type(inputs[1]) is bool:
+        return False     # the forward refuses some (float_tensor.sub_(True))
     if not target.flags.writeable or target.dtype.kind not in "fc":
         return False
     other = inputs[1]

@@ -15,7 +15,9 @@ import numpy as np
 from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
-from .registry import FLOAT, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE, op, public
+from . import registry
+from .registry import (FLOAT, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE, op, out_cast, out_exact,
+                       public)
 
 # ---- helpers --------------------------------------------------------------------------------
 
@@ -55,6 +57,22 @@ def _zeros(grad):
     """zeros_like(grad): not grad * 0, which would keep inf and nan. Usable as a formula
     itself (it reads only `grad`)."""
     return make_tensor(np.zeros(grad._data.shape, grad._data.dtype))
+
+
+_TENSOR_OR_NUMBER = ("(Tensor input, Tensor other, *, Tensor out = None)",
+                     "(Tensor input, Number other, *, Tensor out = None)")
+
+
+def _bad_arguments(name, args, overloads=_TENSOR_OR_NUMBER):
+    """PyTorch's TypeError for arguments no overload of `name` takes."""
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                     "but expected one of:\n" + "".join(f" * {o}\n" for o in overloads))
+
+
+def _not_tensor(name, arg, position, value):
+    return TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+                     f"{type(value).__name__}")
 
 
 def _nonzero_divisor(a, b):
@@ -256,6 +274,8 @@ remainder_tensor = op(
 @public("fmod", out=True)
 def fmod(input, other):
     """C's remainder of input / other (the sign of input)."""
+    if not isinstance(input, Tensor):
+        raise _bad_arguments("fmod", (input, other))
     if isinstance(other, Tensor):
         return fmod_tensor(input, other)
     return fmod_scalar(input, other)
@@ -264,6 +284,8 @@ def fmod(input, other):
 @public("remainder", dunders=("__mod__",), out=True)
 def remainder(input, other):
     """Python's remainder of input / other (the sign of other)."""
+    if not isinstance(input, Tensor):
+        return remainder_scalar_tensor(input, other)
     if isinstance(other, Tensor):
         return remainder_tensor(input, other)
     return remainder_scalar(input, other)
@@ -278,9 +300,24 @@ def _binary_inplace(scalar_row, tensor_row):
     return inplace
 
 
-public("fmod_", function=False)(_binary_inplace(fmod_scalar, fmod_tensor))
+def _cast_checked(inplace):
+    """An integer division in place: PyTorch refuses a result dtype self cannot hold before
+    the kernel looks for a zero divisor."""
+    def checked(self, other):
+        _check_cast(_dtype.result_type((self, other)), self.dtype)
+        return inplace(self, other)
+    return checked
+
+
+def _check_cast(result, dtype):
+    if not _dtype.can_cast(result, dtype):
+        raise RuntimeError(f"result type {result.legacy} can't be cast to the desired output "
+                           f"type {dtype.legacy}")
+
+
+public("fmod_", function=False)(_cast_checked(_binary_inplace(fmod_scalar, fmod_tensor)))
 public("remainder_", function=False, dunders=("__imod__",))(
-    _binary_inplace(remainder_scalar, remainder_tensor))
+    _cast_checked(_binary_inplace(remainder_scalar, remainder_tensor)))
 
 
 # ---- powers -------------------------------------------------------------------------------
@@ -308,23 +345,37 @@ def _pow_tensor_scalar(a, exponent):
         if exponent == -0.5:
             return 1 / np.sqrt(a)
         if exponent == -1:
-            return np.reciprocal(a)
+            return 1 / a if a.dtype.kind == "c" else np.reciprocal(a)   # 1 / 0j: inf+nanj
         if exponent == 2:
             return a * a
         if exponent == 3:
             return a * a * a
         if exponent == -2:
             return 1 / (a * a)
+    if a.dtype.kind == "c":
+        # PyTorch fills for exponent 0, copies for 1, else exp(exponent * log(a))
+        if exponent == 0:
+            return np.ones_like(a)
+        if exponent == 1:
+            return a.copy()
+        return np.exp(exponent * np.log(a))
     return np.power(a, exponent)
 
 
 def _pow_tensor_tensor(a, b):
     _not_for(a, "b", "pow")
+    if a.dtype.kind == "c":
+        return np.exp(b * np.log(a))     # as PyTorch's complex kernel (NaN bases stay NaN)
     return _int_pow(a, b) if a.dtype.kind in "iu" else np.power(a, b)
 
 
 def _pow_scalar(exponent, base):
     # the tensor is the exponent: `base ** exponent`
+    if exponent.dtype.kind == "c":
+        # PyTorch: ones for base 1, else the complex Tensor-Tensor kernel
+        if base == 1:
+            return np.ones_like(exponent)
+        return np.exp(exponent * np.log(exponent.dtype.type(base)))
     return _int_pow(base, exponent) if exponent.dtype.kind in "biu" else np.power(base, exponent)
 
 
@@ -960,31 +1011,123 @@ def _where_method(self, condition, y):
     return where_(condition, self, y)
 
 
-# ---- comparisons (not differentiable) -----------------------------------------------------
+# ---- comparisons -------------------------------------------------------------------------
+
+def _comparison(f, name, ordered):
+    def forward(a, b):
+        if type(a) is not np.ndarray:     # torch.eq(2, x): no overload takes a number first
+            raise _bad_arguments(name, (a, make_tensor(b)))
+        if ordered:
+            _not_for(a, "c", f"{name}_cpu")     # complex numbers have no order
+        return f(a, b)
+    return forward
+
+
+def _comparison_inplace(name, inplace):
+    if name in ("eq", "ne"):
+        return inplace
+
+    def ordered_inplace(self, other):
+        # no cast check comes first for comparisons: complex operands meet the kernel's error
+        if self._data.dtype.kind == "c" or getattr(other, "dtype", None) in (
+                _dtype.complex64, _dtype.complex128) or isinstance(other, builtins.complex):
+            common = _dtype.result_type((self, other))
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{common.legacy}'")
+        return inplace(self, other)
+    return ordered_inplace
+
+
+def _zeros_of(grad, shape):
+    """zeros_like(an input of this shape), in grad's dtype."""
+    return make_tensor(np.zeros(shape, grad._data.dtype))
+
 
 for _name, _fn, _dunder, _alias in (
         ("eq", np.equal, "__eq__", None), ("ne", np.not_equal, "__ne__", "not_equal"),
         ("lt", np.less, "__lt__", "less"), ("le", np.less_equal, "__le__", "less_equal"),
-        ("gt", np.greater, "__gt__", "greater"), ("ge", np.greater_equal, "__ge__", "greater_equal")):
+        ("gt", np.greater, "__gt__", "greater"),
+        ("ge", np.greater_equal, "__ge__", "greater_equal")):
     _names = (_name,) if _alias is None else (_name, _alias)
+    _fn = _comparison(_fn, _name, _name not in ("eq", "ne"))
     op(_name, None, "self, other", _fn, promote=PROMOTE, numbers=True, function=_names,
        method=_names, dunders=(_dunder,), self=None, other=None)
+    # In place the result is cast into self; PyTorch gives those a node with zero gradients
+    # (EqBackward0 for a number, EqBackward1 for a tensor).
+    _node = _name.capitalize()
+    _inplace = _comparison_inplace(_name, _binary_inplace(
+        op(f"{_name}_.Scalar", f"{_node}Backward0", "self, other", _fn, promote=PROMOTE,
+           promote_with=("other",), function=False, method=False, self=_zeros),
+        op(f"{_name}_.Tensor", f"{_node}Backward1", "self, other", _fn, promote=PROMOTE,
+           function=False, method=False, self=_zeros,
+           other=lambda grad, other_shape: _zeros_of(grad, other_shape))))
+    for _n in _names:
+        public(_n + "_", function=False)(_inplace)
 
 
 # ---- logical and bitwise (not differentiable) ---------------------------------------------
 
-for _name, _fn, _dunders, _rdunders in (
-        ("logical_and", np.logical_and, (), ()), ("logical_or", np.logical_or, (), ()),
-        ("logical_xor", np.logical_xor, (), ()),
-        ("bitwise_and", np.bitwise_and, ("__and__",), ("__rand__",)),
-        ("bitwise_or", np.bitwise_or, ("__or__",), ("__ror__",)),
-        ("bitwise_xor", np.bitwise_xor, ("__xor__",), ("__rxor__",))):
-    op(_name, None, "self, other", _fn, promote=PROMOTE, numbers=True, dunders=_dunders,
-       rdunders=_rdunders, self=None, other=None)
+def _bitwise(f, kernel):
+    def forward(a, b):
+        _not_for(a if type(a) is np.ndarray else b, "fc", kernel)
+        return f(a, b)
+    return forward
 
-logical_not = op("logical_not", None, "self", np.logical_not, self=None)
-bitwise_not = op("bitwise_not", None, "self", np.invert, dunders=("__invert__",), out=SAME_DTYPE,
-                 self=None)
+
+for _name, _fn, _dunders, _rdunders, _idunders, _numbers in (
+        ("logical_and", np.logical_and, (), (), (), False),
+        ("logical_or", np.logical_or, (), (), (), False),
+        ("logical_xor", np.logical_xor, (), (), (), False),
+        ("bitwise_and", _bitwise(np.bitwise_and, "bitwise_and_cpu"), ("__and__",),
+         ("__rand__",), ("__iand__",), True),
+        ("bitwise_or", _bitwise(np.bitwise_or, "bitwise_or_cpu"), ("__or__",), ("__ror__",),
+         ("__ior__",), True),
+        ("bitwise_xor", _bitwise(np.bitwise_xor, "bitwise_xor_cpu"), ("__xor__",),
+         ("__rxor__",), ("__ixor__",), True)):
+    op(_name, None, "self, other", _fn, promote=PROMOTE, numbers=_numbers, dunders=_dunders,
+       rdunders=_rdunders, inplace=_name + "_", idunders=_idunders, self=None, other=None)
+
+
+def _bitwise_not(a):
+    _not_for(a, "fc", "bitwise_not_cpu")
+    return np.invert(a)
+
+
+logical_not = op("logical_not", None, "self", np.logical_not, inplace="logical_not_", self=None)
+bitwise_not = op("bitwise_not", None, "self", _bitwise_not, inplace="bitwise_not_",
+                 out=SAME_DTYPE, self=None)
+
+
+@public("__invert__", function=False)
+def _invert(self):
+    if self._data.dtype.kind in "fc":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return bitwise_not(self)
+
+
+def _shift(f, kernel):
+    """PyTorch's shifts: a shift by a negative amount or by the width or more gives 0 (left),
+    or fills with the sign bit (right); NumPy leaves a negative shift undefined."""
+    def forward(a, b):
+        t = a if type(a) is np.ndarray else b
+        _not_for(t, "bfc", kernel)
+        dt = t.dtype
+        a, b = (x if type(x) is np.ndarray else np.asarray(x).astype(dt) for x in (a, b))
+        if dt.kind == "i":
+            b = np.where(b < 0, dt.itemsize * 8, b)   # NumPy's result for too wide a shift
+        return f(a, b)
+    return forward
+
+
+bitwise_left_shift = op(
+    "bitwise_left_shift", None, "self, other", _shift(np.left_shift, "lshift_cpu"),
+    promote=PROMOTE, numbers=True, dunders=("__lshift__",), rdunders=("__rlshift__",),
+    inplace="bitwise_left_shift_", idunders=("__ilshift__",), self=None, other=None)
+
+bitwise_right_shift = op(
+    "bitwise_right_shift", None, "self, other", _shift(np.right_shift, "rshift_cpu"),
+    promote=PROMOTE, numbers=True, dunders=("__rshift__",), rdunders=("__rrshift__",),
+    inplace="bitwise_right_shift_", idunders=("__irshift__",), self=None, other=None)
 
 
 # ---- filling (in place only, as people use them) ------------------------------------------
@@ -1055,3 +1198,827 @@ def fill_(self, value):
                                f"{value._data.ndim} dimensions.")
         return dispatch_inplace(_fill_tensor_.op, (self, value), ())
     return dispatch_inplace(_fill_scalar_.op, (self,), (value,))
+
+
+def _fill_out_of_place(a, value):
+    return _fill(a.copy(), value)
+
+
+_fill_scalar = op("fill.Scalar", "FillBackward0", "self, value", _fill_out_of_place,
+                  function=False, method=False, self=_zeros)
+_fill_tensor = op("fill.Tensor", "FillBackward1", "self, value", _fill_out_of_place,
+                  function=False, method=False, self=_zeros, value=lambda grad: grad.sum())
+
+
+@public("fill", method=False)
+def fill(input, value):
+    """A tensor like input filled with value (a number or a 0-d tensor)."""
+    if hasattr(value, "_data"):
+        if value._data.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        return _fill_tensor(input, value)
+    return _fill_scalar(input, value)
+
+
+# ---- ops without a derivative in PyTorch ---------------------------------------------------
+
+def _not_implemented(name):
+    def formula(grad):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    return formula
+
+
+def _edges_that_require_grad(node):
+    return tuple(edge for edge in node._next if edge[0] is not None)
+
+
+def _name_not_implemented(row):
+    """PyTorch's placeholder node for an op with no formula: named NotImplemented, with an
+    edge only to each input that requires grad."""
+    cls = row.op.node_cls
+    cls.name = lambda self: "torch::autograd::NotImplemented"
+    cls.next_functions = property(_edges_that_require_grad)
+
+
+def _out_recording_not_implemented(name, f, rule):
+    """`f` as torch.<name> with out=: for ops PyTorch has no derivative for, out= takes inputs
+    that require grad, and `out` gets the op's NotImplemented node (a `out` that itself
+    requires grad is refused, in the words of aten::<name>)."""
+    def with_out(*args, out=None, **kwargs):
+        if out is None:
+            return f(*args, **kwargs)
+        registry.check_out_kind(name, out)
+        if out.requires_grad and registry._state.grad_enabled:
+            raise RuntimeError(registry._OUT_GRAD.format(f"aten::{name}"))
+        result = f(*args, **kwargs)
+        registry.write_out(name, result.detach(), out, rule, args)
+        if result._grad_fn is not None:
+            from ..autograd.graph import rebase_history
+            rebase_history(out, result._grad_fn, 0)
+        return out
+    with_out.__name__ = with_out.__qualname__ = name
+    with_out.__doc__ = f.__doc__
+    import inspect
+    sig = inspect.signature(f)
+    with_out.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + [
+        inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)])
+    registry.FUNCTIONS[name] = with_out
+    return f
+
+
+# ---- predicates (not differentiable) --------------------------------------------------------
+
+def _float_only(test, default):
+    """A predicate of floating values; integers and bools are all `default`."""
+    def forward(a):
+        if a.dtype.kind in "fc":
+            return test(a)
+        return np.full(a.shape, default)
+    return forward
+
+
+def _real_only(test, message, error=RuntimeError):
+    def forward(a):
+        if a.dtype.kind == "c":
+            raise error(message)
+        if a.dtype.kind == "f":
+            return test(a)
+        return np.zeros(a.shape, np.bool_) if a.dtype.kind != "i" or test is not np.signbit \
+            else a < 0
+    return forward
+
+
+isfinite = op("isfinite", None, "self", _float_only(np.isfinite, True), out=False, self=None)
+isnan = op("isnan", None, "self", _float_only(np.isnan, False), out=False, self=None)
+isinf = op("isinf", None, "self", _float_only(np.isinf, False), out=False, self=None)
+isposinf = op("isposinf", None, "self",
+              _real_only(lambda a: a == np.inf, "isposinf does not support complex inputs."),
+              out=out_exact("isposinf does not support non-boolean outputs."), self=None)
+isneginf = op("isneginf", None, "self",
+              _real_only(lambda a: a == -np.inf, "isneginf does not support complex inputs."),
+              out=out_exact("isneginf does not support non-boolean outputs."), self=None)
+signbit = op("signbit", None, "self",
+             _real_only(np.signbit, "signbit is not implemented for complex tensors.",
+                        NotImplementedError),
+             out=out_exact("signbit does not support non-boolean outputs."), self=None)
+isreal = op("isreal", None, "self",
+            lambda a: a.imag == 0 if a.dtype.kind == "c" else np.ones(a.shape, np.bool_),
+            out=False, self=None)
+
+
+def _cpp_double(x):
+    """A double as C++ streams print it (six significant digits)."""
+    return f"{x:g}"
+
+
+def _check_tensors(name, input, other, method=False):
+    # positions as PyTorch counts them: a method's `other` is its first argument
+    if not isinstance(input, Tensor):
+        raise _not_tensor(name, "input", 1, input)
+    if not isinstance(other, Tensor):
+        raise _not_tensor(name, "other", 1 if method else 2, other)
+
+
+@public("isclose", method=False)
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|input - other| <= atol + rtol * |other|, elementwise; NaNs equal when equal_nan."""
+    from .registry import check_broadcast
+    _check_tensors("isclose", input, other)
+    a, b = input._data, other._data
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{FROM_NP[a.dtype].legacy} did not match {FROM_NP[b.dtype].legacy}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {_cpp_double(rtol)}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {_cpp_double(atol)}")
+    check_broadcast((a, b))
+    with np.errstate(all="ignore"):
+        close = np.equal(a, b)
+        if equal_nan and a.dtype.kind in "fc":
+            close |= np.isnan(a) & np.isnan(b)
+        if rtol == 0 and atol == 0:
+            return make_tensor(np.asarray(close))
+        if a.dtype == np.bool_:
+            a, b = (x.astype(_dtype.get_default_dtype().np) for x in (a, b))
+        # as PyTorch: rtol * other is floating (the default dtype for integers), and the
+        # integer |input - other| is compared in that dtype
+        scaled = b if b.dtype.kind in "fc" else b.astype(_dtype.get_default_dtype().np)
+        allowed = atol + np.abs(rtol * scaled)
+        actual = np.abs(a - b)
+        if actual.dtype.kind in "iu":
+            actual = actual.astype(allowed.dtype)
+        close |= np.isfinite(actual) & (actual <= allowed)
+    return make_tensor(np.asarray(close))
+
+
+@public("allclose", method=False)
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether isclose holds everywhere (a Python bool)."""
+    _check_tensors("allclose", input, other)
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+@public("equal", method=False)
+def equal(input, other):
+    """Whether the tensors have the same size and elements (a Python bool)."""
+    _check_tensors("equal", input, other)
+    if input._data.shape != other._data.shape:
+        return False
+    return bool(input.eq(other)._data.all())
+
+
+def _method_checking_other(f, name):
+    def method(self, other, *args, **kwargs):
+        _check_tensors(name, self, other, method=True)
+        return f(self, other, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = f.__doc__
+    return method
+
+
+for _f in (isclose, allclose, equal):
+    setattr(Tensor, _f.__name__, _method_checking_other(_f, _f.__name__))
+
+
+def _nan_to_num(a, nan, posinf, neginf):
+    if a.dtype.kind not in "fc":
+        return a.copy()
+    return np.nan_to_num(a, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
+
+
+nan_to_num = op("nan_to_num", "NanToNumBackward0", "self, nan=0.0, posinf=None, neginf=None",
+                _nan_to_num, inplace="nan_to_num_",
+                out=out_exact("nan_to_num: dtype of out: {got} should be same as input: "
+                              "{expected}"),
+                self=lambda grad, self: grad * isfinite(self))
+
+
+# ---- sign manipulation and IEEE helpers ---------------------------------------------------
+
+def _copysign(a, b):
+    _not_for(a if type(a) is np.ndarray else b, "c", "copysign_cpu")
+    return np.copysign(a, b)
+
+
+def _copysign_self_grad(grad, self, result):
+    # result / self is the sign flip, 0 where self is 0
+    return grad * where(self == 0, 0.0, result / self)
+
+
+copysign_tensor = op("copysign.Tensor", "CopysignBackward0", "self, other", _copysign,
+                     promote=PROMOTE_FLOAT, function=False, method=False,
+                     self=_copysign_self_grad,
+                     other=lambda grad, other_shape: _zeros_of(grad, other_shape))
+
+copysign_scalar = op("copysign.Scalar", "CopysignBackward1", "self, other", _copysign,
+                     promote=PROMOTE_FLOAT, promote_with=("other",), function=False,
+                     method=False, self=_copysign_self_grad)
+
+
+@public("copysign", out=True)
+def copysign(input, other):
+    """input's magnitude with other's sign (other a tensor or a number)."""
+    if not isinstance(input, Tensor):
+        raise _bad_arguments("copysign", (input, other))
+    if isinstance(other, Tensor):
+        return copysign_tensor(input, other)
+    return copysign_scalar(input, other)
+
+
+public("copysign_", function=False)(_binary_inplace(copysign_scalar, copysign_tensor))
+
+
+def _frexp(a):
+    if a.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    mantissa, exponent = np.frexp(a)
+    return mantissa, exponent.astype(np.int32, copy=False)
+
+
+frexp = op("frexp", "FrexpBackward0", "self", _frexp, returns=("mantissa", "exponent"),
+           differentiable_outputs=(0,),
+           out=(out_exact("torch.frexp() expects mantissa to have dtype {expected_cpp} but got "
+                          "{got_cpp}"),
+                out_exact("torch.frexp() expects exponent to have int dtype but got {got_cpp}")),
+           self=lambda grads, result1: grads[0] / result1.exp2())   # result1: exponent
+
+
+def _ldexp(a, e):
+    t = _dtype.result_type((a, e))
+    t = (_dtype.get_default_dtype() if t.category < 2 else t).np
+    if a.dtype.kind == "f" and e.dtype.kind in "biu":
+        # PyTorch's exact kernel for a floating input and an integer exponent, which it
+        # takes as a 32-bit int
+        if e.dtype == np.bool_:
+            raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+        return np.ldexp(a.astype(t, copy=False), e.astype(np.int32))
+    # otherwise self * pow(2.0, other), the power in other's floating dtype
+    p = _opmath(np.exp2)(e) if e.dtype.kind in "fc" else np.exp2(e, dtype=np.float64)
+    return np.multiply(a.astype(t, copy=False), p.astype(t, copy=False))
+
+
+_ldexp_row = op("ldexp.Tensor", "LdexpBackward0", "self, other", _ldexp, function=False,
+                method=False,
+                self=lambda grad, other: grad * _conj(pow(2, other)),
+                other=lambda grad, result: grad * _conj(result) * _LN2)
+
+
+@public("ldexp", out=out_cast("ldexp can't be cast to the desired output type {got}"))
+def ldexp(input, other):
+    """input * 2 ** other."""
+    from .registry import _OUT_RESIZED
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        a, e = input._data, other._data
+        if a.dtype.kind == "f" and e.dtype.kind in "iu" and a.size:
+            # PyTorch's integer-exponent kernel writes into a tensor shaped like input
+            shape = np.broadcast_shapes(a.shape, e.shape)
+            if shape != a.shape:
+                import warnings
+                from .._dims import sizes_str
+                warnings.warn(_OUT_RESIZED.format(sizes_str(a.shape), sizes_str(shape)),
+                              UserWarning, stacklevel=2)
+    return _ldexp_row(input, other)
+
+
+@public("ldexp_", function=False)
+def ldexp_(self, other):
+    from .inplace import dispatch_inplace
+    if not isinstance(other, Tensor):
+        raise _not_tensor("ldexp_", "other", 1, other)
+    if self._data.dtype.kind not in "fc":
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {self.dtype.legacy}")
+    return dispatch_inplace(_ldexp_row.op, (self, other), ())
+
+
+def _nextafter(a, b):
+    _not_for(a, "biuc", "nextafter_cpu")
+    return np.nextafter(a, b)
+
+
+nextafter = op("nextafter", "NextafterBackward0", "self, other", _nextafter, promote=PROMOTE,
+               inplace="nextafter_",
+               self=lambda grad, self, other: where(self != other, grad, 0.0),
+               other=lambda grad, other_shape: _zeros_of(grad, other_shape))
+
+
+def _heaviside(a, values):
+    if a.dtype.kind == "c" or values.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    if a.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return np.where(a == 0, values, a > 0).astype(a.dtype, copy=False)
+
+
+heaviside = op("heaviside", "NotImplemented", "self, values", _heaviside, function=False,
+               self=_not_implemented("heaviside"), values=_not_implemented("heaviside"))
+_out_recording_not_implemented(
+    "heaviside", heaviside,
+    out_exact("heaviside is not yet implemented for tensors with different dtypes."))
+# the in-place node's error names heaviside_
+_heaviside_ = op("heaviside_", "NotImplemented", "self, values", _heaviside, function=False,
+                 method=False, inplace="heaviside_", self=_not_implemented("heaviside_"),
+                 values=_not_implemented("heaviside_"))
+
+
+# ---- more arithmetic ----------------------------------------------------------------------
+
+def _floor_divide(a, b):
+    t = a if type(a) is np.ndarray else b
+    _not_for(t, "bc", "div_floor_cpu")
+    _nonzero_divisor(t, b)
+    return np.floor_divide(a, b)
+
+
+floor_divide = op("floor_divide", "NotImplemented", "self, other", _floor_divide,
+                  promote=PROMOTE, numbers=True, dunders=("__floordiv__",),
+                  rdunders=("__rfloordiv__",), function=False,
+                  self=_not_implemented("floor_divide"), other=_not_implemented("floor_divide"))
+_out_recording_not_implemented("floor_divide", floor_divide, True)
+_floor_divide_ = op("floor_divide_", "NotImplemented", "self, other", _floor_divide,
+                    promote=PROMOTE, numbers=True, function=False, method=False,
+                    self=_not_implemented("floor_divide_"),
+                    other=_not_implemented("floor_divide_"))
+
+
+@public("floor_divide_", function=False, dunders=("__ifloordiv__",))
+def floor_divide_(self, other):
+    from .inplace import dispatch_inplace
+    _check_cast(_dtype.result_type((self, other)), self.dtype)
+    return dispatch_inplace(_floor_divide_.op, (self, other), ())
+
+# `3 % x`: remainder with a number first has no derivative in PyTorch
+remainder_scalar_tensor = op(
+    "remainder.Scalar_Tensor", "NotImplemented", "self, other",
+    lambda a, b: _remainder(np.asarray(a, b.dtype), b), promote=PROMOTE, numbers=True,
+    function=False, method=False, rdunders=("__rmod__",),
+    self=None, other=_not_implemented("remainder"))
+
+for _row in (heaviside, _heaviside_, floor_divide, _floor_divide_, remainder_scalar_tensor):
+    _name_not_implemented(_row)
+
+
+def _hypot(a, b):
+    _not_for(a, "biuc", "hypot_cpu")
+    return np.hypot(a, b)
+
+
+hypot = op("hypot", "HypotBackward0", "self, other", _hypot, promote=PROMOTE, inplace="hypot_",
+           self=lambda grad, self, result: grad * self / result,
+           other=lambda grad, other, result: grad * other / result)
+
+
+def _logaddexp(a, b):
+    _not_for(a, "biu", "logaddexp_cpu")
+    if a.dtype.kind == "c":
+        return _logaddexp_complex(*np.broadcast_arrays(a, b))
+    return _opmath(np.logaddexp)(a, b)
+
+
+def _logaddexp_complex(a, b):
+    # as PyTorch: the operand of larger real part factored out, NaN infectious, and equal
+    # infinite real parts handled apart
+    first = a.real < b.real
+    low, high = np.where(first, a, b), np.where(first, b, a)
+    out = np.log1p(np.exp(low - high)) + high
+    inf = ~np.isfinite(low.real) & (low.real == high.real)
+    out = np.where(inf & (low.real < 0), low, out)
+    out = np.where(inf & (low.real > 0), np.log(np.exp(low) + np.exp(high)), out)
+    nan = np.isnan(a.real) | np.isnan(a.imag) | np.isnan(b.real) | np.isnan(b.imag)
+    return np.where(nan, complex(np.nan, np.nan), out).astype(a.dtype, copy=False)
+
+
+def _logaddexp2(a, b):
+    _not_for(a, "biuc", "logaddexp2_cpu")
+    return _opmath(np.logaddexp2)(a, b)
+
+
+logaddexp = op("logaddexp", "LogaddexpBackward0", "self, other", _logaddexp, promote=PROMOTE,
+               self=lambda grad, self, other: grad / _conj(1 + (other - self).exp()),
+               other=lambda grad, self, other: grad / _conj(1 + (self - other).exp()))
+
+logaddexp2 = op("logaddexp2", "Logaddexp2Backward0", "self, other", _logaddexp2,
+                promote=PROMOTE,
+                self=lambda grad, self, other: grad / (1 + 2 ** (other - self)),
+                other=lambda grad, self, other: grad / (1 + 2 ** (self - other)))
+
+
+def _fmax_fmin(f, name):
+    def forward(a, b):
+        if a.dtype.kind == "c":
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        return f(a, b)
+    return forward
+
+
+def _fmax_self(grad, self, other):
+    # the gradient goes where the result came from: self on ties and where other is NaN
+    return where((self >= other).logical_or(other.isnan()), grad, 0.0)
+
+
+def _fmin_self(grad, self, other):
+    return where((self <= other).logical_or(other.isnan()), grad, 0.0)
+
+
+fmax = op("fmax", "FmaxBackward0", "self, other", _fmax_fmin(np.fmax, "fmax"), promote=PROMOTE,
+          self=_fmax_self,
+          other=lambda grad, self, other: grad - _fmax_self(grad, self, other))
+
+fmin = op("fmin", "FminBackward0", "self, other", _fmax_fmin(np.fmin, "fmin"), promote=PROMOTE,
+          self=_fmin_self,
+          other=lambda grad, self, other: grad - _fmin_self(grad, self, other))
+
+
+def _gcd_lcm(f, kernel):
+    def forward(a, b):
+        _not_for(a, "bfc", kernel)
+        return f(a, b)
+    return forward
+
+
+gcd = op("gcd", None, "self, other", _gcd_lcm(np.gcd, "gcd_cpu"), promote=PROMOTE,
+         inplace="gcd_", self=None, other=None)
+lcm = op("lcm", None, "self, other", _gcd_lcm(np.lcm, "lcm_cpu"), promote=PROMOTE,
+         inplace="lcm_", self=None, other=None)
+
+
+def _addc(a, t1, t2, value, kernel, combine):
+    _not_for(a, "b", kernel)
+    v = _checked_scalar(value, a.dtype)
+    if a.dtype.kind in "iu":
+        v = builtins.int(v)     # PyTorch casts value to the integer dtype: 2.5 counts as 2
+    if a.dtype == np.float16:   # computed in float32, rounded once
+        a, t1, t2 = (x.astype(np.float32) for x in (a, t1, t2))
+        return (a + combine(v * t1, t2)).astype(np.float16)
+    return a + combine(a.dtype.type(v) * t1, t2)
+
+
+_addcmul_row = op(
+    "addcmul", "AddcmulBackward0", "self, tensor1, tensor2, *, value=1",
+    lambda a, t1, t2, value: _addc(a, t1, t2, value, "addcmul_cpu_out", np.multiply),
+    promote=PROMOTE, function=False, method=False,
+    self=lambda grad: grad,
+    tensor1=lambda grad, tensor2, value: grad * _conj(tensor2 * value),
+    tensor2=lambda grad, tensor1, value: grad * _conj(tensor1 * value))
+
+_addcdiv_row = op(
+    "addcdiv", "AddcdivBackward0", "self, tensor1, tensor2, *, value=1",
+    lambda a, t1, t2, value: _addc(a, t1, t2, value, "addcdiv_cpu_out", np.true_divide),
+    promote=PROMOTE, function=False, method=False,
+    self=lambda grad: grad,
+    tensor1=lambda grad, tensor2, value: grad * _conj(value / tensor2),
+    tensor2=lambda grad, tensor1, tensor2, value: -grad * _conj(value * tensor1 / (tensor2 * tensor2)))
+
+_ADDCDIV_INTEGERS = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+    "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+    "for all dtypes.")
+
+_DEFAULT_VALUE = object()   # tells `value=1` given from not given (the deprecated order)
+
+
+def _addc_arguments(name, tensor1, tensor2, deprecated, value, function):
+    """(tensor1, tensor2, value) from PyTorch's order, or its deprecated one with the value
+    first (`addcmul(input, 2, t1, t2)`), which warns once."""
+    if not deprecated:
+        return tensor1, tensor2, 1 if value is _DEFAULT_VALUE else value
+    if len(deprecated) > 1 or isinstance(tensor1, Tensor) or value is not _DEFAULT_VALUE:
+        n = 3 if function else 2
+        raise TypeError(f"{name}() takes {n} positional arguments but "
+                        f"{n + len(deprecated)} were given")
+    if function:
+        old = (f"{name}(Tensor input, Number value, Tensor tensor1, Tensor tensor2, *, "
+               "Tensor out = None)")
+        new = (f"{name}(Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1, "
+               "Tensor out = None)")
+    else:
+        old = f"{name}(Number value, Tensor tensor1, Tensor tensor2)"
+        new = f"{name}(Tensor tensor1, Tensor tensor2, *, Number value = 1)"
+    if not _deprecated_warned:
+        # PyTorch's argument parser warns once per process, for whichever overload comes first
+        _deprecated_warned.append(True)
+        from .shape import _warn_once
+        _warn_once(f"This overload of {name} is deprecated:\n\t{old}\nConsider using one of "
+                   f"the following signatures instead:\n\t{new}")
+    return tensor2, deprecated[0], tensor1
+
+
+_deprecated_warned = []
+
+
+def _addc_variants(name, row, integer_check):
+    """The function, method and in-place method of addcmul / addcdiv."""
+    from .inplace import dispatch_inplace
+
+    def check(tensor1, tensor2):
+        if integer_check and all(isinstance(t, Tensor) and t._data.dtype.kind in "biu"
+                                 for t in (tensor1, tensor2)):
+            raise RuntimeError(_ADDCDIV_INTEGERS)
+
+    def function(input, tensor1, tensor2, *deprecated, value=_DEFAULT_VALUE):
+        tensor1, tensor2, value = _addc_arguments(name, tensor1, tensor2, deprecated, value, True)
+        check(tensor1, tensor2)
+        return row(input, tensor1, tensor2, value=value)
+
+    def method(self, tensor1, tensor2, *deprecated, value=_DEFAULT_VALUE):
+        tensor1, tensor2, value = _addc_arguments(name, tensor1, tensor2, deprecated, value, False)
+        check(tensor1, tensor2)
+        return row(self, tensor1, tensor2, value=value)
+
+    def inplace(self, tensor1, tensor2, *deprecated, value=_DEFAULT_VALUE):
+        tensor1, tensor2, value = _addc_arguments(name + "_", tensor1, tensor2, deprecated, value,
+                                                  False)
+        check(tensor1, tensor2)
+        return dispatch_inplace(row.op, (self, tensor1, tensor2), (value,))
+
+    verb = "*" if name == "addcmul" else "/"
+    function.__doc__ = f"input + value * tensor1 {verb} tensor2."
+    for f, n in ((function, name), (method, name), (inplace, name + "_")):
+        f.__name__ = f.__qualname__ = n
+    public(name, method=False, out=True)(function)
+    public(name, function=False)(method)
+    public(name + "_", function=False)(inplace)
+    return function
+
+
+addcmul = _addc_variants("addcmul", _addcmul_row, False)
+addcdiv = _addc_variants("addcdiv", _addcdiv_row, True)
+
+
+# float_power: pow computed in double precision (complex128 when a complex number is
+# involved), the operands converted first; PyTorch records pow's nodes after the conversion.
+
+def _power_dtype(*xs):
+    complex_ = any(x._data.dtype.kind == "c" if isinstance(x, Tensor)
+                   else isinstance(x, builtins.complex) for x in xs)
+    return _dtype.complex128 if complex_ else _dtype.float64
+
+
+@public("float_power", out=out_exact("the output given to float_power has dtype {got} but "
+                                     "the operation's result requires dtype {expected}"),
+        out_name="pow")
+def float_power(input, exponent):
+    """input ** exponent in double precision."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError(
+            "float_power() received an invalid combination of arguments - got "
+            f"({type(input).__name__}, {type(exponent).__name__}), but expected one of:\n"
+            " * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
+            " * (Number self, Tensor exponent, *, Tensor out = None)\n"
+            " * (Tensor input, Number exponent, *, Tensor out = None)\n")
+    dt = _power_dtype(input, exponent)
+    cast = builtins.complex if dt is _dtype.complex128 else builtins.float
+    input = input.to(dt) if isinstance(input, Tensor) else cast(input)
+    exponent = exponent.to(dt) if isinstance(exponent, Tensor) else cast(exponent)
+    return pow(input, exponent)
+
+
+@public("float_power_", function=False)
+def float_power_(self, exponent):
+    dt = _power_dtype(self, exponent)
+    if self.dtype is not dt:
+        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.legacy} but "
+                           f"the operation's result requires dtype {dt.legacy}")
+    if isinstance(exponent, Tensor):
+        return pow_(self, exponent.to(dt))
+    return pow_(self, builtins.complex(exponent) if dt is _dtype.complex128
+                else builtins.float(exponent))
+
+
+# ---- angles and powers of two -------------------------------------------------------------
+
+_DEG2RAD, _RAD2DEG = math.pi / 180, 180 / math.pi
+
+
+def _scale_real(factor, name):
+    @_opmath
+    def forward(a):
+        if a.dtype.kind == "c":
+            raise RuntimeError(f"{name} is not supported for complex tensors.")
+        return a * factor
+    return forward
+
+
+deg2rad = op("deg2rad", "Deg2RadBackward0", "self", _scale_real(_DEG2RAD, "deg2rad"),
+             promote=FLOAT, inplace="deg2rad_", self=lambda grad: grad * _DEG2RAD)
+
+rad2deg = op("rad2deg", "Rad2DegBackward0", "self", _scale_real(_RAD2DEG, "rad2deg"),
+             promote=FLOAT, inplace="rad2deg_", self=lambda grad: grad * _RAD2DEG)
+
+exp2 = op("exp2", "Exp2Backward0", "self", _opmath(np.exp2), promote=FLOAT, inplace="exp2_",
+          self=lambda grad, result: grad * _conj(result) * _LN2)
+
+
+def _angle(a):
+    if a.dtype.kind == "c":
+        return np.angle(a)
+    # pi for negatives, 0 otherwise (-0.0 included), NaN kept
+    return np.where(np.isnan(a), a, np.where(a < 0, math.pi, 0.0)).astype(a.dtype, copy=False)
+
+
+def _angle_grad(grad, self):
+    if self._data.dtype.kind != "c":
+        return _zeros(grad)
+    return where(self == 0, 0.0, grad * self / self.abs().pow(2) * 1j)
+
+
+angle = op("angle", "AngleBackward0", "self", _angle, promote=FLOAT, self=_angle_grad)
+
+
+# ---- inverse hyperbolic functions ---------------------------------------------------------
+
+asinh = op("asinh", "AsinhBackward0", "self", _opmath(np.arcsinh), promote=FLOAT,
+           function=("asinh", "arcsinh"), method=("asinh", "arcsinh"),
+           self=lambda grad, self: grad * _conj((self.pow(2) + 1).rsqrt()))
+
+acosh = op("acosh", "AcoshBackward0", "self", _opmath(np.arccosh), promote=FLOAT,
+           function=("acosh", "arccosh"), method=("acosh", "arccosh"),
+           self=lambda grad, self: grad * _conj((self.pow(2) - 1).rsqrt()))
+
+atanh = op("atanh", "AtanhBackward0", "self", _opmath(np.arctanh), promote=FLOAT,
+           function=("atanh", "arctanh"), method=("atanh", "arctanh"),
+           self=lambda grad, self: grad * (1 / _conj(1 - self.pow(2))))
+
+
+def _no_inplace_derivative(name):
+    def formula(grad):
+        raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not "
+                                  "implemented.")
+    return formula
+
+
+# PyTorch gives the in-place versions their own nodes, whose backward raises
+for _row, _alias in ((asinh, "arcsinh_"), (acosh, "arccosh_"), (atanh, "arctanh_")):
+    _name = _row.op.name
+    _inplace_row = op(_name + "_", f"{_name.capitalize()}Backward1", "self", _row.op.forward,
+                      promote=FLOAT, function=False, method=False, inplace=_name + "_",
+                      self=_no_inplace_derivative(_name))
+    getattr(Tensor, _name + "_").__name__ = _name + "_"
+    setattr(Tensor, _alias, getattr(Tensor, _name + "_"))
+
+
+# ---- conjugation and identities -----------------------------------------------------------
+# chainrule has no lazy conjugate or negative bit: conj() conjugates at once, so no tensor is
+# ever a "conjugate view"; is_conj/is_neg are False and resolve_conj/resolve_neg return their
+# input, which is what PyTorch does for every tensor whose bits are not set.
+
+def _conj_physical(a):
+    return np.conj(a) if a.dtype.kind == "c" else a.copy()   # (NumPy's conj of bool is int8)
+
+
+_conj_physical_row = op("conj_physical", "ConjPhysicalBackward0", "self", _conj_physical,
+                        function=False, method=False, self=lambda grad: conj_physical(grad))
+_conj_physical_inplace = op("conj_physical_", "ConjPhysicalBackward1", "self", _conj_physical,
+                            function=False, method=False, self=lambda grad: conj_physical(grad))
+
+
+@public("conj_physical", function=False)
+def conj_physical(input):
+    """The complex conjugate, computed (real tensors are returned as they are)."""
+    if input._data.dtype.kind != "c":
+        return input
+    return _conj_physical_row(input)
+
+
+# PyTorch's conj_physical.out has no derivative formula: out= records a NotImplemented node
+_conj_physical_out_row = op("conj_physical.out", "NotImplemented", "self", _conj_physical,
+                            function=False, method=False,
+                            self=_not_implemented("conj_physical"))
+_name_not_implemented(_conj_physical_out_row)
+
+
+def _conj_physical_out(input):
+    return _conj_physical_out_row(input)
+
+
+_out_recording_not_implemented("conj_physical", _conj_physical_out, SAME_DTYPE)
+_conj_physical_with_out = registry.FUNCTIONS["conj_physical"]
+
+
+@public("conj_physical", method=False)
+def _conj_physical_function(input, *, out=None):
+    """The complex conjugate, computed (real tensors are returned as they are)."""
+    if out is None:
+        return conj_physical(input)
+    return _conj_physical_with_out(input, out=out)
+
+
+@public("conj_physical_", function=False)
+def conj_physical_(self):
+    # a real tensor is left as it is, but PyTorch still records the op and bumps the version
+    from .inplace import dispatch_inplace
+    return dispatch_inplace(_conj_physical_inplace.op, (self,), ())
+
+
+@public("positive", dunders=("__pos__",))
+def positive(input):
+    """input itself (refused for bool tensors, as unary + is)."""
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+@public("resolve_conj")
+def resolve_conj(input):
+    """input itself: chainrule's conj() is never lazy."""
+    return input
+
+
+@public("resolve_neg")
+def resolve_neg(input):
+    """input itself: chainrule has no lazy negation."""
+    return input
+
+
+@public("is_conj")
+def is_conj(input):
+    """False: chainrule's conj() is never lazy."""
+    return False
+
+
+@public("is_neg")
+def is_neg(input):
+    """False: chainrule has no lazy negation."""
+    return False
+
+
+# ---- aliases --------------------------------------------------------------------------------
+
+for _alias, _name in (("multiply_", "mul_"), ("subtract_", "sub_"), ("negative_", "neg_"),
+                      ("__div__", "__truediv__"), ("__idiv__", "__itruediv__")):
+    setattr(Tensor, _alias, getattr(Tensor, _name))
+
+
+# ---- top-level in-place functions (torch.abs_(x), ...) --------------------------------------
+# REGISTRY FEATURE WANTED (the lead owns registry.py): a row option, e.g.
+# op(..., inplace="abs_", inplace_function=True), that also installs the in-place variant as
+# FUNCTIONS["abs_"] = generate("abs_", "input" + signature[4:], row, dispatch_inplace,
+# {"self": "input"}). Until then these wrappers forward to the Tensor methods, with the
+# methods' signatures (first argument renamed `input`, as PyTorch's functions call it).
+
+def _function_of_method(name):
+    import inspect
+    method = getattr(Tensor, name)
+
+    def function(input, *args, **kwargs):
+        return method(input, *args, **kwargs)
+    params = list(inspect.signature(method).parameters.values())
+    function.__signature__ = inspect.Signature([params[0].replace(name="input")] + params[1:])
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"In-place {name[:-1]}: `input` is modified and returned."
+    return function
+
+
+for _name in ("abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_",
+              "arctan_", "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_",
+              "clamp_max_", "clamp_min_", "clip_", "conj_physical_", "cos_", "cosh_", "deg2rad_",
+              "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_",
+              "gcd_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "nan_to_num_",
+              "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_",
+              "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_",
+              "zero_"):
+    public(_name, method=False)(_function_of_method(_name))
+
+
+# ---- real and imag: views of a complex tensor ---------------------------------------------
+# As in PyTorch: view_as_real(x).select(-1, 0 or 1), so they share x's memory and version
+# counter (`x.real.mul_(2)` changes x) and their graph is SelectBackward0 over
+# ViewAsRealBackward0. A real tensor is its own real part and has no imaginary one.
+
+def _complex_part(index):
+    def part(input):
+        from .aliasing import view_as_real
+        return view_as_real(input).select(-1, index)
+    return part
+
+
+_real_part, _imag_part = _complex_part(0), _complex_part(1)
+
+
+@public("real", method=False)
+def real(input):
+    """The real part of input: a view when input is complex, input itself otherwise."""
+    return _real_part(input) if input._data.dtype.kind == "c" else input
+
+
+@public("imag", method=False)
+def imag(input):
+    """The imaginary part of a complex input, as a view."""
+    if input._data.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return _imag_part(input)
+
+
+def _set_real(self, value):
+    real(self).copy_(value)
+
+
+def _set_imag(self, value):
+    imag(self).copy_(value)
+
+
+Tensor.real = property(real, _set_real, doc="The real part (a view of a complex tensor).")
+Tensor.imag = property(imag, _set_imag, doc="The imaginary part (a view of a complex tensor).")

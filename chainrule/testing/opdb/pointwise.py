@@ -396,3 +396,190 @@ OPS_DB += [
     OpInfo("fill_.Tensor", lambda lib, x, v: (x * 1).fill_(v), lambda rng: [Sample(randn(rng, 3, 4), randn(rng))],
            ops=("fill_.Tensor", "mul")),
 ]
+
+
+# ---- breadth: predicates' neighbours, IEEE helpers, more binary ops -----------------------
+
+def _inplace_cmp(method):
+    # (x * 1) makes a non-leaf; the comparison's in-place node replaces MulBackward0
+    return lambda lib, a, b: getattr(a * 1, method)(b)
+
+
+def _cmp_samples(rng):
+    a = np.round(randn(rng, 3, 4), 1)
+    return [Sample(randn(rng, 3, 4), randn(rng, 4)),
+            Sample(randn(rng, 3, 4), 0.25, name="number"),
+            Sample(randn(rng, 2, 3), np.array(0.5), name="0-d other")]
+
+
+def _positive_pairs(rng):
+    return [Sample(positive(rng, 3, 4), positive(rng, 3, 4)),
+            Sample(positive(rng, 3, 4), positive(rng, 4), name="broadcast"),
+            Sample(np.array(positive(rng)), positive(rng, 3), name="0-d with 1-d")]
+
+
+def _distinct_pairs(rng):
+    # fmax/fmin: ties and NaNs are compared in their own entry
+    a = randn(rng, 3, 4)
+    return [Sample(a, a + _nonzero(rng, 3, 4)), Sample(randn(rng, 3, 4), randn(rng, 4) + 5),
+            Sample(np.array(randn(rng)), randn(rng, 3) + 5, name="0-d with 1-d")]
+
+
+_CMP_ROWS = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge",
+             "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
+             "greater_equal": "ge"}
+_SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.0])
+
+OPS_DB += [
+    *[OpInfo(f"{m}_", _inplace_cmp(m + "_"), _cmp_samples,
+             ops=(f"{r}_.Scalar", f"{r}_.Tensor", "mul"))
+      for m, r in _CMP_ROWS.items()],
+    OpInfo("comparison_.ties", lambda lib, a, b: lib.stack(
+               [getattr(a * 1, m + "_")(b) for m in _CMP_ROWS]),
+           _fixed(np.array([1.0, 2.0, -0.0, np.nan, np.inf]),
+                  np.array([1.0, 3.0, 0.0, np.nan, np.inf])),
+           ops=("eq_.Tensor", "stack"), gradcheck=False),
+    OpInfo("nan_to_num", lambda lib, a, **kw: lib.nan_to_num(a, **kw),
+           lambda rng: [Sample(randn(rng, 3, 4)), Sample(randn(rng), nan=1.0),
+                        Sample(noncontiguous(randn(rng, 2, 3)), posinf=1.0, neginf=-1.0)]),
+    OpInfo("nan_to_num.special", lambda lib, a, **kw: a.nan_to_num(**kw),
+           lambda rng: [Sample(_SPECIAL), Sample(_SPECIAL, nan=2.0, posinf=3.0, neginf=-4.0),
+                        Sample(_SPECIAL.astype(np.float32), posinf=1e300)],
+           ops=("nan_to_num",), gradcheck=False),
+    OpInfo("nan_to_num_", lambda lib, a: (a * 1).nan_to_num_(nan=0.5),
+           _fixed(_SPECIAL), ops=("nan_to_num", "mul"), gradcheck=False),
+    OpInfo("copysign.Tensor", lambda lib, a, b: lib.copysign(a, b), _binary(_nonzero)),
+    OpInfo("copysign.Scalar", lambda lib, a, b: a.copysign(b),
+           lambda rng: [Sample(_nonzero(rng, 3, 4), -1.0), Sample(np.array(_nonzero(rng)), 2),
+                        Sample(_nonzero(rng, 3), -0.0)]),
+    OpInfo("copysign.zeros", lambda lib, a, b: lib.copysign(a, b),
+           _fixed(_SPECIAL, np.array([-1.0, -1.0, 1.0, -1.0, 1.0, -0.0, np.nan])),
+           ops=("copysign.Tensor",), gradcheck=False),
+    OpInfo("copysign_", lambda lib, a, b: (a * 1).copysign_(b),
+           lambda rng: [Sample(_nonzero(rng, 3, 4), _nonzero(rng, 4)),
+                        Sample(_nonzero(rng, 3), -2.5)],
+           ops=("copysign.Tensor", "copysign.Scalar", "mul")),
+    OpInfo("frexp", lambda lib, a: lib.frexp(a), _unary(_nonzero)),
+    OpInfo("frexp.method", lambda lib, a: a.frexp().mantissa * 1, _fixed(_SPECIAL),
+           ops=("frexp", "mul"), gradcheck=False),
+    OpInfo("ldexp.Tensor", lambda lib, a, b: lib.ldexp(a, b),
+           lambda rng: [Sample(randn(rng, 3, 4), rng.integers(0, 4, (3, 4))),
+                        Sample(randn(rng, 3, 4), randn(rng, 4), name="float exponent"),
+                        Sample(randn(rng, 3, 4), rng.integers(0, 4, (4,)), name="broadcast")]),
+    # an integer exponent's pow(2, other) is an integer power: 0 for negative exponents, so
+    # PyTorch's gradient there is 0
+    OpInfo("ldexp.negative_exponents", lambda lib, a, b: lib.ldexp(a, b),
+           lambda rng: [Sample(randn(rng, 3, 4), rng.integers(-3, 4, (3, 4)))],
+           ops=("ldexp.Tensor",), gradcheck=False),
+    OpInfo("ldexp_", lambda lib, a, b: (a * 1).ldexp_(b),
+           lambda rng: [Sample(randn(rng, 3, 4), rng.integers(0, 4, (4,))),
+                        Sample(randn(rng, 3), randn(rng, 3))],
+           ops=("ldexp.Tensor", "mul")),
+    OpInfo("nextafter", lambda lib, a, b: lib.nextafter(a, b),
+           _fixed(np.array([1.0, 2.0, -3.0, 0.0]), np.array([1.0, 5.0, -4.0, -1.0])),
+           gradcheck=False),
+    OpInfo("nextafter_", lambda lib, a, b: (a * 1).nextafter_(b),
+           _fixed(np.array([1.0, 2.0, -3.0]), np.array([1.0, 5.0, -4.0])),
+           ops=("nextafter", "mul"), gradcheck=False),
+    # PyTorch has no derivative for these: values and NotImplemented nodes only
+    OpInfo("heaviside", lambda lib, a, b: lib.heaviside(a, b),
+           _fixed(np.array([-1.0, 0.0, 2.0, np.nan, -0.0]), np.array([0.5, 0.25, 0.5, 0.5, 0.75]),
+                  grad=()), gradcheck=False),
+    OpInfo("floor_divide", lambda lib, a, b: a // b,
+           lambda rng: [Sample(randn(rng, 3, 4) * 3, _nonzero(rng, 4), grad=()),
+                        Sample(randn(rng, 3) * 3, 0.7, grad=())], gradcheck=False),
+    OpInfo("floor_divide.reflected", lambda lib, a: 7.0 // a,
+           lambda rng: [Sample(_nonzero(rng, 3, 4), grad=())], ops=("floor_divide",),
+           gradcheck=False),
+    OpInfo("floor_divide_", lambda lib, a, b: a.clone().floor_divide_(b),
+           lambda rng: [Sample(randn(rng, 3, 4) * 3, _nonzero(rng, 4), grad=()),
+                        Sample(randn(rng, 3) * 3, 0.7, grad=())], gradcheck=False),
+    OpInfo("heaviside_", lambda lib, a, b: a.clone().heaviside_(b),
+           _fixed(np.array([-1.0, 0.0, 2.0, np.nan]), np.array([0.5, 0.25, 0.5, 0.5]), grad=()),
+           gradcheck=False),
+    OpInfo("remainder.Scalar_Tensor", lambda lib, a: 3.5 % a,
+           lambda rng: [Sample(_nonzero(rng, 3, 4), grad=())], gradcheck=False),
+    OpInfo("hypot", lambda lib, a, b: lib.hypot(a, b), _binary(_nonzero)),
+    OpInfo("hypot_", lambda lib, a, b: (a * 1).hypot_(b),
+           lambda rng: [Sample(_nonzero(rng, 3, 4), _nonzero(rng, 4))], ops=("hypot", "mul")),
+    OpInfo("logaddexp", lambda lib, a, b: lib.logaddexp(a, b), _binary()),
+    OpInfo("logaddexp2", lambda lib, a, b: a.logaddexp2(b), _binary()),
+    OpInfo("logaddexp.special", lambda lib, a, b: lib.stack([lib.logaddexp(a, b),
+                                                             lib.logaddexp2(a, b)]),
+           _fixed(np.array([np.inf, -np.inf, np.inf, np.nan, 800.0, -800.0]),
+                  np.array([np.inf, -np.inf, -np.inf, 1.0, 800.0, -801.0])),
+           ops=("logaddexp", "logaddexp2", "stack"), gradcheck=False),
+    OpInfo("fmax", lambda lib, a, b: lib.fmax(a, b), _distinct_pairs),
+    OpInfo("fmin", lambda lib, a, b: a.fmin(b), _distinct_pairs),
+    OpInfo("fmax.ties_nan", lambda lib, a, b: lib.stack([lib.fmax(a, b), lib.fmin(a, b)]),
+           _fixed(np.array([1.0, np.nan, 2.0, np.nan, 0.0]),
+                  np.array([1.0, 2.0, np.nan, np.nan, -0.0])),
+           ops=("fmax", "fmin", "stack"), gradcheck=False),
+    OpInfo("addcmul", lambda lib, a, b, c, **kw: lib.addcmul(a, b, c, **kw),
+           lambda rng: [Sample(randn(rng, 3, 4), randn(rng, 3, 4), randn(rng, 3, 4)),
+                        Sample(randn(rng, 4), randn(rng, 3, 1), randn(rng, 4), value=-0.5),
+                        Sample(np.array(randn(rng)), randn(rng, 3), randn(rng, 3), value=2)]),
+    OpInfo("addcmul_", lambda lib, a, b, c: (a * 1).addcmul_(b, c, value=1.5),
+           lambda rng: [Sample(randn(rng, 3, 4), randn(rng, 4), randn(rng, 3, 4))],
+           ops=("addcmul", "mul")),
+    OpInfo("addcdiv", lambda lib, a, b, c, **kw: a.addcdiv(b, c, **kw),
+           lambda rng: [Sample(randn(rng, 3, 4), randn(rng, 3, 4), _nonzero(rng, 3, 4)),
+                        Sample(randn(rng, 4), randn(rng, 3, 1), _nonzero(rng, 4), value=-0.5),
+                        Sample(np.array(randn(rng)), randn(rng, 3), _nonzero(rng, 3), value=2)]),
+    OpInfo("addcdiv_", lambda lib, a, b, c: (a * 1).addcdiv_(b, c, value=0.5),
+           lambda rng: [Sample(randn(rng, 3, 4), randn(rng, 4), _nonzero(rng, 3, 4))],
+           ops=("addcdiv", "mul")),
+    OpInfo("float_power", lambda lib, a, b: lib.float_power(a, b),
+           lambda rng: [Sample(positive(rng, 3, 4), randn(rng, 3, 4)),
+                        Sample(positive(rng, 3, 4), 2), Sample(2, randn(rng, 3))],
+           ops=("pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar")),
+    # from float32: converted first (ToCopyBackward0 under pow's node)
+    OpInfo("float_power.float32", lambda lib, a, b: lib.float_power(a, b),
+           lambda rng: [Sample(positive(rng, 3, 4).astype(np.float32), 2, grad=(0,)),
+                        Sample(2, randn(rng, 3).astype(np.float32), grad=(1,)),
+                        Sample(positive(rng, 3).astype(np.float32), randn(rng, 3).astype(np.float32),
+                               grad=(0, 1))],
+           ops=("pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "_to_copy"),
+           gradcheck=False, compare_rtol=1e-6),
+    OpInfo("float_power_", lambda lib, a, b: (a * 1).float_power_(b),
+           lambda rng: [Sample(positive(rng, 3), 1.5), Sample(positive(rng, 3), randn(rng, 3))],
+           ops=("pow.Tensor_Tensor", "pow.Tensor_Scalar", "mul")),
+    OpInfo("deg2rad", lambda lib, a: lib.deg2rad(a), _unary()),
+    OpInfo("rad2deg", lambda lib, a: a.rad2deg(), _unary()),
+    OpInfo("exp2", lambda lib, a: lib.exp2(a), _unary()),
+    OpInfo("angle", lambda lib, a: lib.angle(a), _unary(_nonzero)),
+    OpInfo("angle.special", lambda lib, a: a.angle(), _fixed(_SPECIAL), ops=("angle",),
+           gradcheck=False),
+    OpInfo("angle.complex", lambda lib, a: lib.angle(a),
+           _fixed(np.array([1 + 2j, -0.5 + 0.1j, 0j, -3 + 0j, -1j]), grad=(0,)), ops=("angle",),
+           gradcheck=False),
+    OpInfo("asinh", lambda lib, a: lib.asinh(a), _unary()),
+    OpInfo("acosh", lambda lib, a: a.acosh(), _unary(_uniform(1.2, 4.0))),
+    OpInfo("atanh", lambda lib, a: lib.arctanh(a), _unary(_uniform(-0.9, 0.9))),
+    OpInfo("arcsinh", lambda lib, a: a.arcsinh() + lib.arccosh(a * a + 1.5),
+           _unary(), ops=("asinh", "acosh", "mul", "add")),
+    OpInfo("inverse_hyperbolic.edges", lambda lib, a: lib.stack([a.asinh(), a.acosh(), a.atanh()]),
+           _fixed(np.array([-1.0, 1.0, 0.0, 2.0, np.inf, -np.inf])),
+           ops=("asinh", "acosh", "atanh", "stack"), gradcheck=False),
+    *[OpInfo(f"{m}.inplace", _inplace(m), _unary(gen), ops=(row, "clone"))
+      for row, m, gen in (("exp2", "exp2_", randn), ("deg2rad", "deg2rad_", randn),
+                          ("rad2deg", "rad2deg_", randn))],
+    # PyTorch's in-place inverse hyperbolic nodes raise in backward: values only here
+    *[OpInfo(f"{m}.inplace", _inplace(m),
+             lambda rng, gen=gen: [Sample(gen(rng, 3, 4), grad=())], ops=(row,),
+             gradcheck=False)
+      for row, m, gen in (("asinh_", "asinh_", randn), ("acosh_", "arccosh_", _uniform(1.2, 4.0)),
+                          ("atanh_", "atanh_", _uniform(-0.9, 0.9)))],
+    OpInfo("conj_physical", lambda lib, a: lib.conj_physical(a) * 1,
+           _fixed(np.array([1 + 2j, -0.5 + 0.1j]), grad=(0,)), ops=("conj_physical", "mul"),
+           gradcheck=False),
+    OpInfo("conj_physical_", lambda lib, a: (a * 1).conj_physical_(),
+           _fixed(np.array([1 + 2j, -0.5 + 0.1j]), grad=(0,)), ops=("conj_physical_", "mul"),
+           gradcheck=False),
+    # out= records PyTorch's NotImplemented node (values here; nodes in the breadth tests)
+    OpInfo("conj_physical.out", lambda lib, a: lib.conj_physical(a, out=lib.empty(0, dtype=a.dtype)),
+           _fixed(np.array([1 + 2j, -0.5 + 0.1j]), grad=()), gradcheck=False),
+    OpInfo("fill.Scalar", lambda lib, a: lib.fill(a, 2.5), _unary()),
+    OpInfo("fill.Tensor", lambda lib, a, v: lib.fill(a, v),
+           lambda rng: [Sample(randn(rng, 3, 4), np.array(randn(rng)))]),
+]

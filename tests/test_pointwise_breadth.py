@@ -888,3 +888,50 @@ def test_deprecated_overload_warns():
     outputs = [subprocess.run([sys.executable, "-c", code.format(lib=lib)], capture_output=True,
                               text=True, check=True).stdout for lib in ("torch", "chainrule")]
     assert outputs[0] == outputs[1] and "deprecated" in outputs[0]
+
+
+# ---- every name spelled out once (the parametrized tests above reach them by getattr) ------
+
+def test_inplace_functions_spelled_out():
+    def prog(T):
+        def x():
+            return T.tensor([0.25, 0.5, 0.75])
+
+        def big():
+            return T.tensor([1.25, 1.5, 2.0])
+        return (T.acos_(x()), T.arccos_(x()), T.arcsin_(x()), T.arctan_(x()), T.asin_(x()),
+                T.atan_(x()), T.ceil_(x()), T.cos_(x()), T.cosh_(x()), T.erf_(x()),
+                T.erfc_(x()), T.expm1_(x()), T.fix_(x()), T.floor_(x()), T.frac_(x()),
+                T.log10_(x()), T.log1p_(x()), T.log2_(x()), T.log_(x()), T.neg_(x()),
+                T.negative_(x()), T.reciprocal_(x()), T.rsqrt_(x()), T.sigmoid_(x()),
+                T.sin_(x()), T.sinh_(x()), T.tan_(x()), T.tanh_(x()), T.trunc_(x()),
+                T.asinh_(x()), T.acosh_(big()), T.atanh_(x()), T.arcsinh_(x()),
+                T.arccosh_(big()), T.arctanh_(x()), x().asinh_(), big().acosh_(), x().atanh_(),
+                x().arcsinh_(), big().arccosh_(), x().arctanh_(), x().negative_(),
+                x().multiply_(2), x().subtract_(1, alpha=2))
+    same(prog)
+
+
+def test_integer_methods_spelled_out():
+    def prog(T):
+        def i():
+            return T.tensor([12, -7, 5])
+        j = T.tensor([1, 2, 3])
+        return (T.bitwise_right_shift(i(), j), i().bitwise_left_shift_(j),
+                i().bitwise_right_shift_(1), i().bitwise_and_(j), i().bitwise_or_(6),
+                i().bitwise_xor_(j), i().bitwise_not_(), i().__floordiv__(2),
+                i().__rfloordiv__(50), i().__ifloordiv__(j), i().__lshift__(1),
+                i().__rlshift__(1), i().__ilshift__(j), i().__rshift__(1), i().__rrshift__(64),
+                i().__irshift__(j), i().__ior__(j), i().__ixor__(3), i().__rmod__(9),
+                i().__pos__())
+    same(prog)
+
+
+def test_comparison_methods_spelled_out():
+    def prog(T):
+        def x():
+            return T.tensor([0.5, 1.0, 2.0])
+        y = T.tensor([1.0, 1.0, 1.0])
+        return (x().le_(y), x().greater_(y), x().greater_equal_(1.0), x().less_(y),
+                x().less_equal_(y), x().not_equal_(1.0), x().logical_xor_(y))
+    same(prog)

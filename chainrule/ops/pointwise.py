@@ -1278,14 +1278,15 @@ def _float_only(test, default):
     return forward
 
 
-def _real_only(test, message, error=RuntimeError):
+def _real_only(test, message, error=RuntimeError, integers=None):
+    """A predicate PyTorch refuses for complex tensors; integers and bools are all False
+    unless `integers` says otherwise."""
     def forward(a):
         if a.dtype.kind == "c":
             raise error(message)
         if a.dtype.kind == "f":
             return test(a)
-        return np.zeros(a.shape, np.bool_) if a.dtype.kind != "i" or test is not np.signbit \
-            else a < 0
+        return integers(a) if integers is not None else np.zeros(a.shape, np.bool_)
     return forward
 
 
@@ -1300,7 +1301,7 @@ isneginf = op("isneginf", None, "self",
               out=out_exact("isneginf does not support non-boolean outputs."), self=None)
 signbit = op("signbit", None, "self",
              _real_only(np.signbit, "signbit is not implemented for complex tensors.",
-                        NotImplementedError),
+                        NotImplementedError, integers=lambda a: a < 0),
              out=out_exact("signbit does not support non-boolean outputs."), self=None)
 isreal = op("isreal", None, "self",
             lambda a: a.imag == 0 if a.dtype.kind == "c" else np.ones(a.shape, np.bool_),

@@ -5,5 +5,6 @@ from . import pointwise, reduction, shape, linalg, indexing, advanced_indexing  
 from . import nn_ops, conv, normalization, padding, sorting, diagonal  # noqa: F401
 from . import statistics  # noqa: F401
 from . import decompositions  # noqa: F401
+from . import special  # noqa: F401
 
 __all__ = ["registry"]

@@ -6,12 +6,11 @@ top-level in-place functions, dunders; over every dtype, with Python numbers, sp
 values, broadcasting, errors and warnings."""
 import math
 
-import numpy as np
 import pytest
 import torch
 
 import chainrule
-from helpers import compare, error_of, same, same_error, same_warnings, warnings_of
+from helpers import error_of, same, same_error, same_warnings, warnings_of
 
 DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64",
           "complex64", "complex128"]

@@ -119,7 +119,7 @@ def test_values_and_dtypes(prog):
     grads(lambda T, a: T.matrix_power(a, 6), R(3, 3)),
     grads(lambda T, a: T.matrix_power(a, 7), R(2, 3, 3)),
     grads(lambda T, a: T.matrix_exp(a), R(3, 3) * 20),
-], ids=lambda f: str(f))
+])
 def test_gradients(prog):
     same(prog, atol=1e-6, rtol=1e-6)
 
@@ -320,3 +320,251 @@ def test_top_level_distances_are_functionals():
     assert torch.nn.functional.pairwise_distance is torch.pairwise_distance
     same(lambda T: (T.cosine_similarity(T.tensor(R(2, 3)), T.tensor(R(2, 3, seed=1)), eps=1e-3),
                     T.pairwise_distance(T.tensor(R(2, 3)), T.tensor(R(2, 3, seed=1)), p=0.5)))
+
+
+# ==== decompositions and solvers ===========================================================
+
+def _wc(*shape, seed=0):
+    return R(*shape, seed=seed) + 3 * np.eye(shape[-1])
+
+
+def _spd(*shape, seed=0):
+    a = R(*shape, seed=seed)
+    return a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+SINGULAR = np.array([[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]])
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.det(T.tensor(_wc(3, 3)).float()),
+    lambda T: T.det(T.tensor(C(2, 3, 3))),
+    lambda T: T.det(T.tensor(R(0, 0))),
+    lambda T: T.det(T.tensor(R(2, 0, 0))),
+    lambda T: T.det(T.tensor(SINGULAR)),
+    lambda T: T.slogdet(T.tensor(SINGULAR)),
+    lambda T: T.slogdet(T.tensor(-_spd(2, 3, 3))),
+    lambda T: T.slogdet(T.tensor(C(3, 3))),
+    lambda T: T.logdet(T.tensor(-_spd(3, 3))),
+    lambda T: T.logdet(T.tensor(C(3, 3))),
+    lambda T: T.inverse(T.tensor(C(2, 3, 3))),
+    lambda T: T.inverse(T.tensor(R(0, 0))),
+    lambda T: T.tensor(_wc(3, 3)).float().inverse(),
+    lambda T: T.pinverse(T.tensor(R(4, 3)), rcond=0.5),
+    lambda T: T.pinverse(T.tensor(C(3, 4))),
+    lambda T: T.pinverse(T.tensor(np.zeros((3, 2)))),
+    lambda T: T.pinverse(T.tensor(R(0, 3))),
+    lambda T: T.cholesky(T.tensor(_spd(2, 3, 3)), upper=True),
+    lambda T: T.cholesky_solve(T.tensor(R(3, 2)).float(), T.tensor(np.linalg.cholesky(_spd(3, 3))).float()),
+    lambda T: T.cholesky_inverse(T.tensor(np.linalg.cholesky(_spd(2, 3, 3)))),
+    lambda T: T.qr(T.tensor(R(4, 3))),
+    lambda T: T.qr(T.tensor(R(4, 3)), some=False),
+    lambda T: T.qr(T.tensor(R(2, 3, 5)).float()),
+    lambda T: T.qr(T.tensor(C(4, 3))),
+    lambda T: T.qr(T.tensor(R(0, 3))),
+    lambda T: T.svd(T.tensor(R(4, 3)))[1],
+    lambda T: [t.shape for t in T.svd(T.tensor(R(4, 3)), some=False)],
+    lambda T: T.svd(T.tensor(R(2, 4, 3)), compute_uv=False),
+    lambda T: T.svd(T.tensor(C(3, 4)))[1],
+    lambda T: T.svd(T.tensor(R(0, 3))),
+    lambda T: T.lu(T.tensor(R(4, 3))),
+    lambda T: T.lu(T.tensor(R(2, 3, 5)), get_infos=True),
+    lambda T: T.lu(T.tensor(SINGULAR), get_infos=True),
+    lambda T: T.lu(T.tensor(np.array([[0., 1.], [1., 1.], [2., 1.]]))),
+    lambda T: T.lu(T.tensor(C(3, 3))),
+    lambda T: T.lu_unpack(*T.linalg.lu_factor(T.tensor(R(2, 4, 3)))),
+    lambda T: T.lu_unpack(*T.linalg.lu_factor(T.tensor(R(3, 3))), unpack_data=False),
+    lambda T: T.lu_unpack(*T.linalg.lu_factor(T.tensor(R(3, 3))), unpack_pivots=False),
+    lambda T: T.lu_solve(T.tensor(R(3, 2)), *T.lu(T.tensor(_wc(3, 3)))),
+    lambda T: T.lu_solve(T.tensor(C(3, 2)), *T.lu(T.tensor(C(3, 3)))),
+    lambda T: T.triangular_solve(T.tensor(R(3, 2)), T.tensor(_wc(3, 3))),
+    lambda T: T.triangular_solve(T.tensor(R(2, 3, 2)), T.tensor(_wc(3, 3)), upper=False,
+                                 transpose=True, unitriangular=True),
+    lambda T: T.triangular_solve(T.tensor(R(3, 2)), T.tensor(np.triu(np.ones((3, 3))) - np.eye(3))),
+    lambda T: T.geqrf(T.tensor(R(4, 3))),
+    lambda T: T.geqrf(T.tensor(C(2, 3, 3))),
+    lambda T: T.orgqr(*T.geqrf(T.tensor(R(4, 3)))),
+    lambda T: T.tensor(R(4, 3)).orgqr(T.tensor(R(2))),
+    lambda T: T.ormqr(*T.geqrf(T.tensor(R(4, 3))), T.tensor(R(4, 2))),
+    lambda T: T.ormqr(*T.geqrf(T.tensor(R(4, 3))), T.tensor(R(2, 4)), left=False, transpose=True),
+    lambda T: T.tensor(R(4, 3)).geqrf()[0].ormqr(T.tensor(R(3)), T.tensor(R(4, 4)), transpose=True),
+], ids=lambda f: f.__code__.co_firstlineno)
+def test_decomposition_values(prog):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same(prog, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: (T.linalg.inv(T.tensor(_wc(3, 3))), T.linalg.inv_ex(T.tensor(_wc(3, 3)))),
+    lambda T: (T.linalg.det(T.tensor(_wc(3, 3))), T.linalg.slogdet(T.tensor(_wc(3, 3)))),
+    lambda T: (T.linalg.cholesky(T.tensor(_spd(3, 3))), T.linalg.cholesky_ex(T.tensor(_spd(3, 3)))),
+    lambda T: T.linalg.qr(T.tensor(R(4, 3)), mode="r")[1],
+    lambda T: (T.linalg.svd(T.tensor(R(4, 3)))[1], T.linalg.svdvals(T.tensor(R(4, 3)))),
+    lambda T: (T.linalg.lu_factor(T.tensor(R(4, 3))), T.linalg.lu_factor_ex(T.tensor(SINGULAR))),
+    lambda T: T.linalg.lu_solve(*T.linalg.lu_factor(T.tensor(_wc(3, 3))), T.tensor(R(3, 2))),
+    lambda T: T.linalg.solve_triangular(T.tensor(_wc(3, 3)), T.tensor(R(3, 2)), upper=True),
+    lambda T: T.linalg.pinv(T.tensor(R(4, 3))),
+    lambda T: T.linalg.householder_product(*T.geqrf(T.tensor(R(4, 3)))),
+    lambda T: T.linalg.matrix_power(T.tensor(_wc(3, 3)), -2),
+    lambda T: T.linalg.matrix_exp(T.tensor(R(3, 3))),
+    lambda T: T.linalg.multi_dot([T.tensor(R(2, 3)), T.tensor(R(3, 4)), T.tensor(R(4))]),
+    lambda T: T.linalg.cross(T.tensor(R(2, 3)), T.tensor(R(1, 3))),
+    lambda T: T.linalg.vector_norm(T.tensor(R(2, 3)), 3, dim=1),
+], ids=lambda f: f.__code__.co_firstlineno)
+def test_linalg_namespace(prog):
+    same(prog)
+
+
+# ---- gradients: gauge-invariant losses, special points, batching --------------------------
+
+def _svd_gauge(T, a):
+    U, S, V = T.svd(a)
+    return S, (U * S.unsqueeze(-2).to(U.dtype)) @ V.mH, (U @ U.mH).abs(), (V @ V.mH).abs()
+
+
+@pytest.mark.parametrize("prog", [
+    grads(_svd_gauge, R(2, 4, 3)),
+    grads(_svd_gauge, R(3, 5)),
+    grads(lambda T, a: tuple(t.abs() for t in _svd_gauge(T, a)), C(4, 3)),
+    grads(lambda T, a: (lambda u, s, v: (u[..., 0:1] @ v[..., 0:1].mT, s))(*T.svd(a, some=False)),
+          R(4, 3)),
+    grads(lambda T, a: T.svd(a, compute_uv=False)[1], R(3, 4)),
+    grads(lambda T, a: (lambda q, r: ((q @ r).abs(), (q @ q.mH).abs(), r.abs()))(*T.qr(a)),
+          C(4, 3)),
+    grads(lambda T, a: T.qr(a, some=False), R(3, 5)),
+    grads(lambda T, a: T.det(a).abs(), C(3, 3)),
+    grads(lambda T, a: T.det(a), SINGULAR),
+    grads(lambda T, a: T.slogdet(a)[1], C(2, 3, 3)),
+    grads(lambda T, a: (lambda s, l: (s.abs(), l))(*T.slogdet(a)), C(3, 3)),
+    grads(lambda T, a: T.logdet(a), _spd(2, 3, 3)),
+    grads(lambda T, a: T.inverse(a).abs(), C(3, 3)),
+    grads(lambda T, a: T.pinverse(a).abs(), C(3, 4)),
+    grads(lambda T, a: T.cholesky(a @ a.mH + 3 * T.eye(3, dtype=a.dtype)).abs(), C(3, 3)),
+    grads(lambda T, b, l: T.cholesky_solve(b, l.tril()).abs(), C(3, 2), C(3, 3) + 3 * np.eye(3)),
+    grads(lambda T, a: T.lu(a)[0], R(3, 5)),
+    grads(lambda T, a: T.lu(a)[0].abs(), C(4, 3)),
+    grads(lambda T, b, a: T.lu_solve(b, *T.lu(a)).abs(), C(3, 2), C(3, 3) + 3 * np.eye(3)),
+    grads(lambda T, b, a: T.triangular_solve(b, a.triu()), R(2, 3, 2), _wc(2, 3, 3)),
+    grads(lambda T, b, a: T.triangular_solve(b, a.tril(), upper=False, transpose=True), R(3, 2),
+          _wc(3, 3)),
+])
+def test_decomposition_gradients(prog):
+    same(prog, atol=1e-6, rtol=1e-6)
+
+
+def test_det_second_order_at_a_singular_matrix():
+    # PyTorch switches to the SVD formula under create_graph: the adjugate, not zero
+    def prog(T):
+        a = T.tensor(SINGULAR, requires_grad=True)
+        g, = T.autograd.grad(T.det(a), a, create_graph=True)
+        return g, T.autograd.grad(g[0, 0], a)
+    same(prog)
+
+
+def test_lowrank():
+    def prog(T):
+        T.manual_seed(3)
+        a = T.tensor(R(7, 5), requires_grad=True)
+        U, S, V = T.svd_lowrank(a, q=4, niter=3)
+        Up, Sp, Vp = T.pca_lowrank(a, q=3)
+        rec = (U * S.unsqueeze(-2)) @ V.mT
+        return S, Sp, rec, (Up @ Up.mT), T.autograd.grad(rec.sum() + Sp.sum(), a)
+    same(prog)
+
+
+# ---- errors -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.inverse(T.zeros(2, 2)),
+    lambda T: T.inverse(T.stack([T.eye(3), T.zeros(3, 3)])),
+    lambda T: T.inverse(T.ones(2, 3)),
+    lambda T: T.inverse(T.ones(3)),
+    lambda T: T.inverse(T.ones(2, 2).long()),
+    lambda T: T.linalg.inv_ex(T.zeros(2, 2), check_errors=True),
+    lambda T: T.det(T.ones(2, 2).long()),
+    lambda T: T.det(T.ones(2, 3)),
+    lambda T: T.logdet(T.ones(2, 3)),
+    lambda T: T.logdet(T.ones(2, 2).long()),
+    lambda T: T.slogdet(T.ones(2)),
+    lambda T: T.pinverse(T.ones(2).long()),
+    lambda T: T.pinverse(T.ones(2, 3).long()),
+    lambda T: T.cholesky(T.tensor([[1., 2.], [2., 1.]])),
+    lambda T: T.cholesky(T.stack([T.eye(2), T.tensor([[1., 2.], [2., 1.]])])),
+    lambda T: T.cholesky(T.ones(2, 3)),
+    lambda T: T.linalg.cholesky(T.tensor([[1., 2.], [2., 1.]])),
+    lambda T: T.linalg.cholesky_ex(T.tensor([[1., 2.], [2., 1.]]), check_errors=True),
+    lambda T: T.cholesky_solve(T.ones(2, 1), T.ones(2, 2).long()),
+    lambda T: T.cholesky_solve(T.ones(3, 1), T.eye(2)),
+    lambda T: T.cholesky_inverse(T.ones(2, 3)),
+    lambda T: T.qr(T.ones(3)),
+    lambda T: T.linalg.qr(T.ones(3, 3), mode="x"),
+    lambda T: T.svd(T.ones(3)),
+    lambda T: T.linalg.svdvals(T.ones(3)),
+    lambda T: T.lu(T.ones(3)),
+    lambda T: T.linalg.lu_factor_ex(T.ones(3)),
+    lambda T: T.geqrf(T.ones(3)),
+    lambda T: T.svd(T.ones(3, 3).long()),
+    lambda T: T.lu_unpack(T.ones(3, 3), T.ones(3).long()),
+    lambda T: T.triangular_solve(T.ones(3, 2), T.ones(3, 3).double()),
+    lambda T: T.triangular_solve(T.ones(2, 2), T.ones(3, 3)),
+    lambda T: T.orgqr(T.ones(2, 3), T.ones(2)),
+    lambda T: T.lstsq(T.ones(2, 2), T.ones(2, 2)),
+    lambda T: T.ones(2, 2).lstsq(T.ones(2, 2)),
+    lambda T: T.matrix_rank(T.ones(2, 2)),
+    lambda T: T.symeig(T.ones(2, 2)),
+    lambda T: T.ones(2, 2).symeig(eigenvectors=True),
+    lambda T: T.eig(T.ones(2, 2)),
+    lambda T: T.ones(2, 2).eig(),
+    lambda T: T.pca_lowrank(T.ones(3, 2), q=3),
+    lambda T: T.pca_lowrank(T.ones(3, 2), niter=-1),
+    # gradients PyTorch refuses
+    lambda T: T.linalg.qr(T.ones(4, 3, requires_grad=True), mode="complete")[0].sum().backward(),
+    lambda T: T.linalg.qr(T.ones(3, 3, requires_grad=True), mode="r")[1].sum().backward(),
+    lambda T: T.svd(T.tensor(C(3, 3), requires_grad=True))[0].sum().abs().backward(),
+    lambda T: T.geqrf(T.ones(3, 3, requires_grad=True))[0].sum().backward(),
+    lambda T: T.orgqr(*T.geqrf(T.tensor(R(4, 3), requires_grad=True))).sum().backward(),
+], ids=lambda f: f.__code__.co_firstlineno)
+def test_decomposition_errors(prog):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_error(prog)
+
+
+def test_linalg_error_class():
+    assert chainrule.linalg.LinAlgError.__name__ == torch.linalg.LinAlgError.__name__
+    assert issubclass(chainrule.linalg.LinAlgError, RuntimeError)
+    with pytest.raises(chainrule.linalg.LinAlgError):
+        chainrule.inverse(chainrule.zeros(2, 2))
+
+
+@pytest.mark.parametrize("code", [
+    "torch.cholesky(torch.eye(2)); torch.cholesky(torch.eye(2))",
+    "torch.qr(torch.eye(2)); torch.qr(torch.eye(2))",
+    "torch.lu(torch.eye(2)); torch.lu(torch.eye(2))",
+    "torch.lu_solve(torch.ones(2, 1), *torch.lu(torch.eye(2)))",
+    "torch.triangular_solve(torch.ones(2, 1), torch.eye(2)); "
+    "torch.triangular_solve(torch.ones(2, 1), torch.eye(2))",
+])
+def test_decomposition_warn_once(code):
+    theirs = _torch_warnings(code)
+    _shape._warned.clear()
+    ours = [m for _, m in warnings_of(lambda: exec(code, {"torch": chainrule}))]
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.lu(T.tensor(R(3, 3)), out=(T.empty(0), T.empty(0, dtype=T.int32))),
+    lambda T: T.qr(T.tensor(R(4, 3)), out=(T.empty(0).double(), T.empty(0).double())),
+    lambda T: T.svd(T.tensor(R(4, 3)), out=tuple(T.empty(0).double() for _ in range(3)))[1],
+    lambda T: T.triangular_solve(T.tensor(R(3, 2)), T.tensor(_wc(3, 3)),
+                                 out=(T.empty(0).double(), T.empty(0).double())),
+    lambda T: T.cholesky_solve(T.tensor(R(3, 2)), T.tensor(np.linalg.cholesky(_spd(3, 3))),
+                               out=T.empty(3, 2).double()),
+    lambda T: T.geqrf(T.tensor(R(4, 3)), out=(T.empty(0).double(), T.empty(0).double())),
+    lambda T: T.inverse(T.tensor(_wc(3, 3)), out=T.empty(0).double()),
+], ids=lambda f: f.__code__.co_firstlineno)
+def test_decomposition_out(prog):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same(prog)

@@ -190,7 +190,11 @@ OUTS = {"matching": _matching, "empty": _empty, "wrong shape": _wrong_shape,
 # - diag / diagonal_copy with an input requiring grad: PyTorch writes out and gives it a
 #   NotImplemented grad_fn whose backward fails; chainrule refuses at the call, as for
 #   every other differentiable op.
-UNCOMPARED = {("tril", "expanded"), ("triu", "expanded")}
+# - svd's singular vectors are defined up to sign; PyTorch's LAPACK (MKL) and NumPy's pick
+#   different signs for some inputs (the probe's among them), so out values are not compared
+#   (tests/test_linalg_breadth.py compares svd's gauge-invariant quantities instead).
+UNCOMPARED = {("tril", "expanded"), ("triu", "expanded"), ("svd", "matching"), ("svd", "empty"),
+              ("svd", "wrong shape")}
 GRAD_UNCOMPARED = {"diag", "diagonal_copy"}
 PERMISSIVE = {"sum", "prod", "argsort", "where"}
 PROBES = [(n, kind) for n in OUT_NAMES for kind in OUTS if (n, kind) not in UNCOMPARED]

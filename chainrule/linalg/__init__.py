@@ -1,12 +1,17 @@
 """torch.linalg: the functions PyTorch's top-level names call (torch.det is linalg.det,
-torch.inverse is linalg.inv, ...), on the same op rows (ops/decompositions.py, ops/linalg.py).
-Its full surface is a later issue."""
-from ..ops.decompositions import LinAlgError, inv, inv_ex
+torch.inverse is linalg.inv, torch.qr is linalg.qr, ...), on the same op rows
+(ops/decompositions.py, ops/linalg.py). Its full surface is a later issue."""
+from ..ops.decompositions import (LinAlgError, cholesky_ex, det, householder_product, inv,
+                                  inv_ex, lu_factor, lu_factor_ex, lu_solve, pinv, qr, slogdet,
+                                  solve_triangular, svd, svdvals)
+from ..ops.decompositions import linalg_cholesky as cholesky
 from ..ops.linalg import linalg_cross as _cross_row, matrix_exp, multi_dot, _matrix_power
 from ..ops.reduction import vector_norm
 
-__all__ = ["LinAlgError", "cross", "inv", "inv_ex", "matrix_exp", "matrix_power", "multi_dot",
-           "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "householder_product",
+           "inv", "inv_ex", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp",
+           "matrix_power", "multi_dot", "pinv", "qr", "slogdet", "solve_triangular", "svd",
+           "svdvals", "vector_norm"]
 
 
 def cross(input, other, *, dim=-1):

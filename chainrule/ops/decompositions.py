@@ -10,12 +10,16 @@ and LinAlgError's "diagonal element" index agree with PyTorch's.
 """
 import numpy as np
 
+from .._dims import sizes_str
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
-from .linalg import _matmul_impl
-from .registry import FUNCTIONS, op, public
+from .linalg import _matmul_impl as _mm
+from .registry import EXACT, FUNCTIONS, op, out_cast, public
+from .shape import _warn_once
 
-__all__ = ["LinAlgError", "inv", "inv_ex"]
+__all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "pinv", "cholesky_ex", "qr",
+           "svd", "svdvals", "lu_factor_ex", "lu_unpack", "lu_solve", "solve_triangular",
+           "householder_product"]
 
 
 class LinAlgError(RuntimeError):
@@ -118,12 +122,12 @@ def _inv_ex(a, check_errors):
         inverse = np.linalg.inv(a)
         info = np.zeros(a.shape[:-2], np.int32)
     except np.linalg.LinAlgError:
-        _, _, info = _lu_factor(a)
+        # NumPy's LAPACK met an exact zero pivot; decide (and solve) with our getrf, whose
+        # rounding may differ from PyTorch's MKL as NumPy's does
+        lu, piv, info = _lu_factor(a)
+        eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
         with np.errstate(all="ignore"):
-            eye = np.eye(a.shape[-1], dtype=a.dtype)
-            inverse = np.stack([np.linalg.inv(x) if i == 0 else np.full_like(x, np.nan)
-                                for x, i in zip(a.reshape((-1,) + a.shape[-2:]),
-                                                info.reshape(-1))]).reshape(a.shape) + 0 * eye
+            inverse = _lu_solve(lu, piv, eye, True, False)
     if check_errors:
         _check_errors(info, "linalg.inv_ex", a.ndim > 2, "lu")
     return inverse, info
@@ -132,7 +136,7 @@ def _inv_ex(a, check_errors):
 inv_ex = op("linalg_inv_ex", "LinalgInvExBackward0", "A, *, check_errors=False", _inv_ex,
             returns=("inverse", "info"), differentiable_outputs=(0,), function=False,
             method=False,
-            A=lambda grads, result0: -_matmul_impl(result0.mH, _matmul_impl(grads[0], result0.mH)))
+            A=lambda grads, result0: -_mm(result0.mH, _mm(grads[0], result0.mH)))
 
 
 def inv(A):
@@ -146,3 +150,1179 @@ def inv(A):
 def inverse(input):
     """The inverse of a square matrix (batched); LinAlgError when singular."""
     return inv(input)
+
+
+
+# ---- helpers in differentiable ops (the formulas below are chainrule code) -----------------
+
+def _eye_like(a, n=None):
+    n = a.shape[-1] if n is None else n
+    return make_tensor(np.eye(n, dtype=a._data.dtype))
+
+
+def _real(t):
+    """The real part, as an op that stays complex-typed (z + conj z) / 2."""
+    return (t + t.conj()) * 0.5 if t.is_complex() else t
+
+
+def _diag(t):
+    return t.diagonal(0, -2, -1)
+
+
+def _diag_embed(t):
+    return FUNCTIONS["diag_embed"](t, 0, -2, -1)
+
+
+def _cat(ts, dim):
+    return FUNCTIONS["cat"](ts, dim)
+
+
+def _where(c, a, b):
+    return FUNCTIONS["where"](c, a, b)
+
+
+def _float(name, a):
+    _check_float(name, a)
+
+
+def _batch_matrices(a):
+    return a.reshape((-1,) + a.shape[-2:])
+
+
+# ---- triangular solves --------------------------------------------------------------------
+
+def _trsm(a, b, upper, left=True, unit=False):
+    """Solve op(A) X = B (left) or X A = B (right) with A triangular (only that triangle
+    read): back substitution, looped over rows and vectorized over the batch, as BLAS's trsm
+    (no singularity check: a zero pivot gives inf/nan, as PyTorch)."""
+    if not left:
+        return np.swapaxes(_trsm(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper,
+                                 True, unit), -1, -2)
+    n = a.shape[-1]
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    dtype = np.result_type(a, b)
+    a = np.broadcast_to(a, shape + a.shape[-2:])
+    x = np.array(np.broadcast_to(b, shape + b.shape[-2:]), dtype=dtype)
+    order = range(n - 1, -1, -1) if upper else range(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in order:
+            done = slice(i + 1, n) if upper else slice(0, i)
+            if (upper and i < n - 1) or (not upper and i > 0):
+                x[..., i, :] -= np.einsum("...j,...jk->...k", a[..., i, done], x[..., done, :])
+            if not unit:
+                x[..., i, :] /= a[..., i, i, None]
+    return x
+
+
+def _solve_triangular(a, b, upper, left, unitriangular):
+    name = "linalg.solve_triangular"
+    _float(name, a)
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found A of type "
+                           f"{_name(a)} and B of type {_name(b)} instead")
+    _check_square(name, a)
+    return _trsm(a, b, upper, left, unitriangular)
+
+
+def _solve_triangular_a(grad, self, result, upper, left, unitriangular):
+    gb = solve_triangular(self.mH, grad, upper=not upper, left=left, unitriangular=unitriangular)
+    ga = -_mm(gb, result.mH) if left else -_mm(result.mH, gb)
+    return ga.triu(1 if unitriangular else 0) if upper else ga.tril(-1 if unitriangular else 0)
+
+
+_solve_triangular_row = op(
+    "linalg_solve_triangular", "LinalgSolveTriangularBackward0",
+    "self, B, *, upper, left=True, unitriangular=False", _solve_triangular, function=False,
+    method=False, self=_solve_triangular_a,
+    B=lambda grad, self, upper, left, unitriangular: solve_triangular(
+        self.mH, grad, upper=not upper, left=left, unitriangular=unitriangular))
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """torch.linalg.solve_triangular: X with A X = B (left) or X A = B, A triangular."""
+    return _solve_triangular_row(A, B, upper=upper, left=left, unitriangular=unitriangular)
+
+
+def _triangular_solve(b, a, upper, transpose, unitriangular):
+    for name, t in (("b", b), ("A", a)):
+        if t.ndim < 2:
+            raise RuntimeError(f"torch.triangular_solve: The input tensor {name} must have at "
+                               "least 2 dimensions.")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{_name(b)} and A of type {_name(a)} instead.")
+    _check_square("torch.triangular_solve", a)
+    _float("torch.triangular_solve", a)
+    if a.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
+                           f"{a.shape[-2]} by {a.shape[-1]} but each b matrix is {b.shape[-2]} by "
+                           f"{b.shape[-1]}")
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    op_a = np.swapaxes(a, -1, -2) if transpose else a
+    x = _trsm(op_a, b, upper != transpose, True, unitriangular)
+    return np.broadcast_to(x, shape + x.shape[-2:]).copy(), \
+        np.broadcast_to(a, shape + a.shape[-2:]).copy()
+
+
+def _triangular_solve_grads(grads, self, A, result0, upper, transpose, unitriangular, which):
+    gx, gm = grads
+    gb = triangular_solve_row(gx, A.conj(), upper=upper, transpose=not transpose,
+                              unitriangular=unitriangular)[0]
+    if which == "self":
+        return gb
+    ga = -_mm(result0.conj(), gb.mT) if transpose else -_mm(gb, result0.mH)
+    ga = ga.triu(1 if unitriangular else 0) if upper else ga.tril(-1 if unitriangular else 0)
+    return ga + gm
+
+
+triangular_solve_row = op(
+    "triangular_solve", "TriangularSolveBackward0",
+    "self, A, upper=True, transpose=False, unitriangular=False", _triangular_solve,
+    returns=("solution", "cloned_coefficient"), function=False, method=False,
+    self=lambda grads, A, result0, upper, transpose, unitriangular: _triangular_solve_grads(
+        grads, None, A, result0, upper, transpose, unitriangular, "self"),
+    A=lambda grads, A, result0, upper, transpose, unitriangular: _triangular_solve_grads(
+        grads, None, A, result0, upper, transpose, unitriangular, "A"))
+
+_TRIANGULAR_SOLVE = (
+    "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be "
+    "removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments "
+    "reversed and does not return a copy of one of the inputs.\nX = torch.triangular_solve(B, "
+    "A).solution\nshould be replaced with\nX = torch.linalg.solve_triangular(A, B).")
+
+
+@public("triangular_solve", out=(EXACT, EXACT))
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+    """Deprecated: solves A X = input for triangular A; returns (solution, a copy of A)."""
+    _warn_once(_TRIANGULAR_SOLVE)
+    return triangular_solve_row(input, A, upper, transpose, unitriangular)
+
+
+# ---- determinants -------------------------------------------------------------------------
+
+def _det(a):
+    _check_square("linalg.det", a)
+    _float("linalg.det", a)
+    return np.asarray(np.linalg.det(a) if a.size else np.ones(a.shape[:-2], a.dtype))
+
+
+def _det_backward(grad, A, result):
+    """As PyTorch: first order, grad * conj(det) * A^{-H} (0 where det is 0); with
+    create_graph, grad times the adjugate from the SVD, which is differentiable everywhere:
+    adj(A)^H = conj(det(U) det(Vh)) U diag(prod_{j != i} S_j) Vh."""
+    from ..autograd import grad_mode
+    if not grad_mode.state.grad_enabled:
+        d = (grad * result.conj()).unsqueeze(-1).unsqueeze(-1)
+        inverse = np.where((result._data == 0)[..., None, None], 0, inv_ex(A)[0]._data)
+        return d * make_tensor(np.swapaxes(inverse, -1, -2).conj())
+    U, S, Vh = _svd_row(A, False, True)
+    n = S.shape[-1]
+    eye = make_tensor(np.eye(n, dtype=bool))
+    others = _where(eye, 1.0, S.unsqueeze(-2).expand(*S.shape[:-1], n, n)).prod(-1)
+    phase = (det(U) * det(Vh)).conj() if A.is_complex() else det(U) * det(Vh)
+    scale = others.to(U.dtype) * (phase * grad).unsqueeze(-1)
+    return _mm(U * scale.unsqueeze(-2), Vh)
+
+
+det_row = op("linalg_det", "LinalgDetBackward0", "A", _det, function=False, method=False,
+             A=_det_backward)
+
+
+def det(A):
+    """torch.linalg.det: the determinant (batched)."""
+    return det_row(A)
+
+
+@public("det", out=False)
+def _det_public(input):
+    """The determinant of a square matrix (batched)."""
+    return det_row(input)
+
+
+def _slogdet(a, name="linalg.slogdet"):
+    _check_square(name, a)
+    _float(name, a)
+    if a.size == 0:
+        return np.ones(a.shape[:-2], a.dtype), np.zeros(a.shape[:-2], a.real.dtype)
+    sign, logabsdet = np.linalg.slogdet(a)
+    return np.asarray(sign), np.asarray(logabsdet)
+
+
+def _slogdet_backward(grads, A, result0):
+    g_sign, g_log = grads
+    g = g_log
+    if A.is_complex():
+        # d(logabsdet) + i d(arg): the phase part comes from the sign's gradient
+        z = g_sign * result0.conj()
+        g = g_log.to(A.dtype) - (z - z.conj()) * 0.5
+    return g.unsqueeze(-1).unsqueeze(-1) * inv_ex(A)[0].mH
+
+
+slogdet_row = op("linalg_slogdet", "LinalgSlogdetBackward0", "A", _slogdet,
+                 returns=("sign", "logabsdet"), function=False, method=False,
+                 A=_slogdet_backward)
+
+
+def slogdet(A):
+    """torch.linalg.slogdet: (sign, log|det|)."""
+    return slogdet_row(A)
+
+
+@public("slogdet", out=(True, True), out_name="linalg_slogdet")
+def _slogdet_public(input):
+    """(sign, log|det|) of a square matrix (batched)."""
+    return _structseq_as("slogdet", slogdet_row(input))
+
+
+def _structseq_as(name, result, fields=None):
+    """`result` as the torch.return_types structseq `name` (fields: result's own by default)."""
+    from .registry import return_types, _structseq
+    rt = return_types.get(name)
+    if rt is None:
+        rt = return_types[name] = _structseq(name, fields or result._fields)
+    return rt(*result)
+
+
+@public("logdet", out=False)
+def logdet(input):
+    """log det of a square matrix: nan where the determinant is negative."""
+    a = input._data
+    _check_square("logdet", a)
+    if a.dtype.kind not in "fc":
+        raise RuntimeError(f"logdet: Expected a floating point or complex tensor as input. Got "
+                           f"{_name(a)}")
+    sign, logabsdet = slogdet_row(input)
+    if input.is_complex():
+        return sign.log() + logabsdet
+    return _where(sign == -1.0, float("nan"), logabsdet)
+
+
+# ---- pseudo-inverse -----------------------------------------------------------------------
+
+def _pinv(a, atol, rtol, hermitian):
+    if a.ndim < 2 or a.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.pinv({FROM_NP[a.dtype].legacy}{{{sizes_str(a.shape)}}}): "
+                           "expected a tensor with 2 or more dimensions of float, double, "
+                           "cfloat or cdouble types")
+    m, n = a.shape[-2:]
+    if a.size == 0:
+        return np.zeros(a.shape[:-2] + (n, m), a.dtype)
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    top = s[..., :1]
+    cutoff = np.maximum(atol if atol is not None else 0.0,
+                        (rtol if rtol is not None else
+                         (0.0 if atol is not None and atol > 0
+                          else max(m, n) * np.finfo(s.dtype).eps)) * top)
+    keep = s > cutoff
+    with np.errstate(divide="ignore"):
+        sinv = np.where(keep, 1 / np.where(keep, s, 1), 0).astype(s.dtype)
+    return np.matmul(np.swapaxes(vh, -1, -2).conj() * sinv[..., None, :],
+                     np.swapaxes(u, -1, -2).conj()).astype(a.dtype)
+
+
+def _pinv_backward(grad, self, result):
+    m, n = self.shape[-2:]
+    p, ph, gh = result, result.mH, grad.mH
+    if m <= n:
+        k = _mm(gh, p)
+        kph = _mm(k, ph)
+        return (-_mm(p, k).mH + kph - _mm(_mm(self, p), kph)
+                + _mm(_mm(ph, p), gh - _mm(k, self)))
+    k = _mm(p, gh)
+    phk = _mm(ph, k)
+    return (-_mm(k, p).mH + _mm(_mm(gh - _mm(self, k), p), ph) + phk
+            - _mm(_mm(phk, p), self))
+
+
+pinv_row = op("linalg_pinv", "LinalgPinvBackward0", "self, atol=None, rtol=None, hermitian=False",
+              _pinv, function=False, method=False, self=_pinv_backward)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """torch.linalg.pinv: the Moore-Penrose pseudo-inverse."""
+    return pinv_row(A, atol, rtol, hermitian)
+
+
+@public("pinverse", out=False)
+def pinverse(input, rcond=1e-15):
+    """The pseudo-inverse, singular values below rcond * the largest treated as zero."""
+    return pinv_row(input, None, rcond, False)
+
+
+# ---- Cholesky -----------------------------------------------------------------------------
+
+def _cholesky_info(a):
+    """LAPACK potrf's info for a batch: the order of the first leading minor that is not
+    positive-definite (0: none), by an unblocked factorization looped over columns."""
+    flat = _batch_matrices(a).astype(np.result_type(a, np.float32), copy=True)
+    n = a.shape[-1]
+    info = np.zeros(flat.shape[0], np.int32)
+    with np.errstate(all="ignore"):
+        for j in range(n):
+            d = flat[:, j, j].real - np.einsum("bk,bk->b", flat[:, j, :j], flat[:, j, :j].conj()).real
+            bad = ~(d > 0) & (info == 0)
+            info[bad] = j + 1
+            d = np.sqrt(np.where(d > 0, d, 1))
+            flat[:, j, j] = d
+            if j + 1 < n:
+                flat[:, j + 1:, j] = (flat[:, j + 1:, j] - np.einsum(
+                    "bik,bk->bi", flat[:, j + 1:, :j], flat[:, j, :j].conj())) / d[:, None]
+    return info.reshape(a.shape[:-2])
+
+
+def _cholesky_lower(a):
+    """(L, info): NumPy's Cholesky of the lower triangle (as LAPACK's potrf reads it)."""
+    if a.size == 0:
+        return a.copy(), np.zeros(a.shape[:-2], np.int32)
+    herm = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2).conj()
+    try:
+        return np.linalg.cholesky(herm), np.zeros(a.shape[:-2], np.int32)
+    except np.linalg.LinAlgError:
+        info = _cholesky_info(herm)
+        out = np.full(a.shape, np.nan, a.dtype)
+        ok = info == 0
+        if ok.any():
+            out[ok] = np.linalg.cholesky(herm[ok])
+        return out, info
+
+
+def _cholesky_ex(a, upper, check_errors, name="linalg.cholesky_ex"):
+    _check_square(name if check_errors else "linalg.cholesky", a)
+    _float("linalg.cholesky", a)
+    L, info = _cholesky_lower(np.swapaxes(a, -1, -2).conj() if upper else a)
+    if check_errors:
+        _check_errors(info, name, a.ndim > 2, "cholesky")
+    return (np.swapaxes(L, -1, -2).conj() if upper else L), info
+
+
+def _cholesky_backward(gL, upper, L):
+    if upper:
+        L, gL = L.mH, gL.mH
+    gA = _mm(L.mH, gL).tril()
+    gA = (gA + gA.tril(-1).mH) * 0.5
+    gA = solve_triangular(L.mH, gA, upper=True, left=True)
+    return solve_triangular(L, gA, upper=False, left=False)
+
+
+cholesky_ex_row = op("linalg_cholesky_ex", "LinalgCholeskyExBackward0",
+                     "self, *, upper=False, check_errors=False", _cholesky_ex,
+                     returns=("L", "info"), differentiable_outputs=(0,), function=False,
+                     method=False,
+                     self=lambda grads, upper, result0: _cholesky_backward(grads[0], upper, result0))
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """torch.linalg.cholesky_ex: (L, info), info > 0 where A is not positive-definite."""
+    return cholesky_ex_row(A, upper=upper, check_errors=check_errors)
+
+
+def linalg_cholesky(A, *, upper=False):
+    """torch.linalg.cholesky: L with A = L L^H; LinAlgError when not positive-definite."""
+    L, info = cholesky_ex_row(A, upper=upper)
+    _check_errors(info._data, "linalg.cholesky", A.dim() > 2, "cholesky")
+    return L
+
+
+def _cholesky_legacy(a, upper):
+    _check_square("cholesky", a)
+    _float("cholesky", a)
+    L, info = _cholesky_lower(np.swapaxes(a, -1, -2).conj() if upper else a)
+    _check_errors(info, "cholesky", a.ndim > 2, "cholesky")
+    return np.swapaxes(L, -1, -2).conj() if upper else L
+
+
+_cholesky_row = op("cholesky", "CholeskyBackward0", "self, upper=False", _cholesky_legacy,
+                   function=False, method=False,
+                   self=lambda grad, upper, result: _cholesky_backward(grad, upper, result))
+
+_CHOLESKY = (
+    "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+    "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = "
+    "torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be replaced "
+    "with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce equivalent results for "
+    "all valid (symmetric positive definite) inputs.")
+
+
+@public("cholesky", out=True)
+def cholesky(input, upper=False):
+    """Deprecated: the Cholesky factor (lower, or upper with upper=True)."""
+    _warn_once(_CHOLESKY)
+    return _cholesky_row(input, upper)
+
+
+def _cholesky_solve(b, L, upper):
+    for name, t in (("b", b), ("A", L)):
+        if t.ndim < 2:
+            raise RuntimeError(f"b should have at least 2 dimensions, but has {b.ndim} dimensions "
+                               "instead" if name == "b" else
+                               f"u should have at least 2 dimensions, but has {L.ndim} dimensions "
+                               "instead")
+    if b.dtype != L.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{_name(b)} and A of type {_name(L)} instead.")
+    _check_square("cholesky_solve", L)
+    _float("cholesky_solve", L)
+    if L.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
+                           f"{L.shape[-2]} by {L.shape[-1]} but each b matrix is {b.shape[-2]} by "
+                           f"{b.shape[-1]}")
+    low = np.swapaxes(L, -1, -2).conj() if upper else L
+    y = _trsm(low, b, False)
+    return _trsm(np.swapaxes(low, -1, -2).conj(), y, True)
+
+
+def _cholesky_solve_l(grad, self, input2, result, upper):
+    gb = _cholesky_solve_row(grad, input2, upper)
+    common = _mm(gb, result.mH)
+    common = common + common.mH
+    return -_mm(input2, common) if upper else -_mm(common, input2)
+
+
+_cholesky_solve_row = op(
+    "cholesky_solve", "CholeskySolveBackward0", "self, input2, upper=False", _cholesky_solve,
+    out=out_cast("cholesky_solve: Expected result to be safely castable from {expected} dtype, "
+                 "but got result with dtype {got}"),
+    self=lambda grad, input2, upper: _cholesky_solve_row(grad, input2, upper),
+    input2=_cholesky_solve_l)
+
+
+def _cholesky_inverse(L, upper):
+    if L.ndim < 2:
+        raise RuntimeError(f"cholesky_inverse: The input tensor A must have at least 2 "
+                           "dimensions.")
+    _check_square("cholesky_inverse", L)
+    _float("cholesky_inverse", L)
+    eye = np.broadcast_to(np.eye(L.shape[-1], dtype=L.dtype), L.shape)
+    return _cholesky_solve(eye, L, upper)
+
+
+def _cholesky_inverse_backward(grad, self, upper, result):
+    common = _mm(result, _mm(grad + grad.mH, result))
+    return -_mm(self, common) if upper else -_mm(common, self)
+
+
+_cholesky_inverse_row = op("cholesky_inverse", "CholeskyInverseBackward0", "self, upper=False",
+                           _cholesky_inverse, self=_cholesky_inverse_backward)
+
+
+# ---- QR -----------------------------------------------------------------------------------
+
+def _qr(a, mode):
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")
+    if a.ndim < 2:
+        raise RuntimeError(f"linalg.qr: The input tensor A must have at least 2 dimensions.")
+    _float("linalg.qr", a)
+    m, n = a.shape[-2:]
+    if a.size == 0:
+        k = m if mode == "complete" else min(m, n)
+        q = np.broadcast_to(np.eye(m, k, dtype=a.dtype), a.shape[:-2] + (m, k)).copy()
+        return (q if mode != "r" else np.zeros(a.shape[:-2] + (0,), a.dtype)), \
+            np.zeros(a.shape[:-2] + (k, n), a.dtype)
+    q, r = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
+    if mode == "r":
+        q = np.zeros((0,), a.dtype)
+    return q, r
+
+
+def _qr_backward(grads, mode, result0, result1):
+    gQ, gR = grads
+    Q, R = result0, result1
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when "
+                           "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to "
+                           "differentiate through linalg.qr.")
+    m, n = Q.shape[-2], R.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
+                           "nrows > ncols.")
+    gA = _mm(gR, R.mH) - _mm(Q.mH, gQ)
+    if m >= n:
+        sym = gA.triu()
+        sym = sym + sym.mH
+        sym = sym - _diag_embed(_real(_diag(sym)) * 0.5)
+        gA = _mm(Q, sym) + gQ
+        return solve_triangular(R.mH, gA, upper=False, left=False)
+    x = -gA
+    skew = (x - x.mH).tril()
+    if skew.is_complex():
+        d = _diag(skew)
+        skew = skew - _diag_embed((d - d.conj()) * 0.25)
+    gA = solve_triangular(R[..., :m].mH, _mm(Q, skew), upper=False, left=False)
+    zeros = make_tensor(np.zeros(tuple(R.shape[:-2]) + (m, n - m), gA._data.dtype))
+    return _cat([gA, zeros], -1) + _mm(Q, gR)
+
+
+qr_row = op("linalg_qr", "LinalgQrBackward0", "A, mode='reduced'", _qr, returns=("Q", "R"),
+            function=False, method=False, A=_qr_backward)
+
+
+def qr(A, mode="reduced"):
+    """torch.linalg.qr: (Q, R) with A = Q R."""
+    return qr_row(A, mode)
+
+
+_QR = ("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+       "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string parameter "
+       "'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = torch.linalg.qr(A, "
+       "'reduced' if some else 'complete')")
+
+
+@public("qr")
+def _qr_public(input, some=True, *, out=None):
+    """Deprecated: (Q, R) with A = Q R (reduced unless some=False)."""
+    _warn_once(_QR)
+    result = _structseq_as("qr", qr_row(input, "reduced" if some else "complete"))
+    return result if out is None else _write_outs("qr", "linalg_qr", result, out, input)
+
+
+def _write_outs(name, op_name, result, out, input):
+    """out= of a function whose messages name the linalg op it calls (the structseq is
+    still <name>_out)."""
+    from .registry import check_out_grad, check_out_kind, write_out
+    check_out_kind(name, out)
+    check_out_grad(op_name, result, out)
+    return write_out(name, result, out, (EXACT,) * len(result), (input,), stacklevel=4)
+
+
+def _geqrf(a):
+    if a.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    _float("torch.geqrf", a)
+    m, n = a.shape[-2:]
+    if a.size == 0:
+        return a.copy(), np.zeros(a.shape[:-2] + (min(m, n),), a.dtype)
+    flat = _batch_matrices(a)
+    hs, taus = zip(*(np.linalg.qr(x, mode="raw") for x in flat))
+    h = np.swapaxes(np.stack(hs), -1, -2).reshape(a.shape)
+    return np.ascontiguousarray(h), np.stack(taus).reshape(a.shape[:-2] + (min(m, n),))
+
+
+def _not_implemented(name):
+    def formula(grads):
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+    return formula
+
+
+_geqrf_row = op("geqrf", "GeqrfBackward0", "self", _geqrf, returns=("a", "tau"),
+                out=tuple(out_cast(f"torch.geqrf: Expected {n} to be safely castable from "
+                                   f"{{expected}} dtype, but got {n} with dtype {{got}}")
+                          for n in ("a", "tau")),
+                self=_not_implemented("geqrf"))
+
+
+def _reflectors(h, tau, m, k):
+    """The Householder vectors of geqrf's packed result: unit diagonal, zeros above."""
+    v = np.tril(h[..., :, :k], -1)
+    idx = np.arange(k)
+    v[..., idx, idx] = 1
+    return v
+
+
+def _householder(a, tau):
+    name = "torch.linalg.householder_product"
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if a.shape[-2] < a.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if a.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if a.ndim - tau.ndim != 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but "
+                           f"got tau.ndim equal to {tau.ndim} and input.ndim is equal to {a.ndim}")
+    if a.dtype != tau.dtype:
+        raise RuntimeError(f"{name}: tau dtype {_name(tau)} does not match input dtype "
+                           f"{_name(a)}")
+    _float(name, a)
+    return _apply_q(a, tau, np.broadcast_to(np.eye(a.shape[-2], a.shape[-1], dtype=a.dtype),
+                                            a.shape).copy(), True, False)
+
+
+def _apply_q(h, tau, c, left, adjoint):
+    """Q C, Q^H C, C Q or C Q^H for Q = H_1 ... H_k, H_i = I - tau_i v_i v_i^H (LAPACK's
+    orm2r), looped over the k reflectors and vectorized over the batch."""
+    k = tau.shape[-1]
+    m = h.shape[-2]
+    v = _reflectors(h, tau, m, k)
+    c = np.array(c, dtype=np.result_type(c, h))
+    # Q C applies H_k first; Q^H C applies H_1^H first
+    order = range(k) if left == adjoint else range(k - 1, -1, -1)
+    for i in order:
+        vi = v[..., :, i]
+        t = tau[..., i].conj() if adjoint else tau[..., i]
+        if left:      # H C = C - t v (v^H C)
+            c -= t[..., None, None] * vi[..., :, None] * np.einsum("...i,...ij->...j",
+                                                                   vi.conj(), c)[..., None, :]
+        else:         # C H = C - t (C v) v^H
+            c -= t[..., None, None] * np.einsum("...ij,...j->...i", c, vi)[..., :, None] * \
+                vi.conj()[..., None, :]
+    return c
+
+
+def _householder_composite(h, tau, c, left, adjoint):
+    """_apply_q in differentiable ops (the formulas of householder_product and ormqr)."""
+    m, k = h.shape[-2], tau.shape[-1]
+    mask = make_tensor(np.tril(np.ones((m, k), bool), -1))
+    eye = make_tensor(np.eye(m, k, dtype=h._data.dtype))
+    v = _where(mask, h[..., :, :k], eye)
+    order = range(k) if left == adjoint else range(k - 1, -1, -1)
+    for i in order:
+        vi = v[..., :, i]
+        t = tau[..., i].conj() if adjoint else tau[..., i]
+        if left:
+            c = c - t[..., None, None] * vi.unsqueeze(-1) * _mm(vi.conj().unsqueeze(-2), c)
+        else:
+            c = c - t[..., None, None] * _mm(c, vi.unsqueeze(-1)) * vi.conj().unsqueeze(-2)
+    return c
+
+
+def _vjp(fn, inputs, grad, which):
+    """The gradient of `fn(*inputs)` for input `which`, by running fn's composite on fresh
+    leaves (first order: these nodes have no closed-form formula here)."""
+    from ..autograd import enable_grad, grad as autograd_grad
+    with enable_grad():
+        leaves = [x.detach().requires_grad_(True) if x is not None else None for x in inputs]
+        out = fn(*leaves)
+        g, = autograd_grad(out, leaves[which], grad, allow_unused=True)
+    return g if g is not None else leaves[which].detach() * 0
+
+
+def _householder_grad(which):
+    def formula(grad, self, tau):
+        eye = make_tensor(np.broadcast_to(np.eye(self.shape[-2], self.shape[-1],
+                                                 dtype=self._data.dtype), tuple(self.shape)))
+        return _vjp(lambda h, t: _householder_composite(h, t, eye, True, False), (self, tau),
+                    grad, which)
+    return formula
+
+
+householder_row = op("linalg_householder_product", "LinalgHouseholderProductBackward0",
+                     "self, tau", _householder, function=False, method=False,
+                     self=_householder_grad(0), tau=_householder_grad(1))
+
+
+def householder_product(A, tau):
+    """torch.linalg.householder_product: the first n columns of H_1 ... H_k."""
+    return householder_row(A, tau)
+
+
+@public("orgqr", out=True, out_name="linalg_householder_product")
+def orgqr(input, tau):
+    """Q (m x n) from geqrf's Householder reflectors."""
+    return householder_row(input, tau)
+
+
+def _ormqr(a, tau, c, left, transpose):
+    name = "torch.ormqr"
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if c.ndim < 2:
+        raise RuntimeError(f"{name}: other must have at least 2 dimensions.")
+    if a.dtype != c.dtype or a.dtype != tau.dtype:
+        bad, what = (c, "other") if a.dtype != c.dtype else (tau, "tau")
+        raise RuntimeError(f"{name}: Expected input and {what} to have the same dtype, but input "
+                           f"has dtype {_name(a)} and {what} has dtype {_name(bad)}")
+    _float(name, a)
+    rows = c.shape[-2] if left else c.shape[-1]
+    if a.shape[-2] != rows:
+        raise RuntimeError(f"{name}: other.shape[{-2 if left else -1}] must be equal to "
+                           f"input.shape[-2]")
+    return _apply_q(a, tau, c, left, transpose)
+
+
+def _ormqr_grad(which):
+    def formula(grad, self, input2, input3, left, transpose):
+        return _vjp(lambda h, t, c: _householder_composite(h, t, c, left, transpose),
+                    (self, input2, input3), grad, which)
+    return formula
+
+
+_ormqr_row = op("ormqr", "OrmqrBackward0", "self, input2, input3, left=True, transpose=False",
+                _ormqr, self=_ormqr_grad(0), input2=_ormqr_grad(1), input3=_ormqr_grad(2))
+
+
+# ---- SVD ----------------------------------------------------------------------------------
+
+def _svd(a, full_matrices, compute_uv):
+    if a.ndim < 2:
+        raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    _float("linalg.svd", a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    real = a.real.dtype
+    if a.size == 0:
+        s = np.zeros(a.shape[:-2] + (k,), real)
+        if not compute_uv:
+            return np.zeros((0,), a.dtype), s, np.zeros((0,), a.dtype)
+        um, vn = (m, n) if full_matrices else (k, k)
+        return (np.broadcast_to(np.eye(m, um, dtype=a.dtype), a.shape[:-2] + (m, um)).copy(), s,
+                np.broadcast_to(np.eye(vn, n, dtype=a.dtype), a.shape[:-2] + (vn, n)).copy())
+    if not compute_uv:
+        return np.zeros((0,), a.dtype), np.linalg.svd(a, compute_uv=False), np.zeros((0,), a.dtype)
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return u, s, vh
+
+
+def _svd_backward(grads, full_matrices, compute_uv, result0, result1, result2):
+    gU, gS, gVh = grads
+    if not compute_uv:
+        raise RuntimeError("linalg.svd: the singular values alone are not differentiable; "
+                           "compute the singular vectors as well (compute_uv=True)")
+    U, S, Vh = result0, result1, result2
+    k = S.shape[-1]
+    if full_matrices:
+        U, Vh, gU, gVh = U[..., :k], Vh[..., :k, :], gU[..., :k], gVh[..., :k, :]
+    m, n = U.shape[-2], Vh.shape[-1]
+    used_u = bool(np.any(gU._data))
+    used_v = bool(np.any(gVh._data))
+    if not used_u and not used_v:
+        return _mm(U, gS.unsqueeze(-1).to(U.dtype) * Vh) if m >= n else \
+            _mm(U * gS.unsqueeze(-2).to(U.dtype), Vh)
+    skew = (lambda x: x - x.mH)
+    UhgU = skew(_mm(U.mH, gU))
+    VhgV = skew(_mm(Vh, gVh.mH))
+    if U.is_complex():
+        im = (_diag(UhgU)._data + _diag(VhgV)._data).imag
+        if not np.allclose(im, 0, rtol=1e-2, atol=1e-2):
+            raise RuntimeError("svd_backward: The singular vectors in the complex case are "
+                               "specified up to multiplication by e^{i phi}. The specified loss "
+                               "function depends on this phase term, making it ill-defined.")
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + _diag_embed(S * 0 + 1)
+    Sc = S.to(U.dtype)
+    gA = (UhgU * Sc.unsqueeze(-2) + Sc.unsqueeze(-1) * VhgV) / E.to(U.dtype)
+    gA = gA + _diag_embed(gS.to(U.dtype))
+    if U.is_complex():
+        gA = gA + _diag_embed(_diag(UhgU) / (2 * Sc))
+    if m > n:
+        gA = _mm(U, gA)
+        gUSinv = gU / Sc.unsqueeze(-2)
+        gA = gA + gUSinv - _mm(U, _mm(U.mH, gUSinv))
+        return _mm(gA, Vh)
+    if m < n:
+        gA = _mm(gA, Vh)
+        SinvgVh = gVh / Sc.unsqueeze(-1)
+        gA = gA + SinvgVh - _mm(_mm(SinvgVh, Vh.mH), Vh)
+        return _mm(U, gA)
+    return _mm(U, _mm(gA, Vh))
+
+
+_svd_row = op("_linalg_svd", "LinalgSvdBackward0", "A, full_matrices=False, compute_uv=True",
+              _svd, returns=("U", "S", "Vh"), function=False, method=False, A=_svd_backward)
+
+
+def svd(A, full_matrices=True):
+    """torch.linalg.svd: (U, S, Vh) with A = U diag(S) Vh."""
+    return _structseq_as("linalg_svd", _svd_row(A, full_matrices, True))
+
+
+def svdvals(A):
+    """torch.linalg.svdvals: the singular values, descending."""
+    return _svd_row(A, False, A.requires_grad)[1]
+
+
+@public("svd")
+def _svd_public(input, some=True, compute_uv=True, *, out=None):
+    """(U, S, V) with input = U diag(S) V^H; V, not V^H. compute_uv=False: zero U and V."""
+    if input.dim() < 2:
+        raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has "
+                           f"{input.dim()} dimensions instead")
+    if out is not None:
+        result = _svd_public(input, some, compute_uv)
+        if isinstance(out, (tuple, list)) and len(out) == 3 and all(
+                isinstance(o, Tensor) for o in out):
+            # PyTorch resizes U, then V (to Vh's shape, written transposed), then S
+            import warnings
+            from .registry import _OUT_RESIZED
+            from .. import autograd
+            U, S, V = result
+            for o, shape, want in ((out[0], U.shape, U.shape), (out[2], V.mT.shape, V.shape),
+                                   (out[1], S.shape, S.shape)):
+                if tuple(o.shape) != tuple(want) and o.numel() and not (
+                        o.requires_grad and autograd.grad_mode.state.grad_enabled):
+                    warnings.warn(_OUT_RESIZED.format(sizes_str(o.shape), sizes_str(shape)),
+                                  UserWarning, stacklevel=3)
+                    o._data = np.empty(0, o._data.dtype)
+        return _write_outs("svd", "_linalg_svd", result, out, input)
+    if compute_uv:
+        U, S, Vh = _svd_row(input, not some, True)
+        return _structseq_as("svd", (U, S, Vh.mH), ("U", "S", "V"))
+    S = svdvals(input)
+    m, n = input.shape[-2:]
+    batch = tuple(input.shape[:-2])
+    dt = input._data.dtype
+    return _structseq_as("svd", (make_tensor(np.zeros(batch + (m, m), dt)), S,
+                                 make_tensor(np.zeros(batch + (n, n), dt))), ("U", "S", "V"))
+
+
+# ---- LU -----------------------------------------------------------------------------------
+
+def _lu_factor_ex(a, pivot, check_errors):
+    name = "torch.lu_factor"
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(a.shape)} instead")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    _float(name, a)
+    lu, piv, info = _lu_factor(a)
+    return lu, piv, info
+
+
+def _lu_factor_backward(grads, pivot, result0, result1):
+    LU, piv = result0, result1
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    P, L, U = lu_unpack(LU.detach(), piv)
+    L_, U_ = lu_unpack(LU, piv)[1:]
+    grad = grads[0]
+    return _lu_backward(grad[..., :, :k], grad[..., :k, :], P, L_, U_, pivot)
+
+
+def _lu_backward(L_grad, U_grad, P, L, U, pivot):
+    """linalg_lu_backward: A = P L U."""
+    m, n = L.shape[-2], U.shape[-1]
+    k = min(m, n)
+    if m == n:
+        gA = _mm(L.mH, L_grad).tril(-1) + _mm(U_grad, U.mH).triu()
+        gA = solve_triangular(U.mH, gA, upper=False, left=False)
+        gA = solve_triangular(L.mH, gA, upper=True, left=True, unitriangular=True)
+    elif m < n:
+        U1 = U[..., :, :k]
+        gA = _mm(L.mH, L_grad) - _mm(U_grad.triu(), U.mH)
+        gA = solve_triangular(U1.mH, gA.tril(-1), upper=False, left=False)
+        gA = _cat([gA + U_grad[..., :, :k].triu(), U_grad[..., :, k:]], -1)
+        gA = solve_triangular(L.mH, gA, upper=True, left=True, unitriangular=True)
+    else:
+        L1 = L[..., :k, :]
+        gA = _mm(U_grad, U.mH) - _mm(L.mH, L_grad.tril(-1))
+        gA = solve_triangular(L1.mH, gA.triu(), upper=True, left=True, unitriangular=True)
+        gA = _cat([gA + L_grad[..., :k, :].tril(-1), L_grad[..., k:, :]], -2)
+        gA = solve_triangular(U.mH, gA, upper=False, left=False)
+    return _mm(P.to(gA.dtype), gA) if pivot else gA
+
+
+lu_factor_ex_row = op("linalg_lu_factor_ex", "LinalgLuFactorExBackward0",
+                      "A, *, pivot=True, check_errors=False", _lu_factor_ex,
+                      returns=("LU", "pivots", "info"), differentiable_outputs=(0,),
+                      function=False, method=False, A=_lu_factor_backward)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """torch.linalg.lu_factor_ex: (LU, pivots, info) as LAPACK's getrf."""
+    return lu_factor_ex_row(A, pivot=pivot, check_errors=check_errors)
+
+
+def lu_factor(A, *, pivot=True):
+    """torch.linalg.lu_factor: (LU, pivots)."""
+    LU, piv, info = lu_factor_ex_row(A, pivot=pivot)
+    if np.any(info._data):
+        prefix, code = _batch_prefix(info._data, A.dim() > 2)
+        raise LinAlgError(f"torch.linalg.lu_factor: {prefix}U[{code},{code}] is zero and using it "
+                          "on lu_solve would result in a division by zero. If you still want to "
+                          "perform the factorization, consider calling linalg.lu(A, pivot) or "
+                          "linalg.lu_factor_ex(A, pivot)")
+    return _structseq_as("linalg_lu_factor", (LU, piv), ("LU", "pivots"))
+
+
+_LU = ("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
+       "and will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, "
+       "compute_pivots)\nshould be replaced with\nLU, pivots = torch.linalg.lu_factor(A, "
+       "compute_pivots)\nand\nLU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\n"
+       "should be replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
+
+
+@public("lu", method=False)
+def lu(A, pivot=True, get_infos=False, out=None):
+    """Deprecated: (LU, pivots), and infos with get_infos=True."""
+    return _lu(A, pivot, get_infos, out)
+
+
+def _lu(A, pivot=True, get_infos=False, out=None):
+    _warn_once(_LU)
+    LU, piv, info = lu_factor_ex_row(A, pivot=pivot)
+    result = (_structseq_as("_lu_with_info", (LU, piv, info), ("LU", "pivots", "infos"))
+              if get_infos else (LU, piv))
+    if out is None:
+        return result
+    # torch.lu's out=: each out resized (silently) and copied into, as PyTorch's Python does
+    for r, o in zip(result, out):
+        if tuple(o.shape) != tuple(r.shape):
+            if o.requires_grad:
+                raise RuntimeError("cannot resize variables that require grad")
+            o._data = np.empty(tuple(r.shape), o._data.dtype)
+        o.copy_(r)
+    return out
+
+
+@public("lu", function=False)
+def _lu_method(self, pivot=True, get_infos=False):
+    return _lu(self, pivot, get_infos)
+
+
+def _perm_from_pivots(piv, m):
+    """The permutation LAPACK's sequential row swaps apply to 0..m-1."""
+    batch = piv.shape[:-1]
+    flat = piv.reshape(-1, piv.shape[-1]).astype(np.int64) - 1
+    perm = np.broadcast_to(np.arange(m), (flat.shape[0], m)).copy()
+    rows = np.arange(flat.shape[0])
+    for i in range(flat.shape[1]):
+        j = flat[:, i]
+        a, b = perm[rows, i].copy(), perm[rows, j].copy()
+        perm[rows, i], perm[rows, j] = b, a
+    return perm.reshape(batch + (m,))
+
+
+def _lu_unpack(lu, piv, unpack_data, unpack_pivots):
+    if lu.ndim < 2:
+        raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(lu.shape)} instead")
+    if piv.dtype != np.int32:
+        raise RuntimeError(f"torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
+                           f"torch.int32 dtype.\nNote: this function is intended to be used with "
+                           f"the output produced by torch.linalg.lu_factor")
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    if unpack_data:
+        L = np.tril(lu[..., :, :k], -1)
+        idx = np.arange(k)
+        L[..., idx, idx] = 1
+        U = np.triu(lu[..., :k, :])
+    else:
+        L = U = np.zeros((0,), lu.dtype)
+    if unpack_pivots:
+        perm = _perm_from_pivots(piv, m)
+        P = np.zeros(perm.shape + (m,), lu.dtype)
+        np.put_along_axis(P, perm[..., None, :], 1, axis=-2)
+    else:
+        P = np.zeros((0,), lu.dtype)
+    return P, L, U
+
+
+def _lu_unpack_backward(grads, LU_data_shape):
+    _, gL, gU = grads
+    m, n = LU_data_shape[-2:]
+    k = min(m, n)
+    if m == n:
+        return gL.tril(-1) + gU.triu()
+    if m < n:
+        u = gU.triu()
+        return _cat([u[..., :, :k] + gL.tril(-1), u[..., :, k:]], -1)
+    low = gL.tril(-1)
+    return _cat([low[..., :k, :] + gU.triu(), low[..., k:, :]], -2)
+
+
+lu_unpack_row = op("lu_unpack", "LuUnpackBackward0",
+                   "LU_data, LU_pivots, unpack_data=True, unpack_pivots=True", _lu_unpack,
+                   returns=("P", "L", "U"), differentiable_outputs=(1, 2), method=False,
+                   out=(True, True, True), LU_data=_lu_unpack_backward, LU_pivots=None)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """(P, L, U) from lu_factor's packed result."""
+    return lu_unpack_row(LU_data, LU_pivots, unpack_data, unpack_pivots)
+
+
+def _lu_solve(lu, piv, b, left, adjoint):
+    name = "linalg.lu_solve"
+    if lu.ndim < 2 or b.ndim < 2:
+        raise RuntimeError(f"torch.linalg.lu_solve: Expected tensor with 2 or more dimensions. Got "
+                           f"size: {list((lu if lu.ndim < 2 else b).shape)} instead")
+    _check_square(name, lu, "LU")
+    if lu.dtype != b.dtype:
+        raise RuntimeError(f"{name}: Expected LU and B to have the same dtype, but found LU of "
+                           f"type {_name(lu)} and B of type {_name(b)} instead")
+    rows = b.shape[-2] if left else b.shape[-1]
+    if rows != lu.shape[-1]:
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({lu.shape[-2]}x{lu.shape[-1]} and "
+                           f"{b.shape[-2]}x{b.shape[-1]})")
+    m = lu.shape[-1]
+    P, L, U = _lu_unpack(lu, piv, True, True)
+    shape = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
+    if not left:
+        bh = np.swapaxes(b, -1, -2).conj()
+        # X A^H = B <=> A X^H = B^H;  X A = B <=> A^H X^H = B^H
+        xh = _lu_solve(lu, piv, bh, True, not adjoint)
+        return np.swapaxes(xh, -1, -2).conj()
+    if adjoint:        # A^H X = B, A^H = U^H L^H P^T
+        y = _trsm(np.swapaxes(U, -1, -2).conj(), b, False)
+        y = _trsm(np.swapaxes(L, -1, -2).conj(), y, True, unit=True)
+        x = np.matmul(P, y)
+    else:              # A X = B, A = P L U
+        y = np.matmul(np.swapaxes(P, -1, -2), b)
+        y = _trsm(L, y, False, unit=True)
+        x = _trsm(U, y, True)
+    return np.broadcast_to(x, shape + x.shape[-2:]).copy() if x.shape[:-2] != shape else x
+
+
+def _lu_solve_lu(grad, LU, pivots, result, left, adjoint):
+    """The gradient for the packed factors: gA (the gradient for A = P L U, through B's
+    gradient gB) pulled back to L (strictly lower) and U (upper)."""
+    P, L, U = lu_unpack(LU, pivots)
+    P = P.detach().to(grad.dtype)
+    X = result
+    gB = lu_solve_row(LU, pivots, grad, left=left, adjoint=not adjoint)
+    if left:
+        gA = -_mm(X, gB.mH) if adjoint else -_mm(gB, X.mH)
+    else:
+        gA = -_mm(gB.mH, X) if adjoint else -_mm(X.mH, gB)
+    PgA = _mm(P.mT, gA)
+    return _mm(PgA, U.mH).tril(-1) + _mm(L.mH, PgA).triu()
+
+
+lu_solve_row = op("linalg_lu_solve", "LinalgLuSolveBackward0",
+                  "LU, pivots, B, *, left=True, adjoint=False", _lu_solve, function=False,
+                  method=False, LU=_lu_solve_lu, pivots=None,
+                  B=lambda grad, LU, pivots, left, adjoint: lu_solve_row(
+                      LU, pivots, grad, left=left, adjoint=not adjoint))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """torch.linalg.lu_solve: X with A X = B from lu_factor's (LU, pivots)."""
+    return lu_solve_row(LU, pivots, B, left=left, adjoint=adjoint)
+
+
+_LU_SOLVE = ("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed "
+             "in a future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments "
+             "reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = "
+             "torch.linalg.lu_solve(LU, pivots, B)")
+
+
+@public("lu_solve", out=True, out_name="linalg_lu_solve")
+def _lu_solve_public(input, LU_data, LU_pivots):
+    """Deprecated: X with A X = input from lu's (LU, pivots)."""
+    _warn_once(_LU_SOLVE)
+    return lu_solve_row(LU_data, LU_pivots, input)
+
+
+# ---- functions PyTorch removed: the name stays, the call raises ---------------------------
+
+_REMOVED = {
+    "lstsq": (
+        "This function was deprecated since version 1.9 and is now removed. `torch.lstsq` is "
+        "deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has reversed "
+        "arguments and does not return the QR decomposition in the returned tuple (although it "
+        "returns other information about the problem).\n\nTo get the QR decomposition consider "
+        "using `torch.linalg.qr`.\n\nThe returned solution in `torch.lstsq` stored the residuals "
+        "of the solution in the last m - n columns of the returned value whenever m > n. In "
+        "torch.linalg.lstsq, the residuals are in the field 'residuals' of the returned named "
+        "tuple.\n\nThe unpacking of the solution, as in\nX, _ = torch.lstsq(B, A).solution[:"
+        "A.size(1)]\nshould be replaced with:\nX = torch.linalg.lstsq(A, B).solution", True),
+    "matrix_rank": (
+        "This function was deprecated since version 1.9 and is now removed.\nPlease use the "
+        "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
+        "`torch.linalg.matrix_rank()` to 'hermitian'.", False),
+    "symeig": (
+        "This function was deprecated since version 1.9 and is now removed. The default "
+        "behavior has changed from using the upper triangular portion of the matrix by default "
+        "to using the lower triangular portion.\n\nL, _ = torch.symeig(A, upper=upper) should "
+        "be replaced with:\nL = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\n"
+        "L, V = torch.symeig(A, eigenvectors=True) should be replaced with:\nL, V = "
+        "torch.linalg.eigh(A, UPLO='U' if upper else 'L')", True),
+    "eig": (
+        "This function was deprecated since version 1.9 and is now removed. `torch.linalg.eig` "
+        "returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors "
+        "mimicking complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\n"
+        "L_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) "
+        "should be replaced with:\nL_complex, V_complex = torch.linalg.eig(A)", True),
+}
+
+
+def _removed(name):
+    message, method = _REMOVED[name]
+
+    def deco(f):
+        def function(*args, **kwargs):
+            raise RuntimeError(message)
+        function.__name__ = function.__qualname__ = name
+        function.__signature__ = __import__("inspect").signature(f)
+        function.__doc__ = "Removed from PyTorch: raises its error pointing to torch.linalg."
+        return public(name, method=method)(function)
+    return deco
+
+
+@_removed("lstsq")
+def _lstsq(input, A, *, out=None): ...
+
+
+@_removed("matrix_rank")
+def _matrix_rank(input, tol=None, symmetric=False, *, out=None): ...
+
+
+@_removed("symeig")
+def _symeig(input, eigenvectors=False, upper=True, *, out=None): ...
+
+
+@_removed("eig")
+def _eig(input, eigenvectors=False): ...
+
+
+# ---- randomized low-rank SVD and PCA (torch._lowrank, Halko et al. 2009) -------------------
+
+def _approximate_basis(A, q, niter, M=None):
+    """An orthonormal basis of A's range from a random projection (torch.randn, so the same
+    seed draws the same matrix as PyTorch), refined by niter power iterations."""
+    from .._creation import randn
+    dtype = A.dtype if A.is_complex() or A.is_floating_point() else FROM_NP[np.dtype(np.float32)]
+    R = randn(A.shape[-1], q, dtype=dtype)
+    X = _mm(A, R)
+    if M is not None:
+        X = X - _mm(M, R)
+    Q = qr_row(X, "reduced")[0]
+    for _ in range(niter):
+        X = _mm(A.mH, Q)
+        if M is not None:
+            X = X - _mm(M.mH, Q)
+        Q = qr_row(X, "reduced")[0]
+        X = _mm(A, Q)
+        if M is not None:
+            X = X - _mm(M, Q)
+        Q = qr_row(X, "reduced")[0]
+    return Q
+
+
+def _svd_lowrank(A, q=6, niter=2, M=None):
+    q = 6 if q is None else q
+    m, n = A.shape[-2:]
+    if M is not None:
+        M = M.broadcast_to(A.shape)
+    if m < n:
+        A = A.mH
+        if M is not None:
+            M = M.mH
+    Q = _approximate_basis(A, q, 2 if niter is None else niter, M)
+    B = _mm(Q.mH, A)
+    if M is not None:
+        B = B - _mm(Q.mH, M)
+    U, S, Vh = _svd_row(B, False, True)
+    V = Vh.mH
+    U = _mm(Q, U)
+    if m < n:
+        U, V = V, U
+    return U, S, V
+
+
+@public("svd_lowrank", method=False)
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """Randomized rank-q SVD (U, S, V) of A (or of A - M)."""
+    return _svd_lowrank(A, q, niter, M)
+
+
+@public("pca_lowrank", method=False)
+def pca_lowrank(A, q=None, center=True, niter=2):
+    """Randomized PCA: (U, S, V) of the column-centered A, rank q (default min(6, m, n))."""
+    m, n = A.shape[-2:]
+    if q is None:
+        q = min(6, m, n)
+    elif not (q >= 0 and q <= min(m, n)):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than "
+                         f"min(m, n)={min(m, n)}")
+    if not niter >= 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    if not center:
+        return _svd_lowrank(A, q, niter)
+    return _svd_lowrank(A - A.mean(dim=(-2,), keepdim=True), q, niter)

@@ -1,0 +1,173 @@
+"""Op-database entries for the decompositions and solvers behind torch's top-level det,
+slogdet, logdet, inverse, pinverse, cholesky*, qr, svd, lu*, triangular_solve, geqrf, orgqr,
+ormqr and the low-rank SVD/PCA. Decompositions with a sign or phase freedom (svd, and qr of
+complex input) are compared through quantities that do not depend on it: reconstructions,
+projections U U^H, singular values."""
+import numpy as np
+
+import chainrule.linalg  # noqa: F401  (lib.linalg for chainrule until the package exports it)
+
+from . import OpInfo, Sample, noncontiguous, randn
+
+
+def _wc(rng, *shape):
+    """A well-conditioned square (batch of) matrix."""
+    return randn(rng, *shape) + 3 * np.eye(shape[-1])
+
+
+def _spd(rng, *shape):
+    a = randn(rng, *shape)
+    return a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def _complex(rng, *shape):
+    return randn(rng, *shape) + 1j * randn(rng, *shape)
+
+
+def _hpd(rng, n):
+    a = _complex(rng, n, n)
+    return a @ a.conj().T + n * np.eye(n)
+
+
+def _chol(rng, *shape):
+    return np.linalg.cholesky(_spd(rng, *shape))
+
+
+def _square(rng):
+    return [Sample(_wc(rng, 3, 3)), Sample(_wc(rng, 2, 3, 3), name="batched"),
+            Sample(noncontiguous(_wc(rng, 3, 3)), name="non-contiguous"),
+            Sample(randn(rng, 1, 1) + 2, name="1x1")]
+
+
+def _rect(rng):
+    return [Sample(randn(rng, 4, 3)), Sample(randn(rng, 3, 5), name="wide"),
+            Sample(randn(rng, 2, 4, 3), name="batched"), Sample(randn(rng, 3, 3), name="square")]
+
+
+def _svd_invariants(lib, a, **kw):
+    U, S, V = lib.svd(a, **kw)
+    k = S.shape[-1]
+    return S, (U[..., :k] * S.unsqueeze(-2)) @ V[..., :k].mT, U[..., :k] @ U[..., :k].mT, \
+        V[..., :k] @ V[..., :k].mT
+
+
+def _qr_invariants(lib, a, **kw):
+    Q, R = lib.qr(a, **kw)
+    return Q, R, Q @ R
+
+
+def _lowrank(fn):
+    def call(lib, a):
+        lib.manual_seed(0)
+        U, S, V = fn(lib, a)
+        return S, (U * S.unsqueeze(-2)) @ V.mT
+    return call
+
+
+OPS_DB = [
+    OpInfo("det", lambda lib, a: lib.det(a), _square, ops=("linalg_det",)),
+    OpInfo("det.method", lambda lib, a: a.det(),
+           lambda rng: [Sample(randn(rng, 3, 3)), Sample(randn(rng, 2, 2, 2), name="batched")],
+           ops=("linalg_det",)),
+    OpInfo("det.complex", lambda lib, a: lib.det(a).abs(),
+           lambda rng: [Sample(_complex(rng, 3, 3))], ops=("linalg_det", "abs"), gradcheck=False),
+    OpInfo("slogdet", lambda lib, a: lib.slogdet(a), _square, ops=("linalg_slogdet",)),
+    OpInfo("slogdet.complex", lambda lib, a: tuple(t.abs() for t in lib.slogdet(a)),
+           lambda rng: [Sample(_complex(rng, 3, 3))], ops=("linalg_slogdet", "abs"),
+           gradcheck=False),
+    OpInfo("logdet", lambda lib, a: lib.logdet(a),
+           lambda rng: [Sample(_spd(rng, 3, 3)), Sample(_spd(rng, 2, 3, 3), name="batched")],
+           ops=("linalg_slogdet", "where.self", "eq")),
+    OpInfo("logdet.negative", lambda lib, a: lib.logdet(a),
+           lambda rng: [Sample(-_spd(rng, 3, 3), name="negative determinant: nan")],
+           ops=("linalg_slogdet", "where.self", "eq"), gradcheck=False),
+    OpInfo("inverse", lambda lib, a: lib.inverse(a), _square, ops=("linalg_inv_ex",)),
+    OpInfo("inverse.complex", lambda lib, a: a.inverse().abs(),
+           lambda rng: [Sample(_complex(rng, 3, 3))], ops=("linalg_inv_ex", "abs"),
+           gradcheck=False),
+    OpInfo("pinverse", lambda lib, a, **kw: lib.pinverse(a, **kw),
+           lambda rng: [*_rect(rng), Sample(randn(rng, 4, 3), rcond=0.1, name="rcond")],
+           ops=("linalg_pinv",)),
+    # as PyTorch's own tests: the factors read one triangle, so the inputs are made
+    # Hermitian / triangular inside the function, where gradcheck's perturbations see it
+    OpInfo("cholesky", lambda lib, a, **kw: lib.cholesky(a @ a.mT + 3 * lib.eye(a.shape[-1],
+                                                                               dtype=a.dtype), **kw),
+           lambda rng: [Sample(randn(rng, 3, 3)), Sample(randn(rng, 2, 3, 3), upper=True)],
+           ops=("cholesky", "mm", "bmm", "transpose.int", "add", "mul", "view", "expand",
+                "_unsafe_view")),
+    OpInfo("linalg.cholesky", lambda lib, a, **kw: lib.linalg.cholesky(
+        a @ a.mT + 3 * lib.eye(a.shape[-1], dtype=a.dtype), **kw),
+           lambda rng: [Sample(randn(rng, 3, 3)), Sample(randn(rng, 2, 3, 3), upper=True)],
+           ops=("linalg_cholesky_ex", "mm", "bmm", "transpose.int", "add", "mul", "view",
+                "expand", "_unsafe_view")),
+    OpInfo("cholesky.complex", lambda lib, a: a.cholesky().abs(),
+           lambda rng: [Sample(_hpd(rng, 3))], ops=("cholesky", "abs"), gradcheck=False),
+    OpInfo("cholesky_solve", lambda lib, b, l, upper=False: lib.cholesky_solve(
+        b, l.triu() if upper else l.tril(), upper=upper),
+           lambda rng: [Sample(randn(rng, 3, 2), _chol(rng, 3, 3)),
+                        Sample(randn(rng, 2, 3, 1), _chol(rng, 3, 3), name="broadcast"),
+                        Sample(randn(rng, 3, 2), _chol(rng, 3, 3).T.copy(), upper=True)],
+           ops=("cholesky_solve", "tril", "triu")),
+    OpInfo("cholesky_inverse", lambda lib, l, upper=False: lib.cholesky_inverse(
+        l.triu() if upper else l.tril(), upper=upper),
+           lambda rng: [Sample(_chol(rng, 3, 3)), Sample(_chol(rng, 3, 3).T.copy(), upper=True),
+                        Sample(_chol(rng, 2, 3, 3), name="batched")],
+           ops=("cholesky_inverse", "tril", "triu")),
+    OpInfo("qr", _qr_invariants,
+           lambda rng: [*_rect(rng), Sample(randn(rng, 3, 5), some=False, name="complete wide")],
+           ops=("linalg_qr", "mm", "bmm", "view", "_unsafe_view", "expand", "clone")),
+    OpInfo("svd", _svd_invariants,
+           lambda rng: [*_rect(rng), Sample(randn(rng, 4, 3), some=False, name="some=False")],
+           ops=("_linalg_svd", "transpose.int", "mul", "mm", "bmm", "slice.Tensor", "view",
+                "_unsafe_view", "expand", "clone", "t"), check_node=False),
+    OpInfo("svd.values", lambda lib, a: lib.svd(a, compute_uv=False)[1], _rect,
+           ops=("_linalg_svd",)),
+    OpInfo("svd.complex", lambda lib, a: tuple(t.abs() for t in _svd_invariants(lib, a)),
+           lambda rng: [Sample(_complex(rng, 4, 3))], ops=("_linalg_svd",), gradcheck=False,
+           check_node=False),
+    OpInfo("triangular_solve", lambda lib, b, a, upper=True, **kw: lib.triangular_solve(
+        b, a.triu() if upper else a.tril(), upper=upper, **kw),
+           lambda rng: [Sample(randn(rng, 3, 2), _wc(rng, 3, 3)),
+                        Sample(randn(rng, 3, 2), _wc(rng, 3, 3), upper=False, transpose=True),
+                        Sample(randn(rng, 2, 3, 2), _wc(rng, 3, 3), unitriangular=True,
+                               name="broadcast, unitriangular")],
+           ops=("triangular_solve", "tril", "triu")),
+    OpInfo("solve_triangular", lambda lib, a, b, upper, **kw: lib.linalg.solve_triangular(
+        a.triu() if upper else a.tril(), b, upper=upper, **kw),
+           lambda rng: [Sample(_wc(rng, 3, 3), randn(rng, 3, 2), upper=True),
+                        Sample(_wc(rng, 3, 3), randn(rng, 2, 3), upper=False, left=False),
+                        Sample(_wc(rng, 3, 3), randn(rng, 3, 2), upper=False, unitriangular=True)],
+           ops=("linalg_solve_triangular", "tril", "triu")),
+    OpInfo("lu", lambda lib, a: lib.lu(a), _rect, ops=("linalg_lu_factor_ex",)),
+    OpInfo("lu.method", lambda lib, a: a.lu(get_infos=True),
+           lambda rng: [Sample(_wc(rng, 3, 3))], ops=("linalg_lu_factor_ex",)),
+    OpInfo("lu_unpack", lambda lib, a: lib.lu_unpack(*lib.linalg.lu_factor(a)), _rect,
+           ops=("lu_unpack", "linalg_lu_factor_ex")),
+    OpInfo("lu_solve", lambda lib, b, a: lib.lu_solve(b, *lib.linalg.lu_factor(a)),
+           lambda rng: [Sample(randn(rng, 3, 2), _wc(rng, 3, 3)),
+                        Sample(randn(rng, 2, 3, 1), _wc(rng, 2, 3, 3), name="batched")],
+           ops=("linalg_lu_solve", "linalg_lu_factor_ex")),
+    OpInfo("linalg.lu_solve", lambda lib, b, a, **kw: lib.linalg.lu_solve(
+        *lib.linalg.lu_factor(a), b, **kw),
+           lambda rng: [Sample(randn(rng, 3, 2), _wc(rng, 3, 3), adjoint=True),
+                        Sample(randn(rng, 2, 3), _wc(rng, 3, 3), left=False),
+                        Sample(randn(rng, 2, 3), _wc(rng, 3, 3), left=False, adjoint=True)],
+           ops=("linalg_lu_solve", "linalg_lu_factor_ex")),
+    OpInfo("geqrf", lambda lib, a: tuple(t.detach() for t in lib.geqrf(a)), _rect,
+           ops=("geqrf",), gradcheck=False),
+    OpInfo("orgqr", lambda lib, a, tau: lib.orgqr(a, tau),
+           lambda rng: [Sample(randn(rng, 4, 3), randn(rng, 3) * 0.5),
+                        Sample(randn(rng, 2, 3, 3), randn(rng, 2, 2) * 0.5, name="batched")],
+           ops=("linalg_householder_product",), gradgradcheck=False),
+    OpInfo("ormqr", lambda lib, a, tau, c, **kw: lib.ormqr(a, tau, c, **kw),
+           lambda rng: [Sample(randn(rng, 4, 3), randn(rng, 3) * 0.5, randn(rng, 4, 2)),
+                        Sample(randn(rng, 4, 3), randn(rng, 3) * 0.5, randn(rng, 2, 4),
+                               left=False, transpose=True)],
+           ops=("ormqr",), gradgradcheck=False),
+    OpInfo("svd_lowrank", _lowrank(lambda lib, a: lib.svd_lowrank(a, q=3)),
+           lambda rng: [Sample(randn(rng, 6, 4)), Sample(randn(rng, 4, 6), name="wide")],
+           ops=("_linalg_svd", "linalg_qr", "mm"), check_node=False),
+    OpInfo("pca_lowrank", _lowrank(lambda lib, a: lib.pca_lowrank(a, q=2)),
+           lambda rng: [Sample(randn(rng, 6, 4))],
+           ops=("_linalg_svd", "linalg_qr", "mm"), check_node=False),
+]

@@ -36,6 +36,7 @@ _STATE = np.dtype({
 
 # libm through math: NumPy's own log/log1p differ from libm in the last bit.
 _LOG, _LOG1P = np.frompyfunc(math.log, 1, 1), np.frompyfunc(math.log1p, 1, 1)
+_EXP, _TAN = np.frompyfunc(math.exp, 1, 1), np.frompyfunc(math.tan, 1, 1)
 
 
 # ---------------------------------------------------------------- exact FMA
@@ -197,8 +198,31 @@ def _nudge(bound, step, dtype):
     """torch's update_from (step 1) / update_to (step -1) for float randint."""
     near = int(dtype.type(bound + step))
     if (near < bound) if step > 0 else (near >= bound):
-        bound = near + step * (1 << (abs(bound + step).bit_length() - np.finfo(dtype).nmant - 1))
+        bound = near + step * (1 << (abs(bound + step).bit_length() - _nmant(dtype) - 1))
     return bound
+
+
+def _is_float(dtype):
+    return dtype.kind == 'f' or dtype.isbuiltin == 2       # bfloat16 is an ml_dtypes type
+
+
+def _narrow(a, dtype):
+    """``static_cast<dtype>`` of double or int64 values: half and bfloat16 through float, as
+    their C++ constructors take a float."""
+    dtype = np.dtype(dtype)
+    if a.dtype == dtype:
+        return a
+    if dtype.itemsize == 2 and _is_float(dtype):
+        a = a.astype(np.float32)
+    with np.errstate(invalid='ignore', over='ignore'):
+        return a.astype(dtype)
+
+
+def _nmant(dtype):
+    if dtype.isbuiltin == 2:      # bfloat16 (ml_dtypes): np.finfo refuses it
+        import ml_dtypes
+        return ml_dtypes.finfo(dtype).nmant
+    return np.finfo(dtype).nmant
 
 
 def _size(shape):
@@ -313,10 +337,7 @@ class Generator:
         if std < 0:
             raise ValueError(f"normal expects std >= 0.0, but found std {std}")
         if n < 16:
-            out = _fma64(self._normal_scalar(n), float(std), float(mean))
-            if dtype == np.float16:  # torch narrows double to half through float
-                out = out.astype(np.float32)
-            return out.astype(dtype).reshape(shape)
+            return self.normal_serial(n, mean, std, dtype).reshape(shape)
         blocks, tail = divmod(n, 16)
         double = dtype == np.float64
         fill = _box_muller_f64 if double else _box_muller_f32
@@ -349,17 +370,66 @@ class Generator:
         shape, n = _size(shape)
         dtype = np.dtype(dtype)
         low, high = int(low), int(high)
-        if dtype.kind == 'f':  # torch first nudges bounds the float type can't hold
+        if _is_float(dtype):  # nudge bounds the float type can't hold
             low, high = _nudge(low, 1, dtype), _nudge(high, -1, dtype)
-        span = high - low
-        if span <= 0:
-            raise ValueError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+        if high <= low:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                               f"from={low} >= to={high}")
+        return self.random_from_to(n, high - low, low, dtype).reshape(shape)
+
+    def random_from_to(self, n, span, base, dtype):
+        """n draws of uniform_int_from_to_distribution: ``draw % span + base`` (wrapping
+        in int64), span in [1, 2**64)."""
         # torch accepts ~5% modulo skew before switching to 64-bit draws
         draws = self._random64(n) if span >= 2**28 else self._random(n)
-        vals = (draws % np.uint64(span) + np.uint64(low % 2**64)).view(np.int64)
-        if dtype == np.float16:  # torch narrows through float
-            vals = vals.astype(np.float32)
-        return vals.astype(dtype).reshape(shape)
+        vals = (draws % np.uint64(span) + np.uint64(base % 2**64)).view(np.int64)
+        return _narrow(vals, dtype)
+
+    def random_bits(self, n, dtype):
+        """n draws of random_() without bounds: uniform_int_distribution<dtype>, i.e.
+        random64() for int64 and double, random() otherwise, modulo the dtype's max + 1
+        (2**digits + 1 for floating dtypes; the low bit for bool)."""
+        dtype = np.dtype(dtype)
+        wide = dtype in (np.int64, np.float64)
+        draws = self._random64(n) if wide else self._random(n)
+        if dtype == np.bool_:
+            return (draws & np.uint64(1)).astype(np.bool_)
+        if _is_float(dtype):
+            span = 2**(_nmant(dtype) + 1) + 1
+        else:
+            span = int(np.iinfo(dtype).max) + 1
+        return _narrow((draws % np.uint64(span)).view(np.int64), dtype)
+
+    def random_full64(self, n, dtype):
+        """random_(-2**63): every int64, from one random64() each."""
+        return _narrow(self._random64(n).view(np.int64), dtype)
+
+    # -- serial samplers over double draws, cast to the tensor's dtype at the end
+    def normal_serial(self, n, mean, std, dtype):
+        """n draws of normal_distribution<double>(mean, std) (the non-contiguous path)."""
+        return _narrow(_fma64(self._normal_scalar(n), float(std), float(mean)), dtype)
+
+    def exponential(self, n, lambd, dtype):
+        """exponential_(lambd): ``-1 / lambd * log1p(-u)``."""
+        return _narrow((-1.0 / lambd) * _LOG1P(-self._unit(n, True)).astype(np.float64), dtype)
+
+    def geometric(self, n, p, dtype):
+        """geometric_(p): ``ceil(log(u) / log1p(-p))``."""
+        return _narrow(np.ceil(_LOG(self._unit(n, True)).astype(np.float64)
+                               / math.log1p(-p)), dtype)
+
+    def log_normal(self, n, mean, std, dtype):
+        """log_normal_(mean, std): ``exp(normal(mean, std))``."""
+        z = _fma64(self._normal_scalar(n), float(std), float(mean))
+        big = z > 709.78    # math.exp raises where exp overflows
+        out = _EXP(np.where(big, 0.0, z)).astype(np.float64)
+        out[big] = np.exp(z[big])
+        return _narrow(out, dtype)
+
+    def cauchy(self, n, median, sigma, dtype):
+        """cauchy_(median, sigma): ``median + sigma * tan(pi * (u - 0.5))``, one FMA."""
+        t = _TAN(math.pi * (self._unit(n, True) - 0.5)).astype(np.float64)
+        return _narrow(_fma64(t, float(sigma), float(median)), dtype)
 
     def randperm(self, n, dtype=np.int64):
         """torch.randperm (CPU): swap shuffle for small n, inside-out for large."""
@@ -392,6 +462,161 @@ class Generator:
             shape, n = _size(() if shape is None else shape)
             hits = self._unit(n, True) < p
         return hits.astype(np.float32 if dtype is None else dtype).reshape(shape)
+
+
+    # -- rejection samplers: each element draws until it accepts, so they walk the elements
+    def poisson(self, rates, dtype):
+        """sample_poisson for each rate (float64 array, iteration order)."""
+        with _Draws(self) as u:
+            return _narrow(np.array([_poisson(lam, u) for lam in rates.tolist()], np.float64),
+                           dtype)
+
+    def binomial(self, count, prob, dtype):
+        """sample_binomial for each (count, prob) (arrays of dtype float32 or float64)."""
+        with _Draws(self) as u:
+            out = [_binomial(c, p, u) for c, p in zip(count, prob)]
+        return np.array(out, dtype)
+
+
+class _Draws:
+    """53-bit uniforms for a sampler that consumes an unknown number: drawn ahead in
+    chunks, and the generator left exactly past those consumed."""
+
+    def __init__(self, gen):
+        self.gen = gen
+        self.state = gen._bg.state
+        self.buf, self.pos, self.used = [], 0, 0
+
+    def __call__(self):
+        if self.pos == len(self.buf):
+            self.used += self.pos
+            self.buf, self.pos = self.gen._unit(max(64, self.used), True).tolist(), 0
+        self.pos += 1
+        return self.buf[self.pos - 1]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.gen._bg.state = self.state
+        self.gen._bg.random_raw(2 * (self.used + self.pos))
+
+
+def _poisson(lam, uniform):
+    """ATen's sample_poisson: transformed rejection (Hoermann) for lam >= 10, else products
+    of uniforms."""
+    if lam >= 10:
+        slam = math.sqrt(lam)
+        loglam = math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            U = uniform() - 0.5
+            V = uniform()
+            us = 0.5 - abs(U)
+            k = math.floor((2 * a / us + b) * U + lam + 0.43)
+            if us >= 0.07 and V <= vr:
+                return k
+            if k < 0 or (us < 0.013 and V > us):
+                continue
+            if (math.log(V) + math.log(invalpha) - math.log(a / (us * us) + b)
+                    <= -lam + k * loglam - math.lgamma(k + 1.0)):
+                return k
+    if lam == 0:
+        return 0
+    enlam = math.exp(-lam)
+    x, prod = 0, 1.0
+    while True:
+        prod *= uniform()
+        if prod > enlam:
+            x += 1
+        else:
+            return x
+
+
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287)
+
+
+def _stirling_tail(k):
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial(count, prob, uniform):
+    """ATen's sample_binomial for one (count, prob) of a NumPy float type T: arithmetic on
+    T where the C++ code computes in scalar_t, in double where it widens."""
+    T = type(count)
+    if count <= 0.0 or prob <= 0.0:
+        return T(0)
+    if prob >= 1.0:
+        return count
+    if prob <= 0.5:
+        if float(count * prob) >= 10.0:
+            return _btrs(count, prob, uniform)
+        return _binomial_inversion(count, prob, uniform)
+    if prob > 0.5:
+        qprob = T(1.0 - float(prob))
+        if float(count * qprob) >= 10.0:
+            return count - _btrs(count, qprob, uniform)
+        return count - _binomial_inversion(count, qprob, uniform)
+    return T(np.nan)
+
+
+def _log1p_t(x):
+    """std::log1p on x's own float type."""
+    return type(x)(math.log1p(float(x)))
+
+
+def _binomial_inversion(count, prob, uniform):
+    T = type(count)
+    geom_sum = 0.0
+    num_geom = T(0)
+    logprob = float(_log1p_t(-prob))
+    while True:
+        geom = math.ceil(math.log(uniform()) / logprob)
+        geom_sum += geom
+        if geom_sum > count:
+            return num_geom
+        num_geom = num_geom + T(1)
+
+
+def _btrs(count, prob, uniform):
+    T = type(count)
+    one = T(1)
+    stddev = float(T(math.sqrt(float(count * prob * (one - prob)))))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(prob)
+    c = float(count * prob) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(prob / (one - prob))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = float(T(math.floor(float((count + one) * prob))))
+    countd = float(count)
+    while True:
+        U = uniform() - 0.5
+        V = uniform()
+        us = 0.5 - abs(U)
+        k = T(math.floor((2 * a / us + b) * U + c))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and V <= v_r:
+            return k
+        V = math.log(V * alpha / (a / (us * us) + b))
+        kd = float(k)
+        upperbound = ((m + 0.5) * math.log((m + 1) / (r * (countd - m + 1)))
+                      + float(count + one) * math.log((countd - m + 1) / float(count - k + one))
+                      + (kd + 0.5) * math.log(r * float(count - k + one) / float(k + one))
+                      + _stirling_tail(kd) + _stirling_tail(float(count - k))
+                      - _stirling_tail(m) - _stirling_tail(countd - m))
+        if V <= upperbound:
+            return k
 
 
 default_generator = Generator()

@@ -7,18 +7,13 @@ from typing import Generic, TypeVar
 import numpy as np
 
 from ... import _random
-from ..._creation import as_tensor
+from ..._creation import as_tensor, from_numpy
 from ..._dtype import float64
 
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler",
            "SubsetRandomSampler", "WeightedRandomSampler"]
 
 _T_co = TypeVar("_T_co", covariant=True)
-
-# libm's log1p, as PyTorch's exponential_ calls it (NumPy's SIMD log1p can differ in the last
-# bit, which could reorder the Gumbel top-k)
-_LOG1P = np.frompyfunc(math.log1p, 1, 1)
-
 
 def _generator(generator):
     return _random.default_generator if generator is None else generator
@@ -114,49 +109,9 @@ class SubsetRandomSampler(Sampler[int]):
 
 def _multinomial(p, num_samples, replacement, generator):
     """`torch.multinomial(p, num_samples, replacement, generator=generator).tolist()` for a
-    1-D float64 array `p`, drawing what PyTorch's CPU kernel draws:
-
-    - without replacement (or one sample): Gumbel top-k, `topk(p / q)` with q ~ Exp(1)
-      from `exponential_` (-log1p(-u), u a 53-bit uniform, libm's log1p);
-    - with replacement: one 53-bit uniform per sample, looked up (binary search for the
-      first bucket >= u) in the running sum of p divided by the total, last bucket 1.
-    """
-    import chainrule
-    n_categories = p.shape[-1]
-    if not replacement and num_samples > n_categories:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
-                           "replacement")
-    if n_categories > 2**24:
-        raise RuntimeError("number of categories cannot exceed 2^24")
-    gen = _generator(generator)
-    if not replacement or num_samples == 1:
-        if not n_categories:
-            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
-                               "the operation has no identity.")
-        if not (p.max() < np.inf and p.min() >= 0):
-            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        if p.sum() == 0:
-            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        q = -_LOG1P(-gen._unit(n_categories, True)).astype(np.float64)
-        q = chainrule.from_numpy(p / q)
-        if num_samples == 1:
-            return [int(chainrule.argmax(q))]
-        return chainrule.topk(q, num_samples).indices.tolist()
-    # the kernel checks entries in order: the first bad one decides the message
-    bad = ~(p >= 0) | ~np.isfinite(p)
-    if bad.any():
-        if not p[bad.argmax()] >= 0:
-            raise RuntimeError("invalid multinomial distribution (encountering probability "
-                               "entry < 0)")
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry "
-                           "= infinity or NaN)")
-    cum = np.cumsum(p)  # sequential, as the kernel's running sum
-    total = cum[-1] if n_categories else 0.0
-    if not total > 0:
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    cum /= total
-    cum[-1] = 1
-    return np.searchsorted(cum, gen._unit(num_samples, True), side="left").tolist()
+    1-D float64 array `p`."""
+    from ..._creation import multinomial
+    return multinomial(from_numpy(p), num_samples, replacement, generator=generator).tolist()
 
 
 class WeightedRandomSampler(Sampler[int]):

@@ -66,18 +66,37 @@ def _fma(a, b, c):
     exact product, then a compensated sum."""
     if a.dtype == np.float32:
         return (a.astype(_F64) * b + c).astype(np.float32)
+    return _fma64(*np.broadcast_arrays(a, b, c))
+
+
+def _fma64(a, b, c):
     p = a * b
-    big = 134217729.0                         # 2^27 + 1: splits a double into two halves
-    t = big * a
-    ah = t - (t - a)
+    ah = a * 134217729.0                      # 2^27 + 1 splits a double into two halves
+    tmp = ah - a
+    ah -= tmp
     al = a - ah
-    t = big * b
-    bh = t - (t - b)
+    bh = b * 134217729.0
+    np.subtract(bh, b, out=tmp)
+    bh -= tmp
     bl = b - bh
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl      # a * b = p + e exactly
-    s = p + c
+    e = ah * bh                               # a * b = p + e exactly
+    e -= p
+    np.multiply(ah, bl, out=tmp)
+    e += tmp
+    np.multiply(al, bh, out=tmp)
+    e += tmp
+    np.multiply(al, bl, out=tmp)
+    e += tmp
+    s = p + c                                 # p + c = s + (p - (s - v)) + (c - v)
     v = s - p
-    return s + (((p - (s - v)) + (c - v)) + e)
+    np.subtract(s, v, out=tmp)
+    np.subtract(p, tmp, out=tmp)
+    np.subtract(c, v, out=v)
+    tmp += v
+    tmp += e
+    s += tmp
+    # the split overflows past 1e300 (and inf or nan operands give nan): unfused there
+    return np.where(np.isnan(s), p + c, s)
 
 
 # ---- erf and erfc in float64 ----------------------------------------------------------------
@@ -813,22 +832,32 @@ def _igam_fac(a, x):
 def _iterate(state, step, max_iter):
     """Run `step` over the elements still converging. state: dict of equal-length arrays;
     step(state, i) updates it in place and returns the mask of elements that converged at
-    iteration i. Returns the final state in the original order."""
+    iteration i. Returns the final state in the original order. Converged elements are
+    recorded at once but dropped from the arrays only once they are an eighth of them, or
+    after 16 more steps (compressing at every step costs more; running them long drifts into
+    subnormal numbers, which are slow)."""
     n = len(next(iter(state.values())))
     final = {k: v.copy() for k, v in state.items()}
     idx = np.arange(n)
+    pending = np.ones(n, bool)
+    stale_since = None
     for i in range(max_iter):
         if not idx.size:
             break
-        done = step(state, i)
+        done = step(state, i) & pending
         if done.any():
             for k, v in state.items():
                 final[k][idx[done]] = v[done]
-            keep = ~done
-            idx = idx[keep]
-            state = {k: v[keep] for k, v in state.items()}
+            pending &= ~done
+            stale_since = i if stale_since is None else stale_since
+        if stale_since is not None and (pending.sum() * 8 < pending.size * 7
+                                        or i - stale_since >= 16):
+            idx = idx[pending]
+            state = {k: v[pending] for k, v in state.items()}
+            pending = pending[pending]
+            stale_since = None
     for k, v in state.items():
-        final[k][idx] = v
+        final[k][idx[pending]] = v[pending]
     return final
 
 
@@ -1374,18 +1403,28 @@ def _xlogy_row(input, other):
     return None
 
 
-def _xlogy_type_error(*args):
+def _xlogy_type_error(fn, args, overloads):
+    """PyTorch's argument-parser error; overloads: (signature, names of its operands) each,
+    with "didn't match" lines when the operands' types are shown."""
     got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
-    if len(args) == 1:     # the method
-        return TypeError(
-            f"xlogy() received an invalid combination of arguments - got ({got}), but expected "
-            f"one of:\n * (Tensor other)\n      didn't match because some of the arguments "
-            f"have invalid types: (!{got}!)\n * (Number other)\n      didn't match because "
-            f"some of the arguments have invalid types: (!{got}!)\n")
-    return TypeError(
-        f"xlogy() received an invalid combination of arguments - got ({got}), but expected one "
-        "of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor "
-        "other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n")
+    lines = []
+    for signature, marks in overloads:
+        lines.append(f" * ({signature})")
+        if marks:
+            shown = ", ".join(n if isinstance(a, Tensor if t == "Tensor" else _NUMBER)
+                              else f"!{n}!" for a, t, n in zip(args, marks, got.split(", ")))
+            lines.append("      didn't match because some of the arguments have invalid types: "
+                         f"({shown})")
+    return TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but "
+                     "expected one of:\n" + "\n".join(lines) + "\n")
+
+
+_XLOGY_FUNCTION = (("Tensor input, Tensor other, *, Tensor out = None", ()),
+                   ("Number self, Tensor other, *, Tensor out = None", ()),
+                   ("Tensor input, Number other, *, Tensor out = None", ()))
+_XLOGY_METHOD = (("Tensor other", ("Tensor",)), ("Number other", ("Number",)))
+_XLOGY_INPLACE_FUNCTION = (("Tensor input, Tensor other", ("Tensor", "Tensor")),
+                           ("Tensor input, Number other", ("Tensor", "Number")))
 
 
 @public("xlogy", method=False)
@@ -1393,7 +1432,7 @@ def xlogy(input, other):
     """input * log(other), 0 where input is 0 (unless other is nan)."""
     row = _xlogy_row(input, other)
     if row is None:
-        raise _xlogy_type_error(input, other)
+        raise _xlogy_type_error("xlogy", (input, other), _XLOGY_FUNCTION)
     if row is _xlogy_scalar_self:
         return row(other, input)
     return row(input, other)
@@ -1403,7 +1442,7 @@ def xlogy(input, other):
 def _xlogy_method(self, other):
     row = _xlogy_row(self, other)
     if row is None:
-        raise _xlogy_type_error(other)
+        raise _xlogy_type_error("xlogy", (other,), _XLOGY_METHOD)
     return row(self, other)
 
 
@@ -1412,14 +1451,19 @@ def xlogy_(self, other):
     from .inplace import dispatch_inplace
     row = _xlogy_row(self, other)
     if row is None:
-        raise _xlogy_type_error(other)
+        raise _xlogy_type_error("xlogy_", (other,), _XLOGY_METHOD)
     if row is _xlogy_tensor:
         return dispatch_inplace(row.op, (self, other), ())
     return dispatch_inplace(row.op, (self,), (other,))
 
 
 # torch's top-level in-place variants
-public("xlogy_", method=False)(xlogy_)
+@public("xlogy_", method=False)
+def _xlogy_inplace_function(input, other):
+    """xlogy, in place."""
+    if _xlogy_row(input, other) is None or not isinstance(input, Tensor):
+        raise _xlogy_type_error("xlogy_", (input, other), _XLOGY_INPLACE_FUNCTION)
+    return xlogy_(input, other)
 
 
 @public("i0_", method=False)

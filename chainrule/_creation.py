@@ -1,5 +1,6 @@
 """Tensor creation: tensor, as_tensor, from_numpy, zeros/ones/full/empty, ranges, random
 sampling, *_like, and PyTorch's legacy constructors (Tensor(3, 5), FloatTensor(...))."""
+import builtins
 import inspect
 import itertools
 import math
@@ -22,7 +23,7 @@ from .ops.registry import _OUT_RESIZED, NONE, Op, check_out_kind, public
 _grad_state = _grad_mode.state
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
-           "linspace", "logspace", "eye", "zeros_like", "ones_like", "full_like", "empty_like",
+           "linspace", "logspace", "range", "eye", "zeros_like", "ones_like", "full_like", "empty_like",
            "rand", "randn", "randint", "randperm", "rand_like", "randn_like",
            "randint_like", "FloatTensor", "DoubleTensor",
            "LongTensor", "IntTensor", "BoolTensor", "ByteTensor", "HalfTensor", "BFloat16Tensor",
@@ -288,19 +289,32 @@ def _np(dtype):
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """A tensor of zeros."""
     check_factory(device, "empty")
-    return _finish(np.zeros(_size(size, "zeros"), _np(dtype)), requires_grad)
+    shape = _size(size, "zeros")
+    if out is not None:
+        return _write_out(out, np.zeros(shape, _factory_dtype(out, dtype, "zeros").np), "zeros")
+    return _finish(np.zeros(shape, _np(dtype)), requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """A tensor of ones."""
     check_factory(device, "empty")
-    return _finish(np.ones(_size(size, "ones"), _np(dtype)), requires_grad)
+    shape = _size(size, "ones")
+    if out is not None:
+        return _write_out(out, np.ones(shape, _factory_dtype(out, dtype, "ones").np), "ones")
+    return _finish(np.ones(shape, _np(dtype)), requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           memory_format=None, pin_memory=False):
+    """An uninitialized tensor."""
     check_factory(device, "empty", pin_memory)
-    return _finish(np.empty(_size(size, "empty"), _np(dtype)), requires_grad)
+    shape = _size(size, "empty")
+    if out is not None:
+        _factory_dtype(out, dtype, "empty")
+        return _resize_out(out, shape, "empty", resize_error=True)
+    return _finish(np.empty(shape, _np(dtype)), requires_grad)
 
 
 def _size_arg(size, name):
@@ -313,9 +327,13 @@ def _size_arg(size, name):
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     check_factory(device, "empty")
+    shape = _size_arg(size, "full")
+    if out is not None:
+        d = _factory_dtype(out, dtype, "full")
+        return _write_out(out, np.full(shape, fill_value, d.np), "full")
     if dtype is None:
         dtype = _dtype.result_type([fill_value])
-    return _finish(np.full(_size_arg(size, "full"), fill_value, dtype.np), requires_grad)
+    return _finish(np.full(shape, fill_value, dtype.np), requires_grad)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
@@ -415,6 +433,141 @@ for _f in (new_zeros, new_ones, new_empty, new_full, new_tensor):
     setattr(Tensor, _f.__name__, _f)
 
 
+# (this module defines torch.range: builtins.range is Python's)
+
+# ---- ranges: PyTorch's CPU kernels, value for value (Note [Range kernels]) -----------------
+#
+# Note [Range kernels]
+# linspace computes start + step*i for the first half and end - step*(steps-1-i) for the
+# second, in the output type (double for integers, which are then truncated), each as one
+# FMA (GCC contracts it in the vectorized kernel files). arange computes start + step*i in
+# the accumulate type (double for float, float for half and bfloat16, int64 for integers),
+# in AVX2 vectors: each block of 32 bytes gets its base start + step*i0 rounded to the
+# output type, then base + step*j per lane; the tail past the last pair of blocks is
+# scalar. logspace is pow(base, linspace's exponent) without FMA.
+
+def _fma(a, b, c, work):
+    return (_random._fma32 if work == np.float32 else _random._fma64)(a, b, c)
+
+
+def _round(a, d):
+    """Values rounded to dtype d as C++ converts them (through float for reduced types)."""
+    return _dtype.cast(np.asarray(a), d.np)
+
+
+_REDUCED = (_dtype.float16, _dtype.bfloat16)
+
+
+def _scalar_to(x, d):
+    """Scalar.to<scalar_t>() of a Python number: truncation for integer types."""
+    if d.is_complex:
+        return complex(x)
+    if d.is_floating_point:
+        return float(x)
+    if isinstance(x, float) and not math.isfinite(x):
+        return 0
+    return int(x)
+
+
+def _linspace_values(start, end, steps, d):
+    if steps == 0:
+        return np.empty(0, d.np)
+    if d.is_complex:
+        s, e = complex(start), complex(end)
+        step = (e - s) / (steps - 1) if steps > 1 else 0
+        i = np.arange(steps)
+        return np.where(i < steps // 2, s + step * i, e - step * (steps - 1 - i)).astype(d.np)
+    i = np.arange(steps)
+    first = i < steps // 2
+    if d in _REDUCED:
+        # c10::Half / BFloat16 arithmetic: each operation rounds to the type
+        def r(x):
+            return _round(np.asarray(x, np.float32), d).astype(np.float32)
+        s, e = r(float(start)), r(float(end))
+        step = r(r(e - s) / r(steps - 1)) if steps > 1 else np.float32(0)
+        k = r(np.where(first, i, steps - 1 - i).astype(np.float32))
+        prod = r(step * k)
+        return _round(np.where(first, r(s + prod), r(e - prod)), d)
+    if d.is_floating_point:
+        work = d.np
+        s, e = work.type(start), work.type(end)
+        step = work.type((e - s) / work.type(steps - 1)) if steps > 1 else work.type(0)
+    else:
+        work = np.float64
+        s, e = float(_scalar_to(start, d)), float(_scalar_to(end, d))
+        step = (e - s) / (steps - 1) if steps > 1 else 0.0
+    k = np.where(first, i, steps - 1 - i).astype(work)
+    v = np.where(first, _fma(k, step, s, work), _fma(k, -step, e, work))
+    if d.is_floating_point:
+        return v.astype(d.np)
+    with np.errstate(invalid="ignore"):
+        return np.trunc(v).astype(np.int64).astype(d.np)
+
+
+def _arange_values(start, step, n, d):
+    idx = np.arange(n)
+    if not (d.is_floating_point or d.is_complex):
+        with np.errstate(over="ignore"):
+            return (np.int64(start) + np.int64(step) * idx).astype(d.np)
+    work = np.float32 if d in _REDUCED else np.float64
+    lanes = 32 // d.itemsize
+    vector = n // (2 * lanes) * 2 * lanes
+    blk = idx[:vector] // lanes * lanes
+    base = _round(_fma(blk.astype(work), step, start, work), d).astype(work)
+    head = _fma((idx[:vector] - blk).astype(work), step, base, work)
+    tail = _fma(idx[vector:].astype(work), step, start, work)
+    return _round(np.concatenate([head, tail]), d)
+
+
+def _number(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def _range_size(start, end, step, d, name):
+    """arange's (or range's) checks and element count."""
+    if d.is_floating_point:
+        xs, xe, xst = float(start), float(end), float(step)
+    else:
+        xs, xe, xst = _scalar_to(start, d), _scalar_to(end, d), _scalar_to(step, d)
+    if xst == 0:
+        # an integer dtype's step truncated to 0 is refused before the kernel runs
+        raise (RuntimeError if step == 0 else ValueError)("step must be nonzero")
+    if not (math.isfinite(xs) and math.isfinite(xe)):
+        raise RuntimeError(f"unsupported range: {_g(xs)} -> {_g(xe)}")
+    if not ((xst > 0 and xe >= xs) or (xst < 0 and xe <= xs)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if name == "range":
+        size = math.floor((float(end) - float(start)) / float(step)) + 1
+    elif d is _dtype.int64:
+        sgn = 1 if xst > 0 else -1
+        q, r = divmod(xe - xs + xst - sgn, xst)     # C++ division truncates toward zero
+        size = q + 1 if r and q < 0 else q
+    else:
+        size_d = math.ceil((float(end) - float(start)) / float(step))
+        if not 0 <= size_d <= 2**63 - 1:
+            raise RuntimeError("invalid size, possible overflow?")
+        size = int(size_d)
+    return xs, xst, size
+
+
+def _range_out(out, values, name, warn):
+    """Write a range into out: kept in out's shape when the count matches, else resized to
+    1-D (arange says so when out had elements)."""
+    _resize_out(out, out._data.shape, name)
+    if out._data.size != values.size:
+        if warn and out._data.size:
+            warnings.warn(f"The number of elements in the out tensor of shape "
+                          f"{sizes_str(out._data.shape)} is {out._data.size} which does not "
+                          f"match the computed number of elements {values.size}. Note that this "
+                          "may occur as a result of rounding error. The out tensor will be "
+                          f"resized to a tensor of shape ({values.size},).", UserWarning,
+                          stacklevel=3)
+        out.resize_(values.shape)
+    np.copyto(out._data, values.reshape(out._data.shape), casting="unsafe")
+    out._vc[0] += 1
+    return out
+
+
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """Values from start to end (exclusive) by step; integers give int64, else the default
@@ -422,59 +575,132 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     check_factory(device, "empty")
     if end is None:
         start, end = 0, start
-    start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if not (np.isfinite(start) and np.isfinite(end)):
-        raise RuntimeError(f"unsupported range: {float(start):g} -> {float(end):g}")
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if dtype is None:
-        dtype = _dtype.result_type([start, end, step])
-    _no_kernel("arange_cpu", dtype, _NO_ARANGE)
-    n = int(np.ceil((end - start) / step))
-    # PyTorch computes start + i*step in double (or int64), then casts.
-    if dtype.category >= 2:
-        a = _dtype.cast(start + np.arange(n, dtype=np.float64) * step, dtype.np)
+    start, end, step = _number(start), _number(end), _number(step)
+    for v in (start, end, step):
+        if isinstance(v, int) and not isinstance(v, bool) and not -2**63 <= v < 2**63:
+            raise OverflowError("int too big to convert")
+    if out is not None:
+        d = _factory_dtype(out, dtype, "arange")
     else:
-        a = (start + np.arange(n, dtype=np.int64) * step).astype(dtype.np)
-    return _finish(a, requires_grad)
+        d = dtype or _dtype.result_type([start, end, step])
+    _no_kernel("arange_cpu", d, _NO_ARANGE)
+    xs, xst, n = _range_size(start, end, step, d, "arange")
+    values = _arange_values(xs, xst, n, d)
+    if out is not None:
+        return _range_out(out, values, "arange", True)
+    return _finish(values, requires_grad)
+
+
+def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False):
+    """Deprecated: values from start to end INCLUSIVE by step, in the default float dtype
+    unless told (use arange)."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    check_factory(device, "empty")
+    start, end, step = _number(start), _number(end), _number(step)
+    d = _factory_dtype(out, dtype, "range")
+    _no_kernel("range_cpu", d, _NO_ARANGE)
+    xs, xst, n = _range_size(start, end, step, d, "range")
+    if d.is_floating_point:
+        # range_out: start + i*step in the accumulate type (no FMA in that file)
+        work = np.float32 if d in _REDUCED else np.float64
+        values = _round(work(xs) + work(xst) * np.arange(n).astype(work), d)
+    else:
+        values = (np.int64(xs) + np.int64(xst) * np.arange(n)).astype(d.np)
+    if out is not None:
+        return _range_out(out, values, "range", False)
+    return _finish(values, requires_grad)
+
+
+def _steps(steps, name):
+    if isinstance(steps, Tensor):
+        steps = steps.item()
+    if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"steps of type {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return int(steps)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
-    """`steps` evenly spaced values from start to end inclusive."""
+    """`steps` evenly spaced values from start to end inclusive (Note [Range kernels])."""
     check_factory(device, "empty")
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    d = dtype or _dtype.get_default_dtype()
+    steps = _steps(steps, "linspace")
+    start, end = _number(start), _number(end)
+    d = _factory_dtype(out, dtype, "linspace")
     _no_kernel("linspace_cpu", d, _NO_LINSPACE)
-    # PyTorch fills the first half from start and the second half from end, in the
-    # output dtype; doing the same keeps the last bits equal.
-    step = (end - start) / (steps - 1) if steps > 1 else 0.0
-    i = np.arange(steps)
-    half = max(steps // 2, 1)   # one step: just `start`
-    work = d.np if d.category >= 2 else np.float64
-    a = np.where(i < half, start + step * i.astype(work), end - step * (steps - 1 - i).astype(work))
-    return _finish(a.astype(d.np), requires_grad)
+    values = _linspace_values(start, end, steps, d)
+    if out is not None:
+        return _range_out(out, values, "linspace", False)
+    return _finish(values, requires_grad)
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    """`steps` values base**x for x evenly spaced from start to end inclusive."""
     check_factory(device, "empty")
-    d = dtype or _dtype.get_default_dtype()
+    steps = _steps(steps, "logspace")
+    start, end = _number(start), _number(end)
+    d = _factory_dtype(out, dtype, "logspace")
     _no_kernel("logspace_cpu", d, _NO_LINSPACE)
-    return _finish(np.power(base, linspace(start, end, steps, dtype=_dtype.float64)._data)
-                   .astype(d.np), requires_grad)
+    values = _logspace_values(start, end, steps, base, d)
+    if out is not None:
+        return _range_out(out, values, "logspace", False)
+    return _finish(values, requires_grad)
+
+
+_POW = np.frompyfunc(math.pow, 2, 1)
+
+
+def _logspace_values(start, end, steps, base, d):
+    if steps == 0:
+        return np.empty(0, d.np)
+    i = np.arange(steps)
+    first = i < steps // 2
+    if d.is_complex:
+        s, e = complex(start), complex(end)
+        step = (e - s) / (steps - 1) if steps > 1 else 0
+        x = np.where(first, s + step * i, e - step * (steps - 1 - i))
+        return np.power(complex(base), x).astype(d.np)
+    if d.is_floating_point:
+        work = np.float32 if d.itemsize <= 4 else np.float64
+        s, e = _round(float(start), d).astype(work), _round(float(end), d).astype(work)
+        b = _round(float(base), d).astype(work)
+        step = _round((e - s) / work(steps - 1), d).astype(work) if steps > 1 else work(0)
+        k = np.where(first, i, steps - 1 - i).astype(work)
+        x = np.where(first, s + _round(step * k, d).astype(work),
+                     e - _round(step * k, d).astype(work))
+        x = _round(x, d).astype(np.float64)
+        with np.errstate(all="ignore"):
+            v = _POW(float(b), x).astype(np.float64) if d is _dtype.float64 else \
+                np.power(np.float64(b), x)
+        return _round(v, d)
+    s, e = float(_scalar_to(start, d)), float(_scalar_to(end, d))
+    step = (e - s) / (steps - 1) if steps > 1 else 0.0
+    x = np.where(first, s + step * i, e - step * (steps - 1 - i))
+    b = float(_scalar_to(base, d))
+    with np.errstate(all="ignore"):
+        return _POW(b, x).astype(np.float64).astype(np.int64).astype(d.np)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """The n x m identity."""
     check_factory(device, "empty")
     m = n if m is None else m
     for name, v in (("n", n), ("m", m)):
         if v < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
-    _no_kernel("eye", dtype, _NO_EYE)
-    return _finish(np.eye(n, m, dtype=_np(dtype)), requires_grad)
+    d = _factory_dtype(out, dtype, "eye")
+    _no_kernel("eye", d, _NO_EYE)
+    values = np.eye(n, m, dtype=d.np)
+    if out is not None:
+        return _write_out(out, values, "eye")
+    return _finish(values, requires_grad)
 
 
 # dtypes PyTorch's CPU factory kernels are not compiled for
@@ -532,7 +758,7 @@ def _iter_order(shape, *strides):
     nd = len(shape)
     if nd < 2:
         return None
-    perm = list(range(nd - 1, -1, -1))     # perm[0] is the innermost dim
+    perm = list(builtins.range(nd - 1, -1, -1))     # perm[0] is the innermost dim
 
     def should_swap(d0, d1):
         for st in strides:
@@ -545,9 +771,9 @@ def _iter_order(shape, *strides):
                 return 1
         return 0
 
-    for i in range(1, nd):
+    for i in builtins.range(1, nd):
         d1 = i
-        for d0 in range(i - 1, -1, -1):
+        for d0 in builtins.range(i - 1, -1, -1):
             c = should_swap(perm[d0], perm[d1])
             if c > 0:
                 perm[d0], perm[d1] = perm[d1], perm[d0]
@@ -1151,12 +1377,8 @@ def poisson(input, generator=None):
     d = input.dtype
     _floating_kernel("poisson_cpu", d)
     rates = input._data
-    if np.any(~(rates >= 0)):
-        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    order = _iter_order(rates.shape, rates.strides, rates.strides)
-    flat = rates.reshape(-1) if order is None else rates.reshape(-1)[order]
-    values = _gen(generator).poisson(flat.astype(np.float64), d.np)
-    return _record_sample(_POISSON, (input,), _place(values, rates.shape, order))
+    values = _gen(generator).poisson(rates.reshape(-1).astype(np.float64), d.np)
+    return _record_sample(_POISSON, (input,), values.reshape(rates.shape))
 
 
 @public("binomial", out=False)
@@ -1166,10 +1388,9 @@ def binomial(count, prob, generator=None):
     if d not in (_dtype.float32, _dtype.float64):
         raise NotImplementedError(f"\"binomial_cpu\" not implemented for '{d.legacy}'")
     c, p = count._data, np.broadcast_to(prob._data, count._data.shape).astype(d.np)
-    order = _iter_order(c.shape, c.strides, c.strides, p.strides)
-    pick = (lambda a: a.reshape(-1)) if order is None else (lambda a: a.reshape(-1)[order])
-    values = _gen(generator).binomial(pick(c), pick(p), d.np)
-    return make_tensor(_place(values, c.shape, order))
+    # the result is contiguous, and its order leads TensorIterator's (Note [Sampling order])
+    values = _gen(generator).binomial(c.reshape(-1), p.reshape(-1), d.np)
+    return make_tensor(values.reshape(c.shape))
 
 
 @public("multinomial")

@@ -69,7 +69,7 @@ def _fma32(a, b, c):
 
 def _fma64(a, b, c):
     """Single-rounded float64 ``a*b + c`` (Boldo-Melquiond, via round-to-odd)."""
-    if b == 1 and c == 0:
+    if np.ndim(c) == 0 and b == 1 and c == 0:
         return a + 0.0  # the common randn/rand case; + 0.0 turns -0 into +0 as FMA does
     a = np.asarray(a, np.float64)
     p = a * b
@@ -502,9 +502,16 @@ class _Draws:
         self.gen._bg.random_raw(2 * (self.used + self.pos))
 
 
+def _to_int64(x):
+    """``(int64_t)std::floor(x)`` as x86-64 computes it: INT64_MIN when out of range."""
+    return math.floor(x) if -2.0**63 <= x < 2.0**63 else -2**63
+
+
 def _poisson(lam, uniform):
     """ATen's sample_poisson: transformed rejection (Hoermann) for lam >= 10, else products
     of uniforms."""
+    if not lam >= 0:
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     if lam >= 10:
         slam = math.sqrt(lam)
         loglam = math.log(lam)
@@ -516,7 +523,7 @@ def _poisson(lam, uniform):
             U = uniform() - 0.5
             V = uniform()
             us = 0.5 - abs(U)
-            k = math.floor((2 * a / us + b) * U + lam + 0.43)
+            k = _to_int64((2 * a / us + b) * U + lam + 0.43)
             if us >= 0.07 and V <= vr:
                 return k
             if k < 0 or (us < 0.013 and V > us):

@@ -398,6 +398,146 @@ def index_fill_(self, dim, index, value):
     return _index_fill_call(dispatch_inplace, self, dim, index, value)
 
 
+# ---- index_reduce -------------------------------------------------------------------------
+
+_INDEX_REDUCE = ("prod", "mean", "amax", "amin")
+
+
+def _index_reduce(a, source, dim, index, reduce, include_self):
+    _warn_once_index_reduce()
+    dim = wrap_dim(dim, a.ndim)
+    idx = index._data
+    if reduce not in _INDEX_REDUCE:
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or amin "
+                           f"but got {reduce}.")
+    _index_func_checks("index_reduce", a, source, dim, idx)
+    if a.dtype.kind in "bc":
+        raise NotImplementedError(f"\"index_func_\" not implemented for '{_legacy(a)}'")
+    idx = idx.reshape(-1)
+    out = np.array(a, order="C")
+    if not idx.size:
+        return out
+    shape = a.shape or (1,)
+    if _first_bad(idx, 0, shape[dim]) is not None:
+        raise IndexError("index out of range in self")
+    pos = _index_positions(shape, dim, idx)
+    flat = out.reshape(-1)
+    if not include_self:
+        flat[pos] = _identity(reduce, a.dtype)
+    _accumulate(out, pos, np.ascontiguousarray(source).reshape(-1), _REDUCE[reduce])
+    if reduce == "mean":
+        count = np.bincount(pos, minlength=flat.size)
+        if include_self:
+            count += 1
+        else:
+            count[count == 0] = 1
+        divide = np.true_divide if a.dtype.kind == "f" else np.floor_divide
+        divide(flat, count, out=flat, casting="unsafe")
+    return out
+
+
+_index_reduce_warned = []
+
+
+def _warn_once_index_reduce():
+    if not _index_reduce_warned:
+        _index_reduce_warned.append(True)
+        _warn("index_reduce() is in beta and the API may change at any time.")
+
+
+_INDEX_REDUCE_DOUBLE_BACKWARD = (
+    "index_reduce(): Double backward is unsupported for source when >1 zeros in source are "
+    "scattered to the same position in self")
+
+
+def _index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result):
+    """PyTorch's index_reduce_backward: (self's gradient, source's)."""
+    if reduce == "prod":
+        masked_self = self.masked_fill(self == 0, 1)
+        masked_self_result = masked_self.index_reduce(dim, index, source, reduce,
+                                                      include_self=include_self)
+        grad_self = grad * masked_self_result / masked_self
+        src_zero = source == 0
+        src_num_zeros = _zeros(self.shape, self).index_add(
+            dim, index, src_zero.to(self.dtype)).index_select(dim, index)
+        src_single_zero = src_zero & (src_num_zeros == 1)
+        masked_src = source.masked_fill(src_single_zero, 1)
+        masked_src_result = self.index_reduce(dim, index, masked_src, reduce,
+                                              include_self=include_self)
+        grad_src = FUNCTIONS["where"](
+            src_single_zero, (grad * masked_src_result).index_select(dim, index),
+            (grad * result).index_select(dim, index) / source.masked_fill(src_zero, 1))
+        if grad_mode.state.grad_enabled and grad_src._requires_grad and bool(
+                (src_num_zeros._data > 1).any()):
+            grad_src = _delayed_error(grad_src, _INDEX_REDUCE_DOUBLE_BACKWARD)
+    elif reduce == "mean":
+        n = make_tensor(np.full(grad._data.shape, 1 if include_self else 0, grad._data.dtype))
+        n = n.index_add(dim, index, make_tensor(np.ones(source._data.shape, grad._data.dtype)))
+        n = n.masked_fill(n == 0, 1)
+        grad_self = grad / n
+        grad_src = grad.index_select(dim, index) / n.index_select(dim, index)
+    else:
+        value = result.index_select(dim, index)
+        self_is_result = (self == result).to(self.dtype)
+        source_is_result = (source == value).to(self.dtype)
+        distributed = grad / self_is_result.index_add(dim, index, source_is_result)
+        grad_self = self_is_result * distributed
+        grad_src = source_is_result * distributed.index_select(dim, index)
+    if not include_self:
+        grad_self = grad_self.index_fill(dim, index, 0)
+    return grad_self, grad_src
+
+
+index_reduce = op(
+    "index_reduce", "IndexReduceBackward0",
+    "self, dim, index, source, reduce, *, include_self=True", _index_reduce,
+    inputs=("self", "source"), inplace="index_reduce_", out=EXACT,
+    self=lambda grad, self, dim, index, source, reduce, include_self, result:
+        _index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)[0],
+    source=lambda grad, self, dim, index, source, reduce, include_self, result:
+        _index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)[1])
+
+
+# ---- put ----------------------------------------------------------------------------------
+
+def _put(a, source, index, accumulate):
+    idx = index._data
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_legacy(idx)}")
+    if a.dtype != source.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {_legacy(a)} and source.dtype = {_legacy(source)}")
+    if source.size != idx.size:
+        raise IndexError("put_(): Expected source and index to have the same number of elements, "
+                         f"but got source.numel() = {source.size}, index.numel() = {idx.size}")
+    if a.size == 0 and idx.size:
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    out = np.array(a, order="K")      # self's layout, as PyTorch's clone
+    if not idx.size:
+        return out
+    bad = _first_bad(idx, -a.size, a.size)
+    if bad is not None:
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {a.size} "
+                         "elements.")
+    # positions in C order of the logical elements, whatever out's layout
+    where = np.unravel_index(idx.reshape(-1) % a.size, a.shape or (1,))
+    if not a.ndim:
+        out = out.reshape(1)
+    values = np.asarray(source).reshape(-1)
+    if accumulate:
+        np.add.at(out, where, values)
+    else:
+        out[where] = values
+    return out.reshape(a.shape)
+
+
+put = op("put", "PutBackward0", "self, index, source, accumulate=False", _put,
+         inputs=("self", "source"), inplace="put_", out=False,
+         self=lambda grad, index, source_shape, accumulate: grad if accumulate else grad.put(
+             index, _zeros(source_shape, grad), False),
+         source=lambda grad, index, source_shape: grad.take(index).reshape(source_shape))
+
+
 # ---- gather, scatter, scatter_add, scatter_reduce -----------------------------------------
 
 def _gather(a, dim, index, sparse_grad=False):

@@ -1,5 +1,8 @@
 """Op-database entries for the shape family: transposes, repeat/flip/roll, select/slice/narrow,
-split/chunk/unbind, cat/stack, basic indexing, and the composites built on them."""
+split/chunk/unbind, cat/stack, basic indexing, and the composites built on them; joining and
+splitting (ops/joining.py: broadcasting, meshgrid, atleast_nd, the *stack and *split
+functions, unsafe_split, rot90, repeat_interleave, block_diag, cartesian_prod, combinations);
+put and index_reduce (ops/indexing.py)."""
 import numpy as np
 
 from . import OpInfo, Sample, noncontiguous, randn
@@ -32,6 +35,56 @@ def _indexing(rng):
 def _views_of_views(lib, a):
     # views of views: each node must chain to the previous one as in PyTorch
     return a[1:].transpose(0, 1)[..., None].select(1, 0).flatten()
+
+
+def _index_reduce(reduce):
+    def samples(rng):
+        index = np.array([0, 2, 0, 3])
+        out = []
+        for include_self in (True, False):
+            out += [Sample(randn(rng, 4, 3), 0, index, randn(rng, 4, 3), reduce,
+                           include_self=include_self),
+                    Sample(noncontiguous(randn(rng, 3, 4)), 1, index, randn(rng, 3, 4), reduce,
+                           include_self=include_self, name=f"non-contiguous, dim 1, {include_self}"),
+                    Sample(randn(rng, 5), -1, index, randn(rng, 4), reduce,
+                           include_self=include_self)]
+        return out
+    return samples
+
+
+def _index_reduce_edges(rng):
+    # ties with self and among sources, and zeros (one and two per position, for prod)
+    x = np.array([[1., 0., 2.], [3., 3., 0.], [5., 6., 7.]])
+    s = np.array([[1., 0., 4.], [1., 0., 0.], [5., 6., 7.], [2., 8., 0.]])
+    index = np.array([0, 0, 2, 1])
+    return [Sample(x, 0, index, s, r, include_self=inc)
+            for r in ("prod", "amax", "amin", "mean") for inc in (True, False)]
+
+
+def _put(rng):
+    index = np.array([[0, 5], [-1, 7]])
+    return [Sample(randn(rng, 3, 4), index, randn(rng, 2, 2)),
+            Sample(randn(rng, 3, 4), index, randn(rng, 2, 2), True, name="accumulate"),
+            Sample(randn(rng, 3, 4), np.array([1, 1, 2]), randn(rng, 3), True,
+                   name="accumulate repeats"),
+            Sample(noncontiguous(randn(rng, 3, 4)), index, randn(rng, 4), name="non-contiguous"),
+            Sample(randn(rng), np.array([0]), randn(rng, 1), name="0-d")]
+
+
+def _inplace(name):
+    def fn(lib, a, *args, **kwargs):
+        b = a * 1
+        getattr(b, name)(*args, **kwargs)
+        return b
+    return fn
+
+
+def _grid(lib, *tensors, indexing="ij"):
+    return lib.meshgrid(*tensors, indexing=indexing)
+
+
+def _repeat_interleave_tensor(lib, a, repeats, *dim):
+    return a.repeat_interleave(lib.tensor(repeats), *dim)
 
 
 OPS_DB = [
@@ -187,4 +240,105 @@ OPS_DB = [
            ops=("_to_copy",)),
     OpInfo("to.int", lambda lib, a: a.to(lib.int64) + a.long(), lambda rng: [Sample(randn(rng, 3) * 4)],
            ops=("_to_copy", "add"), gradcheck=False),
+
+    # ---- broadcasting, grids ----
+    OpInfo("broadcast_to", lambda lib, a, size: lib.broadcast_to(a, size),
+           lambda rng: [Sample(randn(rng, 3, 1), (2, 3, 4)), Sample(randn(rng, 3), (2, -1)),
+                        Sample(randn(rng), (2, 2)), Sample(randn(rng, 2, 3), (2, 3)),
+                        Sample(_nc(rng, 3, 1), (3, 2))], ops=("expand",)),
+    OpInfo("broadcast_tensors", lambda lib, *ts: lib.broadcast_tensors(*ts),
+           lambda rng: [Sample(randn(rng, 3, 1), randn(rng, 4), randn(rng, 2, 1, 1)),
+                        Sample(randn(rng, 2, 3), randn(rng, 2, 3), name="same shape"),
+                        Sample(randn(rng), randn(rng, 2), name="0-d")], ops=("expand",)),
+    OpInfo("meshgrid", _grid,
+           lambda rng: [Sample(randn(rng, 3), randn(rng, 4)), Sample(randn(rng, 2), randn(rng),
+                                                                   randn(rng, 3)),
+                        Sample(randn(rng, 3), randn(rng, 4), randn(rng, 2), indexing="xy"),
+                        Sample(randn(rng, 3), indexing="xy", name="one tensor"),
+                        Sample(randn(rng, 6)[::2], randn(rng, 2), name="non-contiguous")],
+           ops=("view", "expand")),
+    OpInfo("cartesian_prod", lambda lib, *ts: lib.cartesian_prod(*ts),
+           lambda rng: [Sample(randn(rng, 3), randn(rng, 2)),
+                        Sample(randn(rng, 2), randn(rng, 2), randn(rng, 3))],
+           ops=("stack", "_unsafe_view", "clone", "expand", "view")),
+    OpInfo("combinations", lambda lib, a, *args, **kw: lib.combinations(a, *args, **kw),
+           lambda rng: [Sample(randn(rng, 4)), Sample(randn(rng, 4), 3),
+                        Sample(randn(rng, 3), 2, with_replacement=True), Sample(randn(rng, 3), 1)],
+           ops=("stack", "masked_select", "expand", "view")),
+
+    # ---- atleast_nd, *stack ----
+    OpInfo("atleast_nd", lambda lib, *ts: (lib.atleast_1d(ts), lib.atleast_2d(*ts),
+                                           lib.atleast_3d(ts[0]), lib.atleast_3d(ts[1])),
+           lambda rng: [Sample(randn(rng), randn(rng, 3), randn(rng, 2, 3)),
+                        Sample(randn(rng, 2), randn(rng, 1, 2), randn(rng, 2, 1, 2))],
+           ops=("view", "unsqueeze")),
+    OpInfo("hstack", lambda lib, *ts: lib.hstack(ts),
+           lambda rng: [Sample(randn(rng, 3, 2), randn(rng, 3, 1)),
+                        Sample(randn(rng, 2), randn(rng), randn(rng, 3), name="1-d and 0-d")],
+           ops=("cat", "view")),
+    OpInfo("vstack", lambda lib, *ts: (lib.vstack(ts), lib.row_stack(ts)),
+           lambda rng: [Sample(randn(rng, 3), randn(rng, 2, 3)), Sample(randn(rng), randn(rng))],
+           ops=("cat", "unsqueeze", "view")),
+    OpInfo("dstack", lambda lib, *ts: lib.dstack(ts),
+           lambda rng: [Sample(randn(rng, 3), randn(rng, 1, 3), randn(rng, 1, 3, 2)),
+                        Sample(randn(rng), randn(rng))], ops=("cat", "unsqueeze", "view")),
+    OpInfo("column_stack", lambda lib, *ts: lib.column_stack(ts),
+           lambda rng: [Sample(randn(rng, 3), randn(rng, 3, 2), randn(rng, 3)),
+                        Sample(randn(rng), randn(rng)), Sample(_nc(rng, 3, 2), randn(rng, 3))],
+           ops=("cat", "view")),
+
+    # ---- splitting ----
+    OpInfo("tensor_split", lambda lib, a, arg, *dim: a.tensor_split(arg, *dim),
+           lambda rng: [Sample(randn(rng, 7, 2), 3), Sample(randn(rng, 3, 4), [1, 3], 1),
+                        Sample(randn(rng, 3, 4), [-1, 5, 2], -1), Sample(randn(rng, 2, 5), 5, 0),
+                        Sample(_nc(rng, 4, 3), 2)], ops=("slice.Tensor",)),
+    OpInfo("tensor_split.tensor", lambda lib, a, arg: lib.tensor_split(a, lib.tensor(arg), 1),
+           lambda rng: [Sample(randn(rng, 2, 5), [1, 3]), Sample(randn(rng, 2, 5), 2)],
+           ops=("slice.Tensor",)),
+    OpInfo("hsplit_vsplit_dsplit", lambda lib, a: lib.hsplit(a, 2) + lib.vsplit(a, [1])
+           + lib.dsplit(a, 3), lambda rng: [Sample(randn(rng, 2, 4, 3))], ops=("slice.Tensor",)),
+    OpInfo("unsafe_split", lambda lib, a, size, dim=0: lib.unsafe_split(a, size, dim),
+           lambda rng: [Sample(randn(rng, 5, 2), 2), Sample(randn(rng, 3, 4), 3, -1),
+                        Sample(_nc(rng, 4, 3), 3)], ops=("unsafe_split.Tensor",)),
+    OpInfo("unsafe_split.partial", lambda lib, a: a.unsafe_split(2)[1],
+           lambda rng: [Sample(randn(rng, 5, 2))], ops=("unsafe_split.Tensor",)),
+    OpInfo("unsafe_split_with_sizes", lambda lib, a, sizes, dim=0: a.unsafe_split_with_sizes(
+        sizes, dim), lambda rng: [Sample(randn(rng, 5, 2), [2, 3]),
+                                  Sample(randn(rng, 3, 4), [1, 0, 3], 1)]),
+    OpInfo("unsafe_chunk", lambda lib, a, chunks, dim=0: lib.unsafe_chunk(a, chunks, dim),
+           lambda rng: [Sample(randn(rng, 5, 2), 2), Sample(randn(rng, 2, 0), 3, 1)],
+           ops=("unsafe_split.Tensor", "unsafe_split_with_sizes")),
+
+    # ---- rot90, repeat_interleave, block_diag ----
+    OpInfo("rot90", lambda lib, a, *args: a.rot90(*args),
+           lambda rng: [Sample(randn(rng, 3, 4)), *[Sample(randn(rng, 3, 4), k) for k in
+                                                    (-1, 0, 2, 3, 5)],
+                        Sample(randn(rng, 2, 3, 4), 1, (2, 0)),
+                        Sample(randn(rng, 2, 3, 4), 3, [-1, 1]),
+                        Sample(_nc(rng, 3, 4), 1)]),
+    OpInfo("repeat_interleave", lambda lib, a, *args: lib.repeat_interleave(a, *args),
+           lambda rng: [Sample(randn(rng, 2, 3), 2), Sample(randn(rng, 2, 3), 3, 1),
+                        Sample(randn(rng, 2, 3), 2, -2), Sample(randn(rng), 3),
+                        Sample(_nc(rng, 2, 3), 2, 0), Sample(randn(rng, 2, 3), 0, 1)],
+           ops=("view", "clone", "expand", "unsqueeze")),
+    OpInfo("repeat_interleave.tensor", _repeat_interleave_tensor,
+           lambda rng: [Sample(randn(rng, 3, 2), [1, 0, 2], 0), Sample(randn(rng, 3, 2), [2]),
+                        Sample(randn(rng, 3, 2), 2, 1)], ops=("index_select", "view")),
+    OpInfo("block_diag", lambda lib, *ts: lib.block_diag(*ts),
+           lambda rng: [Sample(randn(rng, 2, 3), randn(rng, 2), randn(rng), randn(rng, 1, 1)),
+                        Sample(randn(rng, 2, 2), np.arange(3), name="with integers"),
+                        Sample(randn(rng, 0, 2), randn(rng, 2, 0), np.zeros(0), name="empty"),
+                        Sample(_nc(rng, 2, 3), name="one")]),
+
+    # ---- put, index_reduce ----
+    OpInfo("put", lambda lib, a, index, source, *acc: a.put(index, source, *acc), _put),
+    OpInfo("put_", lambda lib, a, index, source, *acc: _inplace("put_")(
+        lib, a, index, source, *acc), _put, ops=("put",)),
+    *[OpInfo(f"index_reduce.{r}", lambda lib, a, *args, **kw: a.index_reduce(*args, **kw),
+             _index_reduce(r), ops=("index_reduce",), atol=1e-4)
+      for r in ("prod", "mean", "amax", "amin")],
+    OpInfo("index_reduce_", _inplace("index_reduce_"), _index_reduce("mean"),
+           ops=("index_reduce",)),
+    OpInfo("index_reduce.ties_and_zeros", lambda lib, a, *args, **kw: a.index_reduce(
+        *args, **kw), _index_reduce_edges, ops=("index_reduce",), gradcheck=False),
 ]

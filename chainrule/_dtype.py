@@ -19,7 +19,7 @@ _pybool, _pyint, _pyfloat, _pycomplex = bool, int, float, complex
 
 __all__ = [
     "dtype", "finfo", "iinfo", "get_default_dtype", "set_default_dtype", "promote_types",
-    "result_type", "can_cast",
+    "can_cast",
     "float16", "half", "bfloat16", "float32", "float", "float64", "double",
     "complex32", "chalf", "complex64", "cfloat", "complex128", "cdouble",
     "int8", "int16", "short", "int32", "int", "int64", "long",
@@ -273,17 +273,18 @@ def cast(a, t):
 
 
 def from_numpy_dtype(np_dtype):
-    """The chainrule dtype of a NumPy dtype; PyTorch's TypeError for ones it lacks."""
-    try:
-        return FROM_NP[np.dtype(np_dtype)]
-    except KeyError:
-        np_dtype = np.dtype(np_dtype)
+    """The chainrule dtype of a NumPy dtype; PyTorch's TypeError for ones it lacks (the
+    ml_dtypes types included: PyTorch takes no NumPy array of them)."""
+    np_dtype = np.dtype(np_dtype)
+    d = FROM_NP.get(np_dtype)
+    if d is None or np_dtype.isbuiltin == 2:
         t = np_dtype.type
         name = f"{t.__module__}.{t.__name__}" if t.__module__ != "numpy" else f"numpy.{t.__name__}"
         raise TypeError(
             f"can't convert np.ndarray of type {name}. The only supported "
             "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
-            "int8, uint64, uint32, uint16, uint8, and bool.") from None
+            "int8, uint64, uint32, uint16, uint8, and bool.")
+    return d
 
 
 # ---- the default dtype --------------------------------------------------------------------
@@ -536,7 +537,9 @@ class finfo:
     def __init__(self, *args, **kwargs):
         d = _info_type("finfo", args, kwargs)
         if d is float4_e2m1fn_x2:
-            raise TypeError("bad argument type for built-in operation")
+            # PyTorch makes it, with only bits readable (Note: __getattr__ below)
+            object.__setattr__(self, "bits", 8)
+            return
         real = d.to_real()
         if real not in _FINFO:
             raise TypeError("torch.finfo() requires a floating point input type. Use "
@@ -548,50 +551,90 @@ class finfo:
                      ("dtype", real.name)):
             put(self, k, v)
 
+    def __getattr__(self, name):
+        # float4_e2m1fn_x2: the numeric_limits PyTorch reads are not defined for it
+        kernel = _FLOAT4_LIMITS.get(name)
+        if kernel is None:
+            raise AttributeError(f"'torch.finfo' object has no attribute '{name}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Float4_e2m1fn_x2'")
+
     def __setattr__(self, name, value):
         raise AttributeError(f"attribute '{name}' of 'torch.finfo' objects is not writable")
 
+    def _values(self):
+        return tuple(getattr(self, k, None) if k == "bits" or k in _set(self) else None
+                     for k in finfo.__slots__)
+
     def __eq__(self, other):
-        return type(other) is finfo and all(getattr(self, k) == getattr(other, k)
-                                            for k in finfo.__slots__)
+        return type(other) is finfo and self._values() == other._values()
 
     __hash__ = None
 
     def __repr__(self):
+        if "dtype" not in _set(self):
+            raise TypeError("bad argument type for built-in operation")
         return (f"finfo(resolution={_g(self.resolution)}, min={_g(self.min)}, "
                 f"max={_g(self.max)}, eps={_g(self.eps)}, "
                 f"smallest_normal={_g(self.smallest_normal)}, tiny={_g(self.tiny)}, "
                 f"dtype={self.dtype})")
 
 
+_FLOAT4_LIMITS = {"eps": "epsilon", "max": "max", "min": "lowest", "tiny": "min",
+                  "smallest_normal": "min", "resolution": "digits10", "dtype": "dtype"}
+
+
+def _set(info):
+    """The finfo slots that hold a value."""
+    out = set()
+    for k in finfo.__slots__:
+        try:
+            object.__getattribute__(info, k)
+            out.add(k)
+        except AttributeError:
+            pass
+    return out
+
+
 class iinfo:
     """Numerical properties of an integer dtype: `iinfo(torch.int32).max`."""
-    __slots__ = ("bits", "max", "min", "dtype")
+    __slots__ = ("bits", "max", "min", "dtype", "_quantized")
     __module__ = "torch"
 
     def __init__(self, *args, **kwargs):
         d = _info_type("iinfo", args, kwargs)
         if d is bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
+        put = object.__setattr__
         if d.group == _QUANTIZED:
-            raise NotImplementedError(f"\"dtype\" not implemented for '{d.legacy}'")
-        if not _integral(d):
+            # the range of the underlying integer; no dtype (PyTorch raises reading it)
+            info = np.iinfo(np.int32 if d is qint32 else np.int8 if d is qint8 else np.uint8)
+            put(self, "_quantized", d.legacy)
+        elif not _integral(d):
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
                             "handle 'torch.iinfo'")
-        info = np.iinfo(d.np)
-        put = object.__setattr__
-        for k, v in (("bits", info.bits), ("max", _pyint(info.max)), ("min", _pyint(info.min)),
-                     ("dtype", d.name)):
+        else:
+            info = np.iinfo(d.np)
+            put(self, "dtype", d.name)
+        for k, v in (("bits", info.bits), ("max", _pyint(info.max)), ("min", _pyint(info.min))):
             put(self, k, v)
+
+    def __getattr__(self, name):
+        if name == "dtype":
+            raise NotImplementedError(f"\"dtype\" not implemented for '{self._quantized}'")
+        raise AttributeError(f"'torch.iinfo' object has no attribute '{name}'")
 
     def __setattr__(self, name, value):
         raise AttributeError(f"attribute '{name}' of 'torch.iinfo' objects is not writable")
 
     def __eq__(self, other):
-        return type(other) is iinfo and all(getattr(self, k) == getattr(other, k)
-                                            for k in iinfo.__slots__)
+        return type(other) is iinfo and all(getattr(self, k, None) == getattr(other, k, None)
+                                            for k in ("bits", "max", "min", "_quantized"))
 
     __hash__ = None
 
     def __repr__(self):
         return f"iinfo(min={_g(self.min)}, max={_g(self.max)}, dtype={self.dtype})"
+
+
+# PyTorch's C types: messages such as "unhashable type: 'torch.finfo'" read the full name
+finfo.__name__, iinfo.__name__ = "torch.finfo", "torch.iinfo"

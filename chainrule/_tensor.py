@@ -353,10 +353,10 @@ class Tensor:
         return is_shared(self._data)
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind in "fV"      # V: bfloat16, float8 (ml_dtypes)
 
     def is_complex(self):
-        return self._data.dtype.kind == "c"
+        return self._data.dtype.kind in "cW"      # W: complex32 (ml_dtypes)
 
     def element_size(self):
         return self._data.itemsize

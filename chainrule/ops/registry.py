@@ -266,6 +266,8 @@ def _promote(op, inputs, arrays, params):
     for a in arrays:
         if type(a) is _ndarray and a.dtype != t:
             a = a.astype(t)
+        elif t.isbuiltin == 2 and a is not None and type(a) is not _ndarray:
+            a = _asarray(a, t)    # a number with an ml_dtypes target (bfloat16 default dtype)
         out.append(a)
     return out
 

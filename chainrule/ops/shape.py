@@ -106,10 +106,13 @@ _unsafe_view = op("_unsafe_view", "UnsafeViewBackward0", "self, size",
 
 
 @public("view", function=False)
-def view(self, *shape):
-    """A view with a new shape (no copy); dtype views are not supported."""
+def view(self, *shape, dtype=None):
+    """A view with a new shape (no copy), or of the same memory as another dtype."""
+    if dtype is not None and not shape:
+        shape = (dtype,)
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
-        raise NotImplementedError("view(dtype) is not supported")
+        from .views import view_dtype
+        return view_dtype(self, shape[0])
     return view_(self, _shape_args(shape))
 
 
@@ -1218,7 +1221,8 @@ def _converter(d):
 for _n, _d in (("float", _dtype.float32), ("double", _dtype.float64), ("half", _dtype.float16),
                ("long", _dtype.int64), ("int", _dtype.int32), ("short", _dtype.int16),
                ("char", _dtype.int8), ("byte", _dtype.uint8), ("bool", _dtype.bool),
-               ("cfloat", _dtype.complex64), ("cdouble", _dtype.complex128)):
+               ("cfloat", _dtype.complex64), ("cdouble", _dtype.complex128),
+               ("bfloat16", _dtype.bfloat16), ("chalf", _dtype.complex32)):
     public(_n, function=False)(_converter(_d))
 
 

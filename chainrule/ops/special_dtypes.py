@@ -96,9 +96,9 @@ _KERNELS = {
     "bitwise_xor": (("bitwise_xor_cpu", "fgec"),),
     "bmm": (("bmm", "ufgec"),),
     "ceil": (("ceil_vml_cpu", "fge"),),
-    "clamp_max": (("clamp_max_scalar_cpu", "fge"),),
+    "clamp_max": (("clamp_max_scalar_cpu", "ufge"),),
     "clamp_max.Tensor": (("minimum_cpu", "ufgec"),),
-    "clamp_min": (("clamp_min_scalar_cpu", "fge"),),
+    "clamp_min": (("clamp_min_scalar_cpu", "ufge"),),
     "clamp_min.Tensor": (("maximum_cpu", "ufgec"),),
     "convolution": (("slow_conv2d_cpu", "ufge"),),
     "copysign.Scalar": (("copysign_cpu", "fgec"),),
@@ -230,7 +230,8 @@ _KERNELS = {
     "sort": (("sorting_kernel_method_name", "fge"),),
     "sort.stable": (("sorting_kernel_method_name", "fge"),),
     "sqrt": (("sqrt_vml_cpu", "fgec"),),
-    "std.correction": (("std_cpu", "fge"),),
+    "std.correction": ((lambda dim: "std_cpu" if dim is not None else
+                        "!std_var_all: Unsupported dtype", "fge"),),
     "sub": (("add_stub", "ufge"),),
     "sum": (("sum_cpu", "fgec"),),
     "sum.dim_IntList": (("sum_cpu", "fgec"),),
@@ -245,9 +246,12 @@ _KERNELS = {
     "triu": (("triu", "ufge"),),
     "trunc": (("trunc_vml_cpu", "fge"),),
     "unique_dim": (("unique_dim", "fgec"),),
-    "var.correction": (("std_cpu", "fge"),),
+    "var.correction": ((lambda dim: "std_cpu" if dim is not None else
+                        "!std_var_all: Unsupported dtype", "fge"),),
     "vdot": (("dot", "ufge"), ("vdot", "c"),),
     "_index_put_impl_": (("index_put", "ue"),),
+    "floor_divide_": (("div_floor_cpu", "ufgec"),),
+    "heaviside_": (("heaviside_cpu", "ufge"),),
     "scatter_reduce.two": ((lambda reduce: "scatter_gather_tensor_cpu" if reduce in ("sum", "prod")
                             else f"scatter_gather_tensor_cpu_reduce_{reduce}", "ufgec"),),
     "lt_.Scalar": (("lt_cpu", "ufgec"),), "lt_.Tensor": (("lt_cpu", "ufgec"),),
@@ -260,10 +264,8 @@ _KERNELS = {
     "isinf": (("isinf", "fe"),),
     "isfinite": (("isfinite", "f"),),
     "clamp": ((lambda min, max: "clamp_scalar_cpu" if min is not None and max is not None
-               else None, "u"),
-              (lambda min, max: "clamp_scalar_cpu" if min is not None and max is not None
                else "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu",
-               "fge")),
+               "ufge"),),
     "clamp.Tensor": ((lambda min, max: "clamp_cpu" if min is not None and max is not None
                       else "maximum_cpu" if min is not None else "minimum_cpu", "ufge"),),
     "div.Tensor_mode": ((lambda rounding_mode: {"floor": "div_floor_cpu",
@@ -289,7 +291,8 @@ _UNROUNDED_NUMBERS = frozenset(("mul", "mul.Scalar", "div", "div.Scalar", "lerp.
 # Scalar parameters that take part as an operand (a wrapped number in PyTorch), rounded too.
 _NUMBER_PARAMS = {"fmod.Scalar": ("other",), "remainder.Scalar": ("other",),
                   "pow.Tensor_Scalar": ("exponent",), "pow.Scalar": ("self",),
-                  "add.Scalar": ("other",), "rsub": ("other",), "clamp": ("min", "max")}
+                  "add.Scalar": ("other",), "rsub": ("other",), "clamp": ("min", "max"),
+                  "clamp_min": ("min",), "clamp_max": ("max",)}
 # A Python number operand gives these float8 kernels another name, and no support.
 _SCALAR_KERNELS = {"mul": "mul_cpu_reduced_float", "mul.Scalar": "mul_cpu_reduced_float",
                    "div": "div_cpu_reduced_float", "div.Scalar": "div_cpu_reduced_float"}
@@ -299,6 +302,9 @@ def _check_kernel(op, target, inputs, params):
     group = _group(target)
     if group is None:
         return
+    if group == "u" and "alpha" in op.params and isinstance(params[op.params.index("alpha")],
+                                                             float):
+        return      # PyTorch refuses a float alpha for integers first (the forward does too)
     kernel = None
     if group in "fge" and op.name in _SCALAR_KERNELS and len(inputs) > 1 and (
             not hasattr(inputs[1], "_data") or inputs[1]._data.size == 1):
@@ -308,8 +314,19 @@ def _check_kernel(op, target, inputs, params):
             kernel = name(*(_argument(op, p, inputs, params) for p in
                             name.__code__.co_varnames[:name.__code__.co_argcount])) \
                 if callable(name) else name
+    if kernel is not None and op.name == "div.Tensor_mode" and group in "fge" and (
+            not hasattr(inputs[1], "_data") or inputs[1]._data.size == 1):
+        kernel += "_reduced_float"
+    if kernel is not None and kernel.startswith("!"):       # not a missing kernel: a check
+        raise RuntimeError(f"{kernel[1:]} {target.legacy}")
     if kernel is not None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{target.legacy}'")
+
+
+def _explicit_dtype(op, params):
+    if "dtype" in op.params and op.name not in _DTYPE_IS_RESULT:
+        return params[op.params.index("dtype")]
+    return None
 
 
 def _argument(op, name, inputs, params):
@@ -319,17 +336,21 @@ def _argument(op, name, inputs, params):
 def _target(op, inputs, arrays, params):
     """The dtype `op` computes in, as registry._promote finds it (an explicit dtype= first:
     PyTorch converts the input to it before the kernel runs)."""
-    if "dtype" in op.params and op.name not in _DTYPE_IS_RESULT:
-        d = params[op.params.index("dtype")]
-        if d is not None:
-            return d
+    d = _explicit_dtype(op, params)
+    if d is not None:
+        return d
     kind = op.promote
     if kind is NONE:
-        return FROM_NP[next(a for a in arrays if type(a) is np.ndarray).dtype]
+        first = FROM_NP[next(a for a in arrays if type(a) is np.ndarray).dtype]
+        bounds = [b for b in (_argument(op, p, inputs, params) for p in _NUMBER_PARAMS.get(
+            op.name, ())) if b is not None]
+        # a float number operand makes an integer op compute in float (uint16.clamp(0.5))
+        return _dtype.result_type([arrays[0]] + bounds) if bounds else first
     if kind is FLOAT:
         target = FROM_NP[arrays[0].dtype]
     else:
-        operands = inputs
+        # where's condition takes no part in promotion
+        operands = inputs if op.inputs[0] != "condition" else inputs[1:]
         if op.promote_with:
             operands = tuple(inputs) + tuple(params[i] for i in op.promote_with)
         target = _dtype.result_type(operands)
@@ -345,6 +366,10 @@ def prepare(op, inputs, arrays, params):
     target = _target(op, inputs, arrays, params)
     _check_kernel(op, target, inputs, params)
     t = target.np
+    if _explicit_dtype(op, params) is not None and t.isbuiltin != 2:
+        # an explicit dtype= (sum, norm, cumsum of bfloat16 as float64): converted first
+        return [_dtype.cast(a, t) if type(a) is np.ndarray and a.dtype.isbuiltin == 2 else a
+                for a in arrays], op.forward
     promoted = op.promote is not NONE
     if promoted:
         arrays = [a.astype(t) if type(a) is np.ndarray and a.dtype != t else a for a in arrays]

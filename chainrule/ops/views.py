@@ -21,6 +21,7 @@ import re
 import numpy as np
 
 from .._dims import sizes_str
+from .._dtype import FROM_NP
 from .._tensor import make_tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, _sequence, edge_of, rebase_history
@@ -136,6 +137,42 @@ def _as_strided_record(base, view):
     fresh = _record(_as_strided_row.op, (base,), (shape, strides, offset, geometry(base._data)),
                     (view._data,))[0]
     return fresh._grad_fn
+
+
+# ---- view(dtype) --------------------------------------------------------------------------
+
+def view_dtype(self, dtype):
+    """`self`'s memory read as `dtype` (Tensor.view(dtype)). PyTorch's view.dtype is not
+    differentiable and returns a tensor that shares memory and version counter but is not
+    recorded as a view (no `_base`). With another element size the last dim must be
+    contiguous and grows or shrinks by the size ratio, with PyTorch's checks."""
+    a = self._data
+    t = dtype.np
+    old, new = a.itemsize, t.itemsize
+    if old != new:
+        what = f"to view {FROM_NP[a.dtype].legacy} as {dtype.legacy} (different element sizes)"
+        if a.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        strides = self.stride()
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        if new > old:
+            ratio = new // old
+            if a.shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got "
+                                   f"{a.shape[-1]}")
+            offset = storage_offset(a)
+            if offset % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, "
+                                   f"but got {offset}")
+            for i, s in enumerate(strides[:-1]):
+                if s % ratio:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} {what}, "
+                                       f"but got {s}")
+        if 0 in a.shape:
+            shape = a.shape[:-1] + (a.shape[-1] * old // new,)
+            return make_tensor(np.empty(shape, t), vc=self._vc)
+    return make_tensor(a.view(t), vc=self._vc)
 
 
 # ---- CopySlices ---------------------------------------------------------------------------

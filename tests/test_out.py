@@ -125,7 +125,7 @@ def _outcome(T, name, k, make_out, grad=False):
         except Exception as e:     # noqa: BLE001
             return ("raised", type(e).__name__, str(e))
     texts = [str(w.message).split(" (Triggered internally")[0] for w in caught]
-    returned = [r] if single else list(r)
+    returned = [r] if single else [] if r is None else list(r)   # split_copy(out=) returns None
     same_object = all(a is b for a, b in zip(returned, outs))
     meta = [(str(o.dtype), tuple(o.shape), o.requires_grad) for o in outs]
     values = [o.detach().numpy().astype(np.complex128 if o.is_complex() else np.float64)

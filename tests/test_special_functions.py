@@ -212,8 +212,10 @@ def test_special_values(name, dtype):
     def prog(L):
         return fn(L, L.tensor(values, dtype=getattr(L, dtype)))
     ours, theirs = same(prog, atol=0, rtol=1e-12 if dtype == "float64" else 4e-7)
-    np.testing.assert_array_equal(np.isnan(ours.numpy()), np.isnan(theirs.numpy()))
-    np.testing.assert_array_equal(np.isinf(ours.numpy()), np.isinf(theirs.numpy()))
+    o, t = ours.numpy(), theirs.numpy()
+    np.testing.assert_array_equal(np.isnan(o), np.isnan(t))
+    np.testing.assert_array_equal(np.isinf(o), np.isinf(t))
+    np.testing.assert_array_equal(np.signbit(o[o == 0]), np.signbit(t[o == 0]))   # -0.0
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -250,6 +252,12 @@ def test_sinc_complex():
     z = [1 + 1j, 0j, 0.5 - 2j, -3 + 0.25j]
     same(lambda L: L.sinc(L.tensor(z)), atol=0, rtol=1e-6)
     same(lambda L: L.sinc(L.tensor(z, dtype=L.complex128)), atol=0, rtol=1e-13)
+
+    def grad(L):
+        x = L.tensor(z, dtype=L.complex128, requires_grad=True)
+        y = L.sinc(x)
+        return L.autograd.grad(y, x, L.ones_like(y) * (0.5 - 2j))[0]
+    same(grad, atol=0, rtol=1e-13)
 
 
 def test_logit_eps_clamps():

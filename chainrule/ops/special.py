@@ -267,7 +267,7 @@ def _lgamma64(x):
     m = finite & (np.abs(x) < 0.5) & ~pole
     out[m] = _horner(series_1, x[m]) - np.log(np.abs(x[m]))
     m = (x >= 0.5) & (x < 1.5)
-    out[m] = _horner(series_1, x[m] - 1)
+    out[m] = _horner(series_1, x[m] - 1) + 0.0       # + 0.0: lgamma(1) is +0, not -0
     m = (x >= 1.5) & (x < 2.5)
     out[m] = _horner(series_2, x[m] - 2)
     # 2.5 <= x < 13: lgamma(x) = lgamma(x - n) + log((x-1)...(x-n)), x - n in [1.5, 2.5)
@@ -1220,7 +1220,7 @@ def _i1_backward(grad, self, result):
 def _sinc_backward(grad, self):
     self_pi = self * math.pi
     self_squared_pi = self * self * math.pi
-    out = grad * ((self_pi * self_pi.cos()) - self_pi.sin()) / _conj(self_squared_pi)
+    out = grad * _conj((self_pi * self_pi.cos()) - self_pi.sin()) / _conj(self_squared_pi)
     return where(self_squared_pi == 0.0, 0.0, out)
 
 

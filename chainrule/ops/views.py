@@ -85,8 +85,7 @@ def _as_strided(a, size, stride, storage_offset, self_geometry):
     if any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {sizes_str(stride)}")
-    storage = _storage(a)
-    flat = storage.reshape(-1, order="A")
+    flat = _elements(a)
     need = 0 if 0 in size else storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
     if need > flat.size:
         raise RuntimeError(f"setStorage: sizes {sizes_str(size)}, strides {sizes_str(stride)}, storage "
@@ -95,6 +94,16 @@ def _as_strided(a, size, stride, storage_offset, self_geometry):
                            f"of size {flat.size * a.itemsize}")
     return np.lib.stride_tricks.as_strided(flat[storage_offset:], size,
                                            tuple(s * a.itemsize for s in stride))
+
+
+def _elements(a):
+    """a's storage as a flat array of a's dtype (the storage may hold another dtype: a view
+    made by view_as_real, view_as_complex or set_)."""
+    flat = _storage(a).reshape(-1, order="A")
+    if flat.dtype != a.dtype:
+        raw = flat.view(np.uint8)
+        flat = raw[:raw.size - raw.size % a.itemsize].view(a.dtype)
+    return flat
 
 
 def _as_strided_backward(grad, self_geometry, size, stride, storage_offset):
@@ -131,12 +140,36 @@ def as_strided(input, size, stride, storage_offset=None):
 
 
 def _as_strided_record(base, view):
-    """AsStridedBackward0 from `base`'s current history to `view` (the view's grad_fn)."""
+    """AsStridedBackward0 from `base`'s current history to `view` (the view's grad_fn); a
+    view of another dtype than its base (view_as_real, view_as_complex) replays that op over
+    the as_strided view of the base it was taken from, as PyTorch's view_fn does."""
     from .registry import _record
-    shape, strides, offset = geometry(view._data)
-    fresh = _record(_as_strided_row.op, (base,), (shape, strides, offset, geometry(base._data)),
-                    (view._data,))[0]
+    a, b = view._data, base._data
+    if a.dtype != b.dtype:
+        return _replay_dtype_view(base, view)
+    shape, strides, offset = geometry(a)
+    fresh = _record(_as_strided_row.op, (base,), (shape, strides, offset, geometry(b)), (a,))[0]
     return fresh._grad_fn
+
+
+def _restride(base, geom):
+    """base itself when geom is its geometry, else its as_strided view (recorded)."""
+    return base if geom == geometry(base._data) else as_strided(base, *geom)
+
+
+def _replay_dtype_view(base, view):
+    from .aliasing import view_as_complex, view_as_real
+    shape, strides, offset = geometry(view._data)
+    if view._data.dtype.kind == "c":
+        # view_as_complex of the real view with one more dim of 2
+        real = _restride(base, (shape + (2,), tuple(2 * s for s in strides) + (1,), 2 * offset))
+        return view_as_complex(real)._grad_fn
+    if shape and shape[-1] == 2 and strides[-1] == 1 and offset % 2 == 0 and not any(
+            s % 2 for s in strides[:-1]):
+        # view_as_real of a complex view of the base
+        inner = _restride(base, (shape[:-1], tuple(s // 2 for s in strides[:-1]), offset // 2))
+        return view_as_real(inner)._grad_fn
+    return as_strided(view_as_real(base), shape, strides, offset)._grad_fn
 
 
 # ---- view(dtype) --------------------------------------------------------------------------
@@ -180,16 +213,23 @@ def view_dtype(self, dtype):
 class CopySlices(Node):
     """The history of a base after an in-place op on one of its views; see Note [In-place
     on views]. Edges: the base's old history, then the op node's other edges."""
-    __slots__ = ("fn", "view_index", "base_shape")
+    __slots__ = ("fn", "view_index", "base_shape", "split")
 
     def __init__(self, base, view, fn):
-        base_pos = _positions(*geometry(base._data))
+        # a complex base under a real view (or the reverse) is placed in real units: the
+        # complex side is seen through view_as_real
+        b, v = base._data, view._data
+        self.split = (b.dtype.kind == "c") != (v.dtype.kind == "c")
+        if self.split:
+            b = b[..., None].view(b.real.dtype) if b.dtype.kind == "c" else b
+            v = v[..., None].view(v.real.dtype) if v.dtype.kind == "c" else v
+        base_pos = _positions(*geometry(b))
         lo = base_pos.min(initial=0)
         # storage position -> element of the base (flat, C order), to place the view in it
         where = np.zeros(base_pos.max(initial=0) - lo + 1, np.int64)
         where[(base_pos - lo).reshape(-1)] = np.arange(base_pos.size)
-        self.view_index = where[_positions(*geometry(view._data)) - lo]
-        self.base_shape = base._data.shape
+        self.view_index = where[_positions(*geometry(v)) - lo]
+        self.base_shape = b.shape
         self.fn = fn
         self._seq = next(_sequence)
         self._hooks = None
@@ -203,13 +243,22 @@ class CopySlices(Node):
         grad = grads[0]
         if grad is None:
             return [None] * len(self._next)
+        complex_base = self.split and grad._data.dtype.kind == "c"
+        if self.split:
+            from .aliasing import view_as_complex, view_as_real
+            if complex_base:
+                grad = view_as_real(grad)
         flat = grad.reshape(-1)
         index = make_tensor(self.view_index.reshape(-1))
         grad_slice = flat[index].reshape(self.view_index.shape)
+        if self.split and not complex_base:
+            grad_slice = view_as_complex(grad_slice)
         res = self.fn._apply([grad_slice], create_graph)
         g = res[0]
         if g is not None:
             # the base's gradient, with the slice replaced by what the op's node returned
+            if self.split and not complex_base:
+                g = view_as_real(g)
             n = flat._data.size
             perm = np.arange(n, dtype=np.int64)
             perm[self.view_index.reshape(-1)] = n + np.arange(self.view_index.size)
@@ -217,6 +266,8 @@ class CopySlices(Node):
                 g = g.to(grad.dtype)
             from .shape import cat
             g = cat((flat, g.reshape(-1)))[make_tensor(perm)].reshape(self.base_shape)
+            if complex_base:
+                g = view_as_complex(g)
         return [g] + list(res[1:])
 
     def _release(self):

@@ -568,3 +568,25 @@ def test_decomposition_out(prog):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same(prog)
+
+
+@pytest.mark.parametrize("name", [
+    "det", "slogdet", "logdet", "inverse", "pinverse", "cholesky", "qr", "svd", "lu",
+    "geqrf", "cholesky_inverse"])
+def test_half_is_refused(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_error(lambda T: getattr(T, name)(T.eye(3).half()))
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.triangular_solve(T.eye(3).half(), T.eye(3).half()),
+    lambda T: T.cholesky_solve(T.eye(3).half(), T.eye(3).half()),
+    lambda T: T.orgqr(T.eye(3).half(), T.ones(3).half()),
+    lambda T: T.lu_solve(T.eye(3).half(), T.eye(3).half(), T.ones(3, dtype=T.int32)),
+    lambda T: T.linalg.cholesky(T.eye(3).half()),
+], ids=lambda f: f.__code__.co_firstlineno)
+def test_half_is_refused_by_solvers(prog):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_error(prog)

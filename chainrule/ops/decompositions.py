@@ -39,6 +39,17 @@ def _check_float(name, a):
                            f"{_name(a)}")
 
 
+def _no_half(a, kernel):
+    """PyTorch's CPU LAPACK kernels take float, double and complex only."""
+    if a.dtype.kind == "f" and a.dtype.itemsize < 4 or a.dtype.kind == "V":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(a)}'")
+
+
+def _no_low_precision(name, a):
+    if a.dtype.kind == "f" and a.dtype.itemsize < 4 or a.dtype.kind == "V":
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_name(a)}")
+
+
 def _check_square(name, a, arg="A"):
     if a.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
@@ -116,6 +127,7 @@ def _inv_ex(a, check_errors):
     name = "linalg.inv_ex" if check_errors else "linalg.inv"
     _check_square(name, a)
     _check_float(name, a)
+    _no_low_precision(name, a)
     if a.size == 0:
         return a.copy(), np.zeros(a.shape[:-2], np.int32)
     try:
@@ -253,6 +265,7 @@ def _triangular_solve(b, a, upper, transpose, unitriangular):
                            f"{_name(b)} and A of type {_name(a)} instead.")
     _check_square("torch.triangular_solve", a)
     _float("torch.triangular_solve", a)
+    _no_half(a, "triangular_solve_cpu")
     if a.shape[-1] != b.shape[-2]:
         raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
                            f"{a.shape[-2]} by {a.shape[-1]} but each b matrix is {b.shape[-2]} by "
@@ -303,6 +316,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
 def _det(a):
     _check_square("linalg.det", a)
     _float("linalg.det", a)
+    _no_half(a, "lu_cpu")
     return np.asarray(np.linalg.det(a) if a.size else np.ones(a.shape[:-2], a.dtype))
 
 
@@ -342,6 +356,7 @@ def _det_public(input):
 def _slogdet(a, name="linalg.slogdet"):
     _check_square(name, a)
     _float(name, a)
+    _no_low_precision(name, a)
     if a.size == 0:
         return np.ones(a.shape[:-2], a.dtype), np.zeros(a.shape[:-2], a.real.dtype)
     sign, logabsdet = np.linalg.slogdet(a)
@@ -391,6 +406,7 @@ def logdet(input):
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"logdet: Expected a floating point or complex tensor as input. Got "
                            f"{_name(a)}")
+    _no_low_precision("logdet", a)
     sign, logabsdet = slogdet_row(input)
     if input.is_complex():
         return sign.log() + logabsdet
@@ -400,7 +416,7 @@ def logdet(input):
 # ---- pseudo-inverse -----------------------------------------------------------------------
 
 def _pinv(a, atol, rtol, hermitian):
-    if a.ndim < 2 or a.dtype.kind not in "fc":
+    if a.ndim < 2 or a.dtype.kind not in "fc" or a.dtype.itemsize < 4:
         raise RuntimeError(f"linalg.pinv({FROM_NP[a.dtype].legacy}{{{sizes_str(a.shape)}}}): "
                            "expected a tensor with 2 or more dimensions of float, double, "
                            "cfloat or cdouble types")
@@ -489,6 +505,7 @@ def _cholesky_lower(a):
 def _cholesky_ex(a, upper, check_errors, name="linalg.cholesky_ex"):
     _check_square(name if check_errors else "linalg.cholesky", a)
     _float("linalg.cholesky", a)
+    _no_half(a, "cholesky_cpu")
     L, info = _cholesky_lower(np.swapaxes(a, -1, -2).conj() if upper else a)
     if check_errors:
         _check_errors(info, name, a.ndim > 2, "cholesky")
@@ -526,6 +543,7 @@ def linalg_cholesky(A, *, upper=False):
 def _cholesky_legacy(a, upper):
     _check_square("cholesky", a)
     _float("cholesky", a)
+    _no_half(a, "cholesky_cpu")
     L, info = _cholesky_lower(np.swapaxes(a, -1, -2).conj() if upper else a)
     _check_errors(info, "cholesky", a.ndim > 2, "cholesky")
     return np.swapaxes(L, -1, -2).conj() if upper else L
@@ -562,6 +580,7 @@ def _cholesky_solve(b, L, upper):
                            f"{_name(b)} and A of type {_name(L)} instead.")
     _check_square("cholesky_solve", L)
     _float("cholesky_solve", L)
+    _no_half(L, "cholesky_solve_cpu")
     if L.shape[-1] != b.shape[-2]:
         raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
                            f"{L.shape[-2]} by {L.shape[-1]} but each b matrix is {b.shape[-2]} by "
@@ -592,6 +611,7 @@ def _cholesky_inverse(L, upper):
                            "dimensions.")
     _check_square("cholesky_inverse", L)
     _float("cholesky_inverse", L)
+    _no_half(L, "cholesky_inverse_out_cpu")
     eye = np.broadcast_to(np.eye(L.shape[-1], dtype=L.dtype), L.shape)
     return _cholesky_solve(eye, L, upper)
 
@@ -612,8 +632,9 @@ def _qr(a, mode):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
     if a.ndim < 2:
-        raise RuntimeError(f"linalg.qr: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
     _float("linalg.qr", a)
+    _no_half(a, "geqrf_cpu")
     m, n = a.shape[-2:]
     if a.size == 0:
         k = m if mode == "complete" else min(m, n)
@@ -690,6 +711,7 @@ def _geqrf(a):
     if a.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     _float("torch.geqrf", a)
+    _no_half(a, "geqrf_cpu")
     m, n = a.shape[-2:]
     if a.size == 0:
         return a.copy(), np.zeros(a.shape[:-2] + (min(m, n),), a.dtype)
@@ -737,6 +759,7 @@ def _householder(a, tau):
         raise RuntimeError(f"{name}: tau dtype {_name(tau)} does not match input dtype "
                            f"{_name(a)}")
     _float(name, a)
+    _no_half(a, "orgqr_cpu")
     return _apply_q(a, tau, np.broadcast_to(np.eye(a.shape[-2], a.shape[-1], dtype=a.dtype),
                                             a.shape).copy(), True, False)
 
@@ -850,6 +873,7 @@ def _svd(a, full_matrices, compute_uv):
     if a.ndim < 2:
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
     _float("linalg.svd", a)
+    _no_half(a, "linalg_svd_cpu")
     m, n = a.shape[-2:]
     k = min(m, n)
     real = a.real.dtype
@@ -968,6 +992,7 @@ def _lu_factor_ex(a, pivot, check_errors):
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     _float(name, a)
+    _no_half(a, "lu_cpu")
     lu, piv, info = _lu_factor(a)
     return lu, piv, info
 
@@ -1140,7 +1165,7 @@ def _lu_solve(lu, piv, b, left, adjoint):
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({lu.shape[-2]}x{lu.shape[-1]} and "
                            f"{b.shape[-2]}x{b.shape[-1]})")
-    m = lu.shape[-1]
+    _no_half(lu, "linalg.lu_solve_cpu")
     P, L, U = _lu_unpack(lu, piv, True, True)
     shape = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
     if not left:

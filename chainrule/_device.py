@@ -271,7 +271,23 @@ _KERNELS = {
         "7.cpp:10102", "7.cpp:9838"),
     "aten::empty_strided": ("CPU_2:2359 Meta_0:4966 QuantizedCPU_0:474", "2.cpp:10455",
                             "2.cpp:7396"),
+    "aten::record_stream": ("", "8.cpp:9410", "8.cpp:7071"),
 }
+_BEFORE_AUTOGRAD_RECORD_STREAM = (
+    ("Meta", "registered at", "aten/src/ATen/core/MetaFallbackKernel.cpp:23", "backend fallback"),
+    ("BackendSelect", "fallthrough registered at",
+     "aten/src/ATen/core/BackendSelectFallbackKernel.cpp:3", "backend fallback"),
+    ("Python", "registered at", "aten/src/ATen/core/PythonFallbackKernel.cpp:192", "backend fallback"),
+    ("FuncTorchDynamicLayerBackMode", "registered at", "aten/src/ATen/functorch/DynamicLayer.cpp:479",
+     "backend fallback"),
+    ("Functionalize", "registered at", "aten/src/ATen/FunctionalizeFallbackKernel.cpp:411",
+     "backend fallback"),
+    ("Conjugate", "registered at", "aten/src/ATen/ConjugateFallback.cpp:17", "backend fallback"),
+    ("Negative", "registered at", "aten/src/ATen/native/NegateFallback.cpp:18", "backend fallback"),
+    ("ZeroTensor", "registered at", "aten/src/ATen/ZeroTensorFallback.cpp:115", "backend fallback"),
+    ("ADInplaceOrView", "fallthrough registered at", "aten/src/ATen/core/VariableFallbackKernel.cpp:103",
+     "backend fallback"),
+)
 _BEFORE_AUTOGRAD = (
     ("BackendSelect", "registered at", "build/aten/src/ATen/RegisterBackendSelect.cpp:728", "kernel"),
     ("Python", "registered at", "aten/src/ATen/core/PythonFallbackKernel.cpp:192", "backend fallback"),
@@ -313,8 +329,8 @@ def _missing_kernel(op, backend):
         key, file_line = k.split("_")
         lines.append((key, f"{key}: registered at {_SRC}build/aten/src/ATen/Register{key}_"
                            f"{file_line.replace(':', '.cpp:')} [kernel]"))
-    lines += [(key, f"{key}: {how} {_SRC}{where} [{what}]")
-              for key, how, where, what in _BEFORE_AUTOGRAD]
+    before = _BEFORE_AUTOGRAD_RECORD_STREAM if op == "aten::record_stream" else _BEFORE_AUTOGRAD
+    lines += [(key, f"{key}: {how} {_SRC}{where} [{what}]") for key, how, where, what in before]
     lines += [(f"Autograd{k}", f"Autograd{k}: registered at {_SRC}torch/csrc/autograd/generated/"
                                f"VariableType_{variable_type} [autograd kernel]")
               for k in _AUTOGRAD_KEYS]

@@ -185,11 +185,10 @@ class TypedStorage:
     is_cuda = False
     is_hpu = False
     is_sparse = False
-    _fixed_dtype = None
 
     def __init__(self, *args, dtype=None, device=None, wrap_storage=None):
         _warn_typed_storage()
-        dtype = self._fixed_dtype or dtype or _dtype.get_default_dtype()
+        dtype = dtype or _dtype.get_default_dtype()
         if device is not None:
             from ._device import use
             use(device)
@@ -287,8 +286,12 @@ class TypedStorage:
 
 
 def _legacy_class(d):
-    cls = type(f"{d.legacy}Storage", (TypedStorage,), {"_fixed_dtype": d, "__module__": "torch"})
-    return cls
+    def __new__(cls, *args, **kwargs):
+        # PyTorch's legacy classes make TypedStorages of their dtype
+        s = object.__new__(TypedStorage)
+        TypedStorage.__init__(s, *args, dtype=d, **kwargs)
+        return s
+    return type(f"{d.legacy}Storage", (TypedStorage,), {"__new__": __new__, "__module__": "torch"})
 
 
 _LEGACY = {d: _legacy_class(d) for d in _dtype.ALL}

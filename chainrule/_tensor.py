@@ -170,10 +170,12 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
-            if value._data.dtype != self._data.dtype:
+            e = self._extra
+            grad_dtype = self.dtype if e is None or e.grad_dtype is _SAME else e.grad_dtype
+            if grad_dtype is not None and value.dtype is not grad_dtype:
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype '{value.dtype.cpp}' "
-                    f"to a tensor with grad_dtype '{self.dtype.legacy}'. "
+                    f"to a tensor with grad_dtype '{grad_dtype.legacy}'. "
                     "The gradient must match the tensor's grad_dtype (defaults to the tensor's "
                     "dtype). You can set the tensor's grad_dtype attribute with a specific "
                     "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging "
@@ -370,8 +372,12 @@ class Tensor:
         return self._data.nbytes
 
     def stride(self, dim=None):
-        st = tuple(s // self._data.itemsize for s in self._data.strides)
-        return st if dim is None else st[wrap_dim(dim, self._data.ndim)]
+        a = self._data
+        if a.size == 0 and not any(a.strides):
+            st = _contiguous_strides(a.shape)     # NumPy's empty arrays have zero strides
+        else:
+            st = tuple(s // a.itemsize for s in a.strides)
+        return st if dim is None else st[wrap_dim(dim, a.ndim)]
 
     def storage_offset(self):
         """Offset of the first element in the storage, in elements."""
@@ -742,7 +748,45 @@ def to_memory_format(a, fmt):
     rank, order = _CHANNELS_LAST[fmt]
     if a.ndim != rank:
         raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
-    return np.ascontiguousarray(a.transpose(order)).transpose(np.argsort(order))
+    # a fresh array: ascontiguousarray would keep a view that NumPy deems contiguous already
+    # (dims of size 1, empty arrays), whose strides are not PyTorch's
+    physical = tuple(a.shape[i] for i in order)
+    if a.size == 0:     # NumPy gives empty arrays zero strides; keep PyTorch's
+        strides = [0] * rank
+        for k, st in zip(order, _contiguous_strides(physical)):
+            strides[k] = st * a.itemsize
+        return np.lib.stride_tricks.as_strided(np.empty(0, a.dtype), a.shape, strides)
+    out = np.empty(physical, a.dtype)
+    out[...] = a.transpose(order)
+    return out.transpose(np.argsort(order))
+
+
+def _contiguous_strides(shape):
+    """PyTorch's row-major strides in elements (a dim of size 0 counts as 1)."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def suggest_memory_format(a):
+    """PyTorch's suggest_memory_format: channels_last(_3d) when the strides order the dims
+    that way (c10's is_channels_last_strides_2d/3d), else contiguous_format."""
+    if a.ndim in (4, 5):
+        order = _CHANNELS_LAST[channels_last if a.ndim == 4 else channels_last_3d][1]
+        shape, strides = a.shape, a.strides
+        smallest = 0
+        for d in reversed(order):
+            if shape[d] == 0 or strides[d] < smallest:
+                return contiguous_format
+            if d == 0 and smallest == strides[1]:
+                return contiguous_format
+            smallest = strides[d]
+            if shape[d] > 1:
+                smallest *= shape[d]
+        return channels_last if a.ndim == 4 else channels_last_3d
+    return contiguous_format
 
 
 def _dim_order(t, ambiguity_check):

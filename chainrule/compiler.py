@@ -15,9 +15,9 @@ __all__ = ["compile", "OptimizedModule", "allow_in_graph", "assume_constant_resu
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 # the backends torch._dynamo registers (torch.compiler.list_backends(exclude_tags=None))
 _BACKENDS = {
-    "aot_eager": (), "aot_eager_decomp_partition": (),
+    "aot_eager": ("debug",), "aot_eager_decomp_partition": ("debug",),
     "aot_eager_decomp_partition_crossref": ("debug",),
-    "aot_eager_decomp_partition_with_mode": ("debug",), "aot_eager_default_partitioner": (),
+    "aot_eager_decomp_partition_with_mode": ("debug",), "aot_eager_default_partitioner": ("debug",),
     "aot_ts": ("experimental",), "cudagraphs": (), "dynamo_accuracy_minifier_backend": ("debug",),
     "dynamo_minifier_backend": ("debug",), "eager": ("debug",), "eager_debug": ("debug",),
     "eager_noexcept": ("debug",), "inductor": (), "invoke_subgraph": ("experimental",),
@@ -132,13 +132,17 @@ def disable(fn=None, recursive=True, *, reason=None):
 
 
 class _Disable:
-    """torch.compiler.disable() without a function: a decorator and a context manager."""
+    """torch.compiler.disable() without a function: a decorator (not a context manager, as
+    in PyTorch)."""
 
     def __call__(self, fn):
         return _eager(fn)
 
     def __enter__(self):
-        return self
+        raise RuntimeError("torch._dynamo.optimize(...) is used with a context manager. Please "
+                           "refer to https://pytorch.org/tutorials/intermediate/"
+                           "torch_compile_tutorial.html to use torch._dynamo.optimize(...) as an "
+                           "annotation/decorator. ")
 
     def __exit__(self, *exc):
         return False

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import chainrule
-from helpers import compare, same, same_error, warnings_of
+from helpers import compare, error_of, same, same_error, same_warnings, warnings_of
 
 
 def resolve(lib, path):
@@ -484,3 +484,474 @@ def test_get_device_module():
     same(lambda T: T.get_device_module(T.device("cuda:0")).__name__.replace("chainrule", "torch"))
     for arg in ("foo", "hpu", "xla", 1, "meta"):
         same_error(lambda T: T.get_device_module(arg))
+
+
+# ---- torch.backends ------------------------------------------------------------------------
+
+BACKEND_VALUES = [
+    "cudnn.enabled", "cudnn.benchmark", "cudnn.deterministic", "cudnn.allow_tf32",
+    "cudnn.benchmark_limit", "cudnn.fp32_precision", "cudnn.depthwise_kernel",
+    "cudnn.conv.fp32_precision", "cudnn.rnn.fp32_precision",
+    "mkldnn.enabled", "mkldnn.deterministic", "mkldnn.allow_tf32", "mkldnn.fp32_precision",
+    "mkldnn.matmul.fp32_precision", "mkldnn.conv.fp32_precision", "mkldnn.rnn.fp32_precision",
+    "mkldnn.VERBOSE_OFF", "mkldnn.VERBOSE_ON", "mkldnn.VERBOSE_ON_CREATION", "mkl.VERBOSE_OFF",
+    "mkl.VERBOSE_ON", "cuda.matmul.allow_tf32", "cuda.matmul.fp32_precision",
+    "cuda.matmul.allow_fp16_reduced_precision_reduction",
+    "cuda.matmul.allow_bf16_reduced_precision_reduction",
+    "cuda.matmul.allow_fp16_reduced_precision_reduction_split_k", "cuda.matmul.allow_fp16_accumulation",
+    "fp32_precision", "quantized.engine", "quantized.supported_engines", "miopen.immediate",
+]
+
+
+@pytest.mark.parametrize("path", BACKEND_VALUES)
+def test_backend_values(path):
+    same_outcome(lambda T: resolve(T.backends, path))
+
+
+def test_backend_enums_and_sets():
+    same(lambda T: sorted(map(str, T.backends.cudnn.CUDNN_TENSOR_DTYPES)))
+    same(lambda T: [repr(T.backends.cuda.preferred_linalg_library()),
+                    repr(T.backends.cuda.preferred_blas_library()),
+                    repr(T.backends.cuda.preferred_linalg_library("default")),
+                    str(T.backends.cuda.preferred_rocm_fa_library())])
+
+
+BACKEND_CALLS = [
+    ("cudnn.is_available", ()), ("cudnn.version", ()), ("cudnn.is_acceptable", (None,)),
+    ("mps.is_available", ()), ("mps.is_built", ()), ("mps.is_macos13_or_newer", ()),
+    ("mps.is_macos_or_newer", (14, 0)), ("mps.get_name", ()), ("mps.get_core_count", ()),
+    ("cuda.is_built", ()), ("cuda.flash_sdp_enabled", ()), ("cuda.mem_efficient_sdp_enabled", ()),
+    ("cuda.math_sdp_enabled", ()), ("cuda.cudnn_sdp_enabled", ()),
+    ("cuda.fp16_bf16_reduction_math_sdp_allowed", ()), ("cuda.is_flash_attention_available", ()),
+    ("cuda.is_ck_sdpa_available", ()), ("cuda.cublas_workspace_size", ()),
+    ("cuda.cublaslt_workspace_size", ()), ("cuda.enable_flash_sdp", (1,)),
+    ("cuda.preferred_linalg_library", ("magma",)),
+    ("cuda.preferred_linalg_library", ("cusolver",)), ("cuda.preferred_linalg_library", ("foo",)),
+    ("cuda.preferred_linalg_library", (1,)),
+    ("cuda.preferred_blas_library", ("cublaslt",)), ("cuda.preferred_blas_library", ("foo",)),
+    ("cuda.preferred_rocm_fa_library", ("foo",)), ("cuda.preferred_rocm_fa_library", (1,)),
+    ("cusparselt.is_available", ()), ("cusparselt.version", ()), ("cusparselt.get_max_alg_id", ()),
+    ("kleidiai.is_available", ()), ("mha.get_fastpath_enabled", ()),
+    ("nnpack.set_flags", (1,)), ("mkldnn.is_acl_available", ()), ("flags_frozen", ()),
+]
+
+
+@pytest.mark.parametrize("name,args", BACKEND_CALLS, ids=lambda v: repr(v)[:30])
+def test_backend_calls(name, args):
+    same_outcome(lambda T: resolve(T.backends, name)(*args))
+
+
+def test_backend_setters_and_flags():
+    def prog(T):
+        b = T.backends
+        out = []
+        b.cudnn.deterministic = True
+        b.cudnn.benchmark = True
+        out += [b.cudnn.deterministic, b.cudnn.benchmark]
+        with b.cudnn.flags(enabled=False, deterministic=False):
+            out += [b.cudnn.enabled, b.cudnn.deterministic]
+        out += [b.cudnn.enabled, b.cudnn.deterministic]
+        b.cudnn.deterministic = False
+        b.cudnn.benchmark = False
+        out.append(b.cudnn.set_flags(True, False, None, False, True))
+        b.mkldnn.enabled = False
+        out.append(b.mkldnn.enabled)
+        with b.mkldnn.flags(enabled=True):
+            out.append(b.mkldnn.enabled)
+        b.mkldnn.enabled = True
+        b.cuda.matmul.allow_fp16_reduced_precision_reduction = (False, False)
+        out += [b.cuda.matmul.allow_fp16_reduced_precision_reduction,
+                b.cuda.matmul.allow_fp16_reduced_precision_reduction_split_k]
+        b.cuda.matmul.allow_fp16_reduced_precision_reduction = True
+        b.cuda.enable_flash_sdp(False)
+        out.append(b.cuda.flash_sdp_enabled())
+        b.cuda.enable_flash_sdp(True)
+        b.mha.set_fastpath_enabled(False)
+        out.append(b.mha.get_fastpath_enabled())
+        b.mha.set_fastpath_enabled(True)
+        b.quantized.engine = "qnnpack"
+        out.append(b.quantized.engine)
+        b.quantized.engine = "x86"
+        with b.nnpack.flags(enabled=True):
+            out.append("nnpack")
+        out.append(b.mkldnn.verbose(b.mkldnn.VERBOSE_OFF).__enter__())
+        out.append(b.mkl.verbose(b.mkl.VERBOSE_OFF).__enter__())
+        return out
+    same(prog)
+    for bad in (lambda T: setattr(T.backends.cudnn, "enabled", 1),
+                lambda T: setattr(T.backends.cudnn, "benchmark", None),
+                lambda T: setattr(T.backends.cudnn, "allow_tf32", 1),
+                lambda T: setattr(T.backends.cudnn, "depthwise_kernel", "x"),
+                lambda T: setattr(T.backends.cudnn, "fp32_precision", "bf16"),
+                lambda T: setattr(T.backends.mkldnn, "enabled", 1),
+                lambda T: setattr(T.backends.mkldnn, "fp32_precision", "foo"),
+                lambda T: setattr(T.backends, "fp32_precision", "foo"),
+                lambda T: setattr(T.backends.cuda.matmul, "allow_tf32", 1),
+                lambda T: setattr(T.backends.cuda.matmul, "fp32_precision", "bf16"),
+                lambda T: setattr(T.backends.cuda.matmul,
+                                  "allow_fp16_reduced_precision_reduction", 1),
+                lambda T: setattr(T.backends.cuda.matmul,
+                                  "allow_bf16_reduced_precision_reduction", (1,)),
+                lambda T: setattr(T.backends.cuda.matmul,
+                                  "allow_bf16_reduced_precision_reduction", (True, 1)),
+                lambda T: setattr(T.backends.cuda.matmul,
+                                  "allow_bf16_reduced_precision_reduction", ()),
+                lambda T: T.backends.cuda.matmul.foo,
+                lambda T: setattr(T.backends.cuda.matmul, "foo", 1),
+                lambda T: setattr(T.backends.quantized, "engine", "foo"),
+                lambda T: T.backends.cuda.cufft_plan_cache.max_size,
+                lambda T: T.backends.cuda.cufft_plan_cache[0],
+                lambda T: setattr(T.backends.cudnn.conv, "foo", 1)):
+        same_error(bad)
+    same_warnings(lambda T: setattr(T.backends.mkldnn, "allow_tf32", True))
+
+    def sdp(T):
+        with T.backends.cuda.sdp_kernel(enable_flash=False):
+            return [T.backends.cuda.flash_sdp_enabled(), T.backends.cuda.math_sdp_enabled()]
+    same_outcome(sdp)
+    same(lambda T: T.backends.cuda.flash_sdp_enabled())
+
+
+def test_cpu_capability_is_honest():
+    # chainrule reports the level NumPy detected on this CPU; PyTorch its own build's
+    assert chainrule.backends.cpu.get_cpu_capability() in (
+        "DEFAULT", "VSX", "Z VECTOR", "NO AVX", "AVX2", "AVX512", "SVE256")
+    assert chainrule.backends.openmp.is_available() is False
+    assert chainrule.backends.mkldnn.is_available() is False
+    assert chainrule.backends.nnpack.is_available() is False
+    assert chainrule.backends.mkl.is_available() is chainrule.has_mkl
+    assert chainrule.backends.opt_einsum.is_available() is False
+    assert chainrule.backends.opt_einsum.enabled is False
+    with pytest.raises(ValueError, match="opt_einsum is not available"):
+        chainrule.backends.opt_einsum.enabled = True
+
+
+def test_frozen_flags():
+    def prog(T):
+        from importlib import reload  # noqa: F401
+        T.backends.disable_global_flags()
+        try:
+            T.backends.cudnn.benchmark = True
+        finally:
+            # undo: there is no public way back, so reset the module flag
+            name = [n for n in vars(T.backends.m) if n.endswith("nonbracketed_mutation_flag")][0]
+            setattr(T.backends.m, name, True)
+    same_error(prog)
+
+
+# ---- autocast and GradScaler -------------------------------------------------------------------
+
+AUTOCAST_CALLS = [
+    ("is_autocast_enabled", ()), ("is_autocast_enabled", ("cpu",)), ("is_autocast_enabled", (1,)),
+    ("is_autocast_enabled", ("cuda", 1)), ("get_autocast_dtype", ("cpu",)),
+    ("get_autocast_dtype", ("cuda",)), ("get_autocast_dtype", ("mps",)),
+    ("get_autocast_dtype", ("foo",)), ("get_autocast_dtype", ("meta",)),
+    ("get_autocast_dtype", ("xla",)), ("get_autocast_dtype", ("hpu",)),
+    ("get_autocast_gpu_dtype", ()), ("get_autocast_cpu_dtype", ()),
+    ("get_autocast_ipu_dtype", ()), ("get_autocast_xla_dtype", ()),
+    ("is_autocast_cache_enabled", ()), ("is_autocast_cpu_enabled", ()),
+    ("is_autocast_ipu_enabled", ()), ("is_autocast_xla_enabled", ()),
+    ("set_autocast_enabled", ("cpu",)), ("set_autocast_enabled", (1,)),
+    ("set_autocast_dtype", ("cpu", 1)), ("set_autocast_cache_enabled", (1,)),
+    ("clear_autocast_cache", ()), ("amp.is_autocast_available", ("cpu",)),
+    ("amp.is_autocast_available", ("cuda",)),
+]
+
+
+@pytest.mark.parametrize("name,args", AUTOCAST_CALLS, ids=lambda v: repr(v)[:30])
+def test_autocast_state_functions(name, args):
+    same_outcome(lambda T: resolve(T, name)(*args))
+
+
+def test_autocast_state_round_trips():
+    def prog(T):
+        out = []
+        for setter, getter, value, old in (
+                (T.set_autocast_cpu_dtype, T.get_autocast_cpu_dtype, T.float16, T.bfloat16),
+                (T.set_autocast_gpu_dtype, T.get_autocast_gpu_dtype, T.bfloat16, T.float16),
+                (T.set_autocast_cpu_enabled, T.is_autocast_cpu_enabled, True, False),
+                (T.set_autocast_xla_enabled, T.is_autocast_xla_enabled, True, False)):
+            setter(value)
+            out.append(getter())
+            setter(old)
+        T.set_autocast_enabled("cpu", True)
+        out.append(T.is_autocast_enabled("cpu"))
+        T.set_autocast_enabled("cpu", False)
+        n = T.autocast_increment_nesting()
+        out.append(T.autocast_decrement_nesting() == n - 1)
+        return out
+    same_outcome(prog)
+
+
+def test_autocast_cpu_casts_matmul_like_ops():
+    def prog(T):
+        T.manual_seed(0)
+        x = T.randn(4, 4, requires_grad=True)
+        w = T.randn(4, 4, requires_grad=True)
+        with T.autocast("cpu"):
+            y = x @ w
+            z = T.mm(x, w)
+            l = T.nn.functional.linear(x, w)
+            a = x + 1
+            d = x.double() @ w.double()
+            inside = [T.is_autocast_enabled("cpu"), T.get_autocast_dtype("cpu")]
+        (y.float().sum() + z.float().sum()).backward()
+        return [str(y.dtype), y.float(), str(z.dtype), z.float(), str(l.dtype), l.float(), a, d,
+                inside[0], str(inside[1]), x.grad, w.grad, T.is_autocast_enabled("cpu"),
+                y.grad_fn, l.grad_fn]
+    same(prog, atol=1e-2, rtol=1e-2)
+
+    def dtype16(T):
+        x = T.ones(3, 3)
+        with T.autocast("cpu", dtype=T.float16):
+            return [str((x @ x).dtype), (x @ x)]
+    same(dtype16)
+
+    @chainrule.autocast("cpu")
+    def decorated(a):
+        return a @ a
+    assert decorated(chainrule.ones(2, 2)).dtype is chainrule.bfloat16
+
+
+def test_autocast_disabled_cases():
+    for make in (lambda T: T.autocast("cuda"), lambda T: T.autocast("cpu", dtype=T.float32),
+                 lambda T: T.autocast("cpu", dtype=T.float64),
+                 lambda T: T.autocast("cpu", enabled=False), lambda T: T.amp.autocast("mps"),
+                 lambda T: T.autocast("cuda", enabled=False)):
+        def prog(T, make=make):
+            x = T.ones(2, 2)
+            with make(T) as ctx:
+                return [str((x @ x).dtype), ctx._enabled, str(ctx.fast_dtype), ctx.device]
+        same_outcome(prog)
+    for bad in (lambda T: T.autocast(1), lambda T: T.autocast("foo"),
+                lambda T: T.autocast("cpu")(3), lambda T: T.autocast("meta")):
+        same_error(bad)
+
+
+def test_custom_fwd_bwd():
+    def prog(T):
+        class Square(T.autograd.Function):
+            @staticmethod
+            @T.amp.custom_fwd(device_type="cpu", cast_inputs=T.float32)
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            @T.amp.custom_bwd(device_type="cpu")
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return 2 * x * g
+        x = T.ones(3, requires_grad=True)
+        with T.autocast("cpu"):
+            y = Square.apply(x.bfloat16())
+        y.sum().backward()
+        return [y, x.grad]
+    same(prog)
+    same_error(lambda T: T.amp.custom_fwd(device_type=1))
+    same_error(lambda T: T.amp.custom_bwd(device_type=1))
+
+
+def test_grad_scaler():
+    def train(T, device, steps=4, inf_at=2, **kwargs):
+        T.manual_seed(0)
+        model = T.nn.Linear(3, 1)
+        opt = T.optim.SGD(model.parameters(), lr=0.1)
+        scaler = T.amp.GradScaler(device, growth_interval=2, **kwargs)
+        history = []
+        for step in range(steps):
+            opt.zero_grad()
+            loss = model(T.ones(2, 3) * (step + 1)).sum()
+            if step == inf_at:
+                loss = loss * float("inf")
+            scaler.scale(loss).backward()
+            scaler.unscale_(opt)
+            history.append([p.grad.clone() for p in model.parameters()])
+            scaler.step(opt)
+            scaler.update()
+            history.append([scaler.get_scale(), scaler.state_dict()])
+        return [history, [p.detach() for p in model.parameters()], scaler.is_enabled(),
+                scaler.get_growth_factor(), scaler.get_backoff_factor(),
+                scaler.get_growth_interval()]
+    same_outcome(lambda T: train(T, "cpu"))
+    same_outcome(lambda T: train(T, "cuda"))
+    same_outcome(lambda T: train(T, "cpu", enabled=False))
+    same_outcome(lambda T: train(T, "cpu", init_scale=4.0))
+    for bad in (lambda T: T.amp.GradScaler("cpu", growth_factor=1.0),
+                lambda T: T.amp.GradScaler("cpu", backoff_factor=1.0),
+                lambda T: T.amp.GradScaler("cpu").update(),
+                lambda T: T.amp.GradScaler("cpu").scale([T.ones(1), 3]),
+                lambda T: T.amp.GradScaler("cpu").load_state_dict({})):
+        same_error(bad)
+
+    def twice(T):
+        model = T.nn.Linear(2, 1)
+        opt = T.optim.SGD(model.parameters(), lr=0.1)
+        scaler = T.amp.GradScaler("cpu")
+        scaler.scale(model(T.ones(1, 2)).sum()).backward()
+        scaler.unscale_(opt)
+        scaler.unscale_(opt)
+    same_error(twice)
+    same(lambda T: T.GradScaler is T.amp.GradScaler)
+
+
+# ---- torch.compile and torch.compiler --------------------------------------------------------
+
+def test_compile_runs_eagerly():
+    def prog(T):
+        def f(x):
+            return (x * 2).sin()
+        # PyTorch compiles for real with its default backend; backend="eager" is what
+        # chainrule always does
+        g = T.compile(f, backend="eager")
+        h = T.compile(backend="eager")(f)
+        k = T.compile(f, backend="eager", mode="max-autotune", fullgraph=True, dynamic=False)
+        x = T.ones(3, requires_grad=True)
+        y = g(x)
+        y.sum().backward()
+        return [y, h(x), k(x), x.grad, g.__name__, hasattr(g, "_torchdynamo_orig_callable")]
+    same(prog)
+
+    def module(T):
+        T.manual_seed(0)
+        m = T.nn.Linear(2, 2)
+        c = T.compile(m, backend="eager")
+        c.eval()
+        out = [type(c).__name__, repr(c), list(c.state_dict()), c.weight is m.weight,
+               c._orig_mod is m, m.training, c(T.ones(1, 2))]
+        m.compile(backend="eager")
+        out.append(m(T.ones(1, 2)))
+        return out
+    same(module)
+    for bad in (lambda T: T.compile(lambda x: x, mode="foo"),
+                lambda T: T.compile(lambda x: x, mode="default", options={}),
+                lambda T: T.compile(1), lambda T: T.compile(lambda x: x, foo=1),
+                lambda T: T.compile(lambda x: x, dynamic="x"),
+                lambda T: T.compile()(None),
+                lambda T: T.nn.Linear(1, 1).compile(mode="foo")):
+        same_error(bad)
+    ours = error_of(lambda: chainrule.compile(lambda x: x, backend="foo"))
+    theirs = error_of(lambda: torch.compile(lambda x: x, backend="foo"))
+    assert type(ours).__name__ == type(theirs).__name__ and str(ours) == str(theirs)
+    assert isinstance(ours, RuntimeError)
+
+
+def test_compiler_namespace():
+    def prog(T):
+        c = T.compiler
+        f = c.disable(lambda x: x + 1)
+        out = [c.is_compiling(), c.is_dynamo_compiling(), c.is_exporting(), c.reset(),
+               c.list_backends(), c.list_backends(None), f(1), c.cudagraph_mark_step_begin(),
+               c.allow_in_graph(len) is len, c.get_default_backend()]
+        with c.set_stance("force_eager"):
+            out.append("stance")
+        return out
+    same(prog)
+    same_error(lambda T: T.compiler.disable().__enter__())
+    same_error(lambda T: T.compiler.assume_constant_result(len))
+
+
+# ---- torch-level settings and queries ----------------------------------------------------------
+
+def test_determinism_settings():
+    def prog(T):
+        out = [T.are_deterministic_algorithms_enabled(),
+               T.is_deterministic_algorithms_warn_only_enabled(),
+               T.get_deterministic_debug_mode()]
+        for mode in ("warn", "error", "default", 1, 2, 0):
+            T.set_deterministic_debug_mode(mode)
+            out.append((T.are_deterministic_algorithms_enabled(),
+                        T.is_deterministic_algorithms_warn_only_enabled(),
+                        T.get_deterministic_debug_mode()))
+        T.use_deterministic_algorithms(True, warn_only=True)
+        out.append(T.get_deterministic_debug_mode())
+        T.use_deterministic_algorithms(False)
+        return out
+    same(prog)
+    for bad in (lambda T: T.use_deterministic_algorithms(1),
+                lambda T: T.set_deterministic_debug_mode("foo"),
+                lambda T: T.set_deterministic_debug_mode(3),
+                lambda T: T.set_deterministic_debug_mode(1.0)):
+        same_error(bad)
+
+
+def test_warn_always_and_matmul_precision():
+    def prog(T):
+        out = [T.is_warn_always_enabled()]
+        T.set_warn_always(True)
+        out.append(T.is_warn_always_enabled())
+        T.set_warn_always(False)
+        out.append(T.get_float32_matmul_precision())
+        for p in ("high", "medium", "highest"):
+            T.set_float32_matmul_precision(p)
+            out.append((T.get_float32_matmul_precision(), T.backends.cuda.matmul.allow_tf32,
+                        T.backends.cuda.matmul.fp32_precision,
+                        T.backends.mkldnn.matmul.fp32_precision))
+        T.backends.cuda.matmul.allow_tf32 = True
+        out.append((T.get_float32_matmul_precision(), T.backends.cuda.matmul.fp32_precision))
+        T.backends.cuda.matmul.allow_tf32 = False
+        out.append(T.get_float32_matmul_precision())
+        return out
+    same(prog)
+    same_error(lambda T: T.set_warn_always(1))
+    same_warnings(lambda T: T.set_float32_matmul_precision("foo"))
+
+
+def test_flush_denormal_and_threads():
+    # NumPy cannot switch the CPU's flush-to-zero mode: chainrule answers "not supported"
+    assert chainrule.set_flush_denormal(True) is False
+    assert chainrule.set_flush_denormal(False) is False
+    same_error(lambda T: T.set_flush_denormal(1))
+    before = chainrule.get_num_threads()
+    chainrule.set_num_threads(1)
+    assert chainrule.get_num_threads() == 1
+    chainrule.set_num_threads(before)
+    assert chainrule.get_num_threads() == before
+    for bad in (lambda T: T.set_num_threads(0), lambda T: T.set_num_threads(-1),
+                lambda T: T.set_num_threads(1.5), lambda T: T.set_num_interop_threads(0)):
+        same_error(bad)
+    assert chainrule.init_num_threads() is None
+    assert chainrule.get_num_interop_threads() >= 1
+    assert "get_num_threads() : " in chainrule.__config__.parallel_info()
+    assert chainrule.__config__.show().startswith("chainrule ")
+
+
+def test_module_level_names():
+    def prog(T):
+        x = T.ones(2)
+        return [T.pi, T.e, T.inf, T.nan != T.nan, T.newaxis, T.typename(x),
+                T.typename(T.ones(2, dtype=T.int64)), T.typename(T.ones(2, dtype=T.bool)),
+                T.typename(T.ones(2, dtype=T.complex64)), T.typename(T.nn.Parameter(x)),
+                T.typename(1), T.typename(int), T.typename("a"), T.typename(None),
+                T.typename(len), T.typename(T.nn.Linear(1, 1)).replace("chainrule", "torch"),
+                T.is_storage(x), T.is_storage(x.untyped_storage()),
+                T.is_nonzero(T.tensor([1.0])), T.is_nonzero(T.tensor(0)),
+                T.is_nonzero(T.tensor(float("nan"))), T.is_same_size(x, x),
+                T.is_same_size(x, T.ones(3)), T.is_signed(x),
+                T.is_signed(T.ones(1, dtype=T.uint8)), T.is_signed(T.ones(1, dtype=T.bool)),
+                T.is_inference(x), T.is_tensor(x), T.is_tensor(1), T.numel(T.ones(2, 3)),
+                T.compiled_with_cxx11_abi(), T.version.cuda, T.version.hip, T.version.debug,
+                T.has_lapack, T.has_spectral]
+    same(prog)
+    for bad in (lambda T: T.is_nonzero(T.tensor([1.0, 2.0])), lambda T: T.is_nonzero(
+            T.tensor([])), lambda T: T.is_nonzero(1), lambda T: T.is_same_size(T.ones(1), 1),
+                lambda T: T.is_inference(1), lambda T: T.is_signed(1)):
+        same_error(bad)
+    assert chainrule.version.__version__ == chainrule.__version__
+    assert chainrule.has_openmp is False and isinstance(chainrule.has_mkl, bool)
+
+
+def test_set_default_tensor_type():
+    def prog(T):
+        T.set_default_tensor_type(T.DoubleTensor)
+        a = T.ones(1).dtype
+        T.set_default_tensor_type("torch.FloatTensor")
+        return [a, T.ones(1).dtype]
+    ours, theirs = (warnings_of(lambda: prog(chainrule)), warnings_of(lambda: prog(torch)))
+    assert len(ours) <= 1 and len(theirs) <= 1     # PyTorch warns once per process
+    same(prog)
+    for bad in (lambda T: T.set_default_tensor_type("torch.IntTensor"),
+                lambda T: T.set_default_tensor_type("torch.cuda.FloatTensor"),
+                lambda T: T.set_default_tensor_type("foo"),
+                lambda T: T.set_default_tensor_type(T.float64)):
+        same_error(bad)

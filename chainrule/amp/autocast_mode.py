@@ -177,10 +177,10 @@ class autocast:
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
         self.device = device_type
         if not is_autocast_available(device_type):
             raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
-        self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
         self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None \
             else cache_enabled
         supported = [d for d in (getattr(_dtype, "bfloat16", None), _dtype.float16) if d is not None]

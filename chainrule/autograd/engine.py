@@ -470,7 +470,7 @@ def _fit(node, i, g, shape, dtype):
                                f"{i} - got {sizes_str(data.shape)} but expected shape compatible "
                                f"with {sizes_str(shape)}")
         g = g.sum_to_size(shape)
-    if g._data.dtype != dtype:
+    if dtype is not None and g._data.dtype != dtype:    # None: a leaf's grad_dtype is None
         g = g.to(_dtype_of(dtype))
     return g
 

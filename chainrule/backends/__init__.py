@@ -51,7 +51,9 @@ class ContextProp:
         if not flags_frozen():
             self.setter(val)
         else:
-            raise RuntimeError(f"not allowed to set {obj.__name__} flags after "
+            # named as PyTorch names the module (programs use chainrule as torch)
+            name = "torch" + obj.__name__[len("chainrule"):]
+            raise RuntimeError(f"not allowed to set {name} flags after "
                                "disable_global_flags; please use flags() context manager instead")
 
 

@@ -49,6 +49,10 @@ def is_available():
 
 def is_acceptable(tensor):
     """Whether cuDNN could run on `tensor`: never (it would have to be a CUDA tensor)."""
+    if not _Flags.enabled:
+        return False
+    if tensor.device.type != "cuda":
+        return False
     return False
 
 

@@ -20,8 +20,10 @@ class QuantizedEngine(types.ModuleType):
 
     @engine.setter
     def engine(self, qengine):
-        if qengine not in _SUPPORTED + ["none"]:
-            raise RuntimeError(f"Unrecognized quantized engine: {qengine}")
+        if qengine == "none":
+            raise RuntimeError("quantized engine NoQEngine is not supported")
+        if qengine not in _SUPPORTED:
+            raise RuntimeError(f"{qengine} is not a valid value for quantized engine")
         _engine[0] = qengine
 
     @property

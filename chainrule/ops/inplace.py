@@ -85,8 +85,7 @@ def dispatch_inplace(op, inputs, params):
             return self
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     forward = op.forward
-    if (target.dtype.kind == "u" or target.dtype.isbuiltin == 2) and \
-            target.dtype in _dtype.SPECIAL_NP:
+    if target.dtype in _dtype.SPECIAL_NP:
         # bfloat16, float8, complex32, uint16/32/64: Note [Reduced and limited dtypes]
         arrays, forward = registry._special.prepare(op, inputs, arrays, params)
     elif op.promote is not registry.NONE:

@@ -322,9 +322,7 @@ def dispatch(op, inputs, params):
                             f"'{'input' if name == 'self' else name}' (position {len(arrays) + 1}) "
                             f"must be Tensor, not {type(x).__name__}")
     forward = op.forward
-    # isbuiltin 2: an ml_dtypes type (bfloat16, float8, complex32)
-    if first is not None and ((first.kind == "u" or first.isbuiltin == 2) and first in _SPECIAL_NP
-                              or mixed and _special.involved(arrays)):
+    if first is not None and (first in _SPECIAL_NP or mixed and _special.involved(arrays)):
         # bfloat16, float8, complex32, uint16/32/64: Note [Reduced and limited dtypes]
         arrays, forward = _special.prepare(op, inputs, arrays, params)
     elif op.promote is not NONE and _needs_promotion(op, first, mixed, number_category):

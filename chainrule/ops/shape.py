@@ -14,7 +14,8 @@ import numpy as np
 from .. import _dtype
 from .._device import use as use_device
 from .._tensor import (Size, Tensor, contiguous_format, is_in_format, make_tensor, memory_format,
-                       memory_format_arg, preserve_format, to_memory_format)
+                       memory_format_arg, preserve_format, suggest_memory_format,
+                       to_memory_format)
 from ..autograd.grad_mode import no_grad
 from .._dims import sizes_str, wrap_dim, wrap_dims
 from .registry import PROMOTE, check_broadcast, op, out_cast, public
@@ -456,10 +457,10 @@ clone = op("clone", "CloneBackward0", "self, *, memory_format=None", _clone, out
 def contiguous(self, memory_format=contiguous_format):
     """self when already laid out in `memory_format` (row-major by default), else a copy
     that is."""
-    if memory_format is preserve_format:
-        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     if is_in_format(self._data, memory_format_arg(memory_format, "contiguous")):
         return self
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     return clone(self, memory_format=memory_format)
 
 
@@ -1109,10 +1110,9 @@ def _check_expand(value, to):
 def _to_copy_forward(a, dtype, self_dtype, memory_format=None):
     if a.dtype.kind == "c" and not dtype.is_complex:
         a = a.real
-    if memory_format is not None:
-        a = to_memory_format(a, memory_format)
     with np.errstate(invalid="ignore"):   # nan/inf to int: a value, not a warning, as in PyTorch
-        return _dtype.cast(a, dtype.np)
+        a = _dtype.cast(a, dtype.np)
+    return a if memory_format is None else to_memory_format(a, memory_format)
 
 
 def _to_copy_backward(grad, self_dtype):
@@ -1202,7 +1202,9 @@ def to(self, *args, **kwargs):
     fmt = bound.get("memory_format")
     if fmt is preserve_format:
         fmt = None
-    if dtype.np == self._data.dtype and not copy and (fmt is None or is_in_format(self._data, fmt)):
+    # PyTorch returns self when the strides suggest the requested format, contiguous or not
+    if dtype.np == self._data.dtype and not copy and (
+            fmt is None or suggest_memory_format(self._data) is fmt):
         return self
     if self._data.dtype.kind == "c" and not dtype.is_complex:
         _warn_once("Casting complex values to real discards the imaginary part")

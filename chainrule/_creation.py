@@ -285,6 +285,8 @@ def _size(size, name):
 
 
 def _np(dtype):
+    if dtype is _dtype.complex32:
+        _dtype.warn_complex32(4)
     return (dtype or _dtype.get_default_dtype()).np
 
 

@@ -241,6 +241,17 @@ def float_max(t):
 
 
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+_warned_complex32 = False
+
+
+def warn_complex32(stacklevel=3):
+    """PyTorch's warning when it first allocates a complex32 tensor (once per process)."""
+    global _warned_complex32
+    if not _warned_complex32:
+        _warned_complex32 = True
+        import warnings
+        warnings.warn("ComplexHalf support is experimental and many operators don't support it "
+                      "yet.", UserWarning, stacklevel=stacklevel)
 
 
 def cast(a, t):
@@ -254,6 +265,8 @@ def cast(a, t):
         return a.astype(t)
     if a.dtype == t:
         return a.copy()
+    if t.kind == "W":
+        warn_complex32(4)
     if a.dtype == _F64 or a.dtype.kind in "iub":
         a = a.astype(_F32)
     d = FROM_NP[t]

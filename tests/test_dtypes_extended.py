@@ -555,3 +555,52 @@ def test_op_database_over_special_dtypes(entry, name):
             np.testing.assert_allclose(a[2], b[2], rtol=3e-7, atol=0, equal_nan=True)
         else:
             np.testing.assert_array_equal(a[2], b[2])
+
+
+def test_type_strings_of_the_new_dtypes():
+    same(lambda T: [repr(T.tensor([1.5, 2.]).type("torch.BFloat16Tensor")),
+                    repr(T.tensor([1.5, 2.]).type(T.BFloat16Tensor)),
+                    repr(T.tensor([1.5, 2.]).type("torch.UInt16Tensor")),
+                    T.ones(1).bfloat16().type(), T.ones(1).to(T.uint32).type(),
+                    T.ones(1).to(T.float8_e4m3fn).type(), T.ones(1).chalf().type()])
+
+
+def test_without_ml_dtypes_the_dtypes_exist_and_tensors_of_them_say_what_to_install():
+    import subprocess
+    import sys
+    program = (
+        "import sys; sys.modules['ml_dtypes'] = None\n"     # makes `import ml_dtypes` fail
+        "import chainrule as T\n"
+        "print(T.bfloat16, T.finfo(T.bfloat16).eps, T.promote_types(T.bfloat16, T.float16))\n"
+        "print(T.ones(2, dtype=T.float16) + 1)\n"
+        "for make in (lambda: T.zeros(2, dtype=T.bfloat16), lambda: T.ones(2).bfloat16(),\n"
+        "             lambda: T.tensor([1.], dtype=T.float8_e4m3fn)):\n"
+        "    try:\n"
+        "        make()\n"
+        "    except ImportError as e:\n"
+        "        print(e)\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out[0] == "torch.bfloat16 0.0078125 torch.float32"
+    assert out[1] == "tensor([2., 2.], dtype=torch.float16)"
+    assert out[2:] == [
+        'torch.bfloat16 tensors need the ml_dtypes package, an optional dependency of '
+        'chainrule: pip install "chainrule[bfloat16]"'] * 2 + [
+        'torch.float8_e4m3fn tensors need the ml_dtypes package, an optional dependency of '
+        'chainrule: pip install "chainrule[bfloat16]"']
+
+
+@pytest.mark.parametrize("lib", ["chainrule", "torch"])
+def test_complex32_warns_once_per_process_as_pytorch(lib):
+    import subprocess
+    import sys
+    program = (
+        f"import warnings; import {lib} as T\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    T.zeros(2, dtype=T.complex32); T.ones(2).chalf(); T.ones(1).to(T.complex32)\n"
+        "print([str(w.message).split(' (Triggered')[0] for w in caught])\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[\"ComplexHalf support is experimental and many operators don't support it " \
+                  "yet.\"]"

@@ -1,14 +1,19 @@
 """Special functions of torch's top-level namespace: lgamma, digamma, polygamma, mvlgamma,
 erfinv, i0 (and special_i1, its derivative), igamma, igammac, sinc, logit, xlogy.
 
-The kernels follow PyTorch's own CPU kernels (ATen's Math.h, derived from Cephes and SciPy),
-step for step and in the input's precision (float32 arithmetic for float32), so results
-agree with PyTorch's to a few ulp, including where its algorithm is itself inexact (float32
-digamma near its root, igamma's asymptotic series). Where PyTorch calls the C library
-(lgamma, erf, exp, log in float32) these kernels compute in float64 and round once, which is
-what glibc's float functions achieve. float16 and bfloat16 compute in float32, as PyTorch's
-kernels do. Every kernel is vectorized: iterative algorithms run over the elements still
-converging, never over elements one by one.
+PyTorch's CPU kernels for these are of two kinds, and the kernels here follow each:
+- lgamma and erfinv go to MKL's high-accuracy vector functions, within an ulp of the exact
+  value; so these aim at the exact value (float32: the float64 value rounded once).
+- the others are ATen's own scalar code (Math.h, from Cephes and SciPy), compiled with fused
+  multiply-adds and calling the C library. These kernels run the same steps in the input's
+  precision (float32 arithmetic for float32, with C++'s double literals where it has them),
+  fuse where PyTorch's build fuses, and reproduce glibc's lgamma and log1p where an ulp of
+  theirs is magnified (exp(a log x - x - lgamma(a)), log1p(s) - s); other C functions are
+  computed in float64 and rounded once, as glibc's float functions nearly are. So results
+  agree with PyTorch's to a few ulp even where its algorithm is inexact (float32 digamma
+  near its root, polygamma's sums for negative x, igamma's asymptotic series).
+float16 and bfloat16 compute in float32, rounding once or per step as PyTorch's kernels do.
+Every kernel is vectorized: iterative algorithms run over the elements still converging.
 """
 import decimal
 import math
@@ -16,11 +21,11 @@ import math
 import numpy as np
 
 from .. import _dtype
-from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from .pointwise import _conj, _erfc_fraction, _not_for, where
-from .registry import FLOAT, NONE, PROMOTE, PROMOTE_FLOAT, op, public
+from . import registry
+from .registry import FLOAT, PROMOTE, PROMOTE_FLOAT, op, public
 
 _F64 = np.float64
 _PI = math.pi
@@ -212,11 +217,6 @@ def _erfc64(x):
     out = np.where(x < 0, 2 - pos, pos)
     out[np.isnan(x)] = np.nan
     return out
-
-
-def _erf(x):
-    """erf in x's precision (float32: rounded from float64, as glibc's erff)."""
-    return _libm(_erf64, x)
 
 
 # ---- lgamma -------------------------------------------------------------------------------
@@ -1340,7 +1340,7 @@ def _check_n(n, fn):
         raise RuntimeError("polygamma(n, x) does not support negative n.")
 
 
-@public("polygamma", method=False)
+@public("polygamma", method=False, out=True)
 def polygamma(n, input):
     """The n-th derivative of the digamma function (n = 0: digamma itself)."""
     _check_n(n, "polygamma")
@@ -1363,11 +1363,20 @@ def polygamma_(self, n):
     return dispatch_inplace(_polygamma_inplace_row.op, (self,), (int(n),))
 
 
-@public("mvlgamma", method=False)
-def mvlgamma(input, p):
-    """The multivariate log-gamma function of dimension p."""
+def _mvlgamma_function(input, p):
     _check_int(p, "mvlgamma", "p", 2)
     return _mvlgamma_row(input, int(p))
+
+
+@public("mvlgamma", method=False)
+def mvlgamma(input, p, *, out=None):
+    """The multivariate log-gamma function of dimension p."""
+    if out is None or not isinstance(input, Tensor):
+        return _mvlgamma_function(input, p)
+    # PyTorch's message names the input's dtype where others name the result's
+    rule = registry.out_cast(f"mvlgamma: result type {input.dtype.legacy} can't be cast to "
+                             "the desired output type {expected}")
+    return registry.out_variant(_mvlgamma_function, rule, "mvlgamma")(input, p, out=out)
 
 
 @public("mvlgamma", function=False)
@@ -1427,7 +1436,7 @@ _XLOGY_INPLACE_FUNCTION = (("Tensor input, Tensor other", ("Tensor", "Tensor")),
                            ("Tensor input, Number other", ("Tensor", "Number")))
 
 
-@public("xlogy", method=False)
+@public("xlogy", method=False, out=True)
 def xlogy(input, other):
     """input * log(other), 0 where input is 0 (unless other is nan)."""
     row = _xlogy_row(input, other)
@@ -1485,7 +1494,7 @@ def _check_eps(eps, fn, position):
                         f"{type(eps).__name__}")
 
 
-@public("logit", method=False)
+@public("logit", method=False, out=True)
 def logit(input, eps=None):
     """log(input / (1 - input)), input first clamped to [eps, 1 - eps] if eps is given."""
     _check_eps(eps, "logit", 2)

@@ -88,6 +88,11 @@ BROADCAST = {
     "to int size": lambda T: T.broadcast_to(R(T, 4), 4),
     "expand -1 and new dims": lambda T: R(T, 3, 1).expand(2, -1, 5),
     "expanded write refused": lambda T: T.zeros(1).expand(3).add_(1),
+    "expand negative size": lambda T: T.ones(3, 1).expand(3, -2),
+    "expand negative new dim": lambda T: T.ones(3, 1).expand(-2, 3, 1),
+    "expand zero": lambda T: (T.ones(3, 1).expand(0, 3, 1), T.ones(3, 1).expand(3, 0)),
+    "expand Size": lambda T: view_info(R(T, 3, 1).expand(T.Size([3, 4]))),
+    "expand_as": lambda T: view_info(R(T, 3, 1).expand_as(R(T, 2, 3, 4))),
 }
 
 

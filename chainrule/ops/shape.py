@@ -210,6 +210,8 @@ def _expand(a, size):
             raise RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the "
                                f"existing size ({cur}) at non-singleton dimension {i}.  Target "
                                f"sizes: {sizes_str(size)}.  Tensor sizes: {sizes_str(a.shape)}")
+    if any(n < 0 for n in target):
+        raise RuntimeError("numel: integer multiplication overflow")
     # a writable view (np.broadcast_to's is read-only): PyTorch lets fill_ and zero_ write
     # through an expanded view; other in-place ops refuse it (inplace.py, Note [Overlap])
     strides = [0] * lead + [0 if n != t else st for n, t, st in zip(a.shape, target[lead:], a.strides)]
@@ -1007,8 +1009,8 @@ def getitem(self, index):
 def _copy(a, src, non_blocking):
     src = np.asarray(src)
     check_broadcast((a, src))     # PyTorch's error when they cannot broadcast
-    if src.ndim > a.ndim:
-        return src    # dispatch_inplace raises PyTorch's broadcast-shape error
+    if src.ndim > a.ndim or any(n != m and m != 1 for n, m in zip(a.shape[::-1], src.shape[::-1])):
+        return src    # does not fit into a: dispatch_inplace raises PyTorch's broadcast-shape error
     return np.broadcast_to(src, a.shape).astype(a.dtype)
 
 

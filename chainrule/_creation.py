@@ -24,7 +24,7 @@ _grad_state = _grad_mode.state
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
            "linspace", "logspace", "range", "eye", "zeros_like", "ones_like", "full_like", "empty_like",
-           "rand", "randn", "randint", "randperm", "rand_like", "randn_like",
+           "rand", "randn", "randint", "randperm", "normal", "rand_like", "randn_like",
            "randint_like", "FloatTensor", "DoubleTensor",
            "LongTensor", "IntTensor", "BoolTensor", "ByteTensor", "HalfTensor", "BFloat16Tensor",
            "ShortTensor",
@@ -472,8 +472,8 @@ def _scalar_to(x, d):
 
 
 def _linspace_values(start, end, steps, d):
-    if steps == 0:
-        return np.empty(0, d.np)
+    if steps <= 1:      # linspace_out fills one step with start
+        return _round(np.full(steps, _scalar_to(start, d)), d)
     if d.is_complex:
         s, e = complex(start), complex(end)
         step = (e - s) / (steps - 1) if steps > 1 else 0
@@ -1273,7 +1273,6 @@ def _check_std_tensor(std):
         raise RuntimeError("normal expects all elements of std >= 0.0")
 
 
-@public("normal", method=False, out=False)
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, requires_grad=False, pin_memory=False):
     """Normal samples: tensor mean and/or std (broadcast together), or numbers with `size`."""
@@ -1352,7 +1351,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     if p is not None:
         if out is not None:
             raise TypeError("bernoulli() received an invalid combination of arguments - got "
-                            "(Tensor, float, out=Tensor), but expected one of:\n * (Tensor "
+                            f"(Tensor, {type(p).__name__}, out=Tensor), but expected one of:\n * (Tensor "
                             "input, *, torch.Generator generator = None, Tensor out = None)\n * "
                             "(Tensor input, float p, *, torch.Generator generator = None)\n")
         result = make_tensor(np.empty_like(input._data))

@@ -17,6 +17,7 @@ Platform notes (matching what torch itself does on the same machine):
   one 53-bit uniform per element.  Checked against torch 2.13 on both AMD and
   Intel x86-64 CPUs (torch's MKL bernoulli kernel is not taken on either).
 """
+import contextlib
 import math
 import os
 
@@ -196,7 +197,10 @@ def _inside_out(z):
 
 def _nudge(bound, step, dtype):
     """torch's update_from (step 1) / update_to (step -1) for float randint."""
-    near = int(dtype.type(bound + step))
+    with np.errstate(over='ignore'):
+        near = dtype.type(bound + step)
+    # static_cast<int64_t> of an infinity is INT64_MIN on x86-64
+    near = int(near) if np.isfinite(near) else -2**63
     if (near < bound) if step > 0 else (near >= bound):
         bound = near + step * (1 << (abs(bound + step).bit_length() - _nmant(dtype) - 1))
     return bound
@@ -234,13 +238,24 @@ class Generator:
     """NumPy twin of ``torch.Generator(device='cpu')``."""
 
     def __init__(self, device='cpu'):
-        if str(device) != 'cpu':
-            raise ValueError(f"only cpu generators are supported, got {device!r}")
-        self.device = 'cpu'
+        from ._device import as_device, use
+        d = as_device(device)
+        if d.type != 'cpu':
+            if d.type == 'meta':
+                raise RuntimeError("META device type not an accelerator.")
+            use(d)      # PyTorch's CPU-build error for that device
+        self._device = d
         self.manual_seed(_DEFAULT_SEED)
+
+    @property
+    def device(self):
+        return self._device
 
     def manual_seed(self, seed):
         """Seed like torch: any int in [-2**63, 2**64), taken modulo 2**64."""
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+            name = {float: 'float', str: 'str', bool: 'bool'}.get(type(seed), type(seed).__name__)
+            raise RuntimeError(f"manual_seed expected a long, but got {name}")
         seed = int(seed)
         if not -2**63 <= seed < 2**64:
             raise ValueError("Overflow when unpacking long long")
@@ -293,6 +308,33 @@ class Generator:
         self._normal = float(s['normal_y']) if s['normal_valid'] else None
         self._float_normal = float(s['float_normal']) if s['float_valid'] else None
         return self
+
+    def clone_state(self):
+        """A new generator in this one's state."""
+        g = Generator.__new__(Generator)
+        g._device = self._device
+        g._bg = np.random.MT19937(0)
+        g._bg.state = self._bg.state
+        g._seed, g._normal, g._float_normal = self._seed, self._normal, self._float_normal
+        return g
+
+    def get_offset(self):
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset):
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def graphsafe_get_state(self):
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state):
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
+
+    def __deepcopy__(self, memo):
+        return self.clone_state()
+
+    def __reduce__(self):
+        return _rebuild_generator, (str(self._device), self.get_state()._data.copy())
 
     # -- raw draws: random() and random64() = (first << 32) | second
     def _random(self, n):
@@ -626,14 +668,47 @@ def _btrs(count, prob, uniform):
             return k
 
 
+def _rebuild_generator(device, state):
+    from ._tensor import make_tensor
+    return Generator(device).set_state(make_tensor(state))
+
+
+# torch.random: chainrule.random is this module
+__all__ = ["set_rng_state", "get_rng_state", "manual_seed", "seed", "initial_seed", "fork_rng",
+           "thread_safe_generator"]
+
 default_generator = Generator()
 default_generator.seed()  # torch seeds its default CPU generator from entropy
-manual_seed = default_generator.manual_seed  # returns the generator, like torch
 seed = default_generator.seed
 initial_seed = default_generator.initial_seed
 get_rng_state = default_generator.get_state
 
 
+def manual_seed(seed):
+    """Seed the default generator (torch.manual_seed takes int(seed)); returns it."""
+    return default_generator.manual_seed(int(seed))
+
+
 def set_rng_state(new_state):
     """Restore the default generator's state from a get_rng_state() tensor."""
     default_generator.set_state(new_state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices",
+             device_type=None):
+    """Restore the CPU generator's state on exit (a CPU build has no other devices)."""
+    if not enabled or device_type == "meta":
+        yield
+        return
+    state = get_rng_state()
+    try:
+        yield
+    finally:
+        set_rng_state(state)
+
+
+def thread_safe_generator():
+    """The generator of a DataLoader thread worker: None here (no thread workers), so
+    samplers use the default generator."""
+    return None

@@ -33,7 +33,8 @@ from .registry import FLOAT, NONE, PROMOTE_FLOAT
 __all__ = ["prepare"]
 
 # Groups of dtypes by the kernels PyTorch compiles for them: u uint16/32/64, f float8_e4m3fn
-# and _e4m3fnuz, g float8_e5m2 and _e5m2fnuz (they have inf), e float8_e8m0fnu, c complex32.
+# and _e4m3fnuz, g float8_e5m2 and _e5m2fnuz (they have inf), e float8_e8m0fnu, c complex32,
+# b bfloat16 (only LAPACK-backed and a few other kernels lack it).
 _F8_GROUPS = {"float8_e4m3fn": "f", "float8_e4m3fnuz": "f", "float8_e5m2": "g",
               "float8_e5m2fnuz": "g", "float8_e8m0fnu": "e", "complex32": "c"}
 
@@ -41,7 +42,7 @@ _F8_GROUPS = {"float8_e4m3fn": "f", "float8_e4m3fnuz": "f", "float8_e5m2": "g",
 def _group(d):
     if d.group == _dtype._UNSIGNED:
         return "u"
-    return _F8_GROUPS.get(d.name)     # None: bfloat16, which PyTorch's CPU kernels cover
+    return _F8_GROUPS.get(d.name, "b")     # b: bfloat16, which most CPU kernels cover
 
 
 # row -> ((kernel, groups), ...): the NotImplementedError PyTorch 2.13 raises for the groups
@@ -52,10 +53,10 @@ def _group(d):
 # Python-number (or one-element) second operand for mul and div (_SCALAR_KERNELS).
 _KERNELS = {
     "_adaptive_avg_pool2d": (("sum_cpu", "fgec"),),
-    "_cdist_forward": (("cdist", "fge"),),
+    "_cdist_forward": (("cdist", "fgeb"),),
     "_euclidean_dist": (("pow", "fge"),),
     "_log_softmax": (("log_softmax_lastdim_kernel_impl", "ufgec"),),
-    "_pdist_forward": (("pdist", "fge"),),
+    "_pdist_forward": (("pdist", "fgeb"),),
     "_softmax": (("softmax_lastdim_kernel_impl", "ufgec"),),
     "_trilinear": (("bmm", "ufgec"),),
     "_unique2": (("unique", "fgec"),),
@@ -250,6 +251,17 @@ _KERNELS = {
                         "!std_var_all: Unsupported dtype", "fge"),),
     "vdot": (("dot", "ufge"), ("vdot", "c"),),
     "_index_put_impl_": (("index_put", "ue"),),
+    # bfloat16: the kernels PyTorch's CPU build lacks for it
+    "cholesky": (("cholesky_cpu", "b"),), "linalg_cholesky_ex": (("cholesky_cpu", "b"),),
+    "cholesky_inverse": (("cholesky_inverse_out_cpu", "b"),),
+    "cholesky_solve": (("cholesky_solve_cpu", "b"),),
+    "geqrf": (("geqrf_cpu", "b"),), "linalg_qr": (("geqrf_cpu", "b"),),
+    "histogram": (("histogramdd", "b"),), "_linalg_svd": (("linalg_svd_cpu", "b"),),
+    "linalg_det": (("lu_cpu", "b"),), "linalg_lu_factor_ex": (("lu_cpu", "b"),),
+    "linalg_lu_solve": (("lu_cpu", "b"),),
+    "linalg_householder_product": (("orgqr_cpu", "b"),), "ormqr": (("ormqr_cpu", "b"),),
+    "linalg_solve_triangular": (("triangular_solve_cpu", "b"),),
+    "triangular_solve": (("triangular_solve_cpu", "b"),),
     "floor_divide_": (("div_floor_cpu", "ufgec"),),
     "heaviside_": (("heaviside_cpu", "ufge"),),
     "scatter_reduce.two": ((lambda reduce: "scatter_gather_tensor_cpu" if reduce in ("sum", "prod")
@@ -300,8 +312,6 @@ _SCALAR_KERNELS = {"mul": "mul_cpu_reduced_float", "mul.Scalar": "mul_cpu_reduce
 
 def _check_kernel(op, target, inputs, params):
     group = _group(target)
-    if group is None:
-        return
     if group == "u" and "alpha" in op.params and isinstance(params[op.params.index("alpha")],
                                                              float):
         return      # PyTorch refuses a float alpha for integers first (the forward does too)

@@ -175,7 +175,8 @@ def test_xlogy_accuracy():
     y = np.concatenate([np.exp(rng.uniform(-700, 700, 5000)), rng.uniform(-1, 1, 100)])
     for dtype in ("float64", "float32"):
         with np.errstate(over="ignore"):
-            ours = T.xlogy(T.tensor(x, dtype=getattr(T, dtype)), T.tensor(y, dtype=getattr(T, dtype)))
+            ours = T.xlogy(T.tensor(x, dtype=getattr(T, dtype)),
+                           T.tensor(y, dtype=getattr(T, dtype)))
         theirs = torch.xlogy(torch.tensor(x, dtype=getattr(torch, dtype)),
                              torch.tensor(y, dtype=getattr(torch, dtype)))
         assert ulps(ours.numpy(), theirs.numpy()).max() <= 1
@@ -295,18 +296,33 @@ def test_float16(name):
 
 
 def test_binary_dtypes():
-    same(lambda L: [L.igamma(L.tensor([1.0, 2.5], dtype=L.float16), L.tensor([0.5, 3.0], dtype=L.float16)),
-                    L.igammac(L.tensor([1.0, 2.5]), L.tensor([0.5, 3.0], dtype=L.float64)),
-                    L.igamma(L.tensor([1, 2]), L.tensor([0.5, 3.0])),
-                    L.igamma(L.tensor([1.0, 2.0], dtype=L.float16), L.tensor(2.0, dtype=L.float64)),
-                    L.xlogy(L.tensor([0.3, 0.5, 0.0], dtype=L.float16), L.tensor([0.3, 7.5, 0.0], dtype=L.float16)),
-                    L.xlogy(L.tensor([1, 2]), L.tensor([1, 2])),
-                    L.xlogy(L.tensor([True, False]), L.tensor([2, 0])),
-                    L.xlogy(L.tensor([1, 2]), L.tensor(2.5)),
-                    L.xlogy(L.tensor([1, 2]), 2.5), L.xlogy(2.5, L.tensor([1, 2])),
-                    L.xlogy(True, L.tensor([2, 3])),
-                    L.mvlgamma(L.tensor([3, 4]), 2), L.mvlgamma(L.tensor([2.3, 5.5], dtype=L.float16), 3)],
-         atol=0, rtol=1e-6)
+    def prog(L):
+        half, double = L.float16, L.float64
+        return [L.igamma(L.tensor([1.0, 2.5], dtype=half), L.tensor([0.5, 3.0], dtype=half)),
+                L.igammac(L.tensor([1.0, 2.5]), L.tensor([0.5, 3.0], dtype=double)),
+                L.igamma(L.tensor([1, 2]), L.tensor([0.5, 3.0])),
+                L.igamma(L.tensor([1.0, 2.0], dtype=half), L.tensor(2.0, dtype=double)),
+                L.xlogy(L.tensor([0.3, 0.5, 0.0], dtype=half),
+                        L.tensor([0.3, 7.5, 0.0], dtype=half)),
+                L.xlogy(L.tensor([1, 2]), L.tensor([1, 2])),
+                L.xlogy(L.tensor([True, False]), L.tensor([2, 0])),
+                L.xlogy(L.tensor([1, 2]), L.tensor(2.5)),
+                L.xlogy(L.tensor([1, 2]), 2.5), L.xlogy(2.5, L.tensor([1, 2])),
+                L.xlogy(True, L.tensor([2, 3])),
+                L.mvlgamma(L.tensor([3, 4]), 2), L.mvlgamma(L.tensor([2.3, 5.5], dtype=half), 3)]
+    same(prog, atol=0, rtol=1e-6)
+
+
+def test_out_variants():
+    def prog(L):
+        x = L.tensor([0.3, 0.6, 2.5])
+        outs = [L.empty(3), L.empty(3, dtype=L.float64), L.empty(0), L.empty(3), L.empty(3)]
+        return [L.polygamma(2, x, out=outs[0]), L.xlogy(x, 2, out=outs[1]),
+                L.logit(x / 3, 0.2, out=outs[2]), L.mvlgamma(x + 2, 2, out=outs[3]),
+                L.igamma(x, x, out=outs[4]), outs]
+    same(prog)
+    same_error(lambda L: L.mvlgamma(L.tensor([2.5]), 1, out=L.empty(1, dtype=L.int32)))
+    same_error(lambda L: L.xlogy(L.tensor([2.5], requires_grad=True), 2, out=L.empty(1)))
 
 
 def test_empty_and_shapes():

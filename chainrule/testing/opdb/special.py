@@ -88,7 +88,8 @@ OPS_DB = [
     OpInfo("igamma", lambda lib, a, x: lib.igamma(a, x), _gamma_pairs),
     OpInfo("igammac", lambda lib, a, x: a.igammac(x), _gamma_pairs),
     OpInfo("sinc", lambda lib, a: lib.sinc(a),
-           _unary(lambda rng, *s: np.asarray(rng.choice([-1.0, 1.0], s) * rng.uniform(0.1, 3.0, s)))),
+           _unary(lambda rng, *s: np.asarray(rng.choice([-1.0, 1.0], s)
+                                             * rng.uniform(0.1, 3.0, s)))),
     OpInfo("logit", lambda lib, a, **kw: a.logit(**kw),
            lambda rng: [Sample(_uniform(0.05, 0.95)(rng, 3, 4)),
                         Sample(np.asarray(rng.uniform(0.05, 0.95))),

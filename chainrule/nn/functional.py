@@ -27,7 +27,11 @@ __all__ = ["softmax", "log_softmax", "nll_loss", "cross_entropy", "mse_loss", "l
            "linear", "conv1d", "conv2d", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
            "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "layer_norm", "batch_norm", "embedding",
-           "dropout", "bilinear"] + _padding.__all__
+           "dropout", "bilinear", "relu_", "leaky_relu_", "elu_", "selu", "selu_", "celu",
+           "celu_", "threshold", "threshold_", "rrelu", "rrelu_", "prelu", "hardshrink",
+           "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
+           "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d",
+           "dropout3d"] + _padding.__all__
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
@@ -79,12 +83,58 @@ def relu(input, inplace=False):
     return input.relu_() if inplace else _relu(input)
 
 
-def leaky_relu(input, negative_slope=0.01):
+def relu_(input):
+    return input.relu_()
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if inplace:
+        return leaky_relu_(input, negative_slope)
     return _ops.leaky_relu(input, negative_slope)
 
 
-def elu(input, alpha=1.0):
-    return _ops.elu(input, alpha, 1.0, 1.0)
+def leaky_relu_(input, negative_slope=0.01):
+    return _ops._inplace(_ops.leaky_relu_inplace, input, negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return elu_(input, alpha) if inplace else _ops.elu(input, alpha, 1.0, 1.0)
+
+
+def elu_(input, alpha=1.0):
+    return _ops._inplace(_ops.elu_inplace, input, alpha, 1.0, 1.0)
+
+
+def selu(input, inplace=False):
+    return _ops.selu_(input) if inplace else _ops.selu(input)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return _ops.celu_(input, alpha) if inplace else _ops.celu(input, alpha)
+
+
+def threshold(input, threshold, value, inplace=False):
+    if inplace:
+        return _ops.threshold_(input, threshold, value)
+    return _ops.threshold(input, threshold, value)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    if inplace:
+        return _ops.rrelu_(input, lower, upper, training)
+    return _ops.rrelu(input, lower, upper, training)
+
+
+selu_ = _ops.selu_
+celu_ = _ops.celu_
+threshold_ = _ops.threshold_
+rrelu_ = _ops.rrelu_
+prelu = _ops.prelu
+hardshrink = _ops.hardshrink
+pixel_shuffle = _ops.pixel_shuffle
+pixel_unshuffle = _ops.pixel_unshuffle
+channel_shuffle = _ops.channel_shuffle
+native_channel_shuffle = _ops.native_channel_shuffle
 
 
 def gelu(input, approximate="none"):
@@ -362,7 +412,87 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     return _ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
+def _check_p(p):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
     return _ops.dropout_(input, p, training) if inplace else _ops.dropout(input, p, training)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    if inplace:
+        return _ops.alpha_dropout_(input, p, training)
+    return _ops.alpha_dropout(input, p, training)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    if inplace:
+        return _ops.feature_alpha_dropout_(input, p, training)
+    return _ops.feature_alpha_dropout(input, p, training)
+
+
+def _feature_dropout(input, p, training, inplace):
+    if inplace:
+        return _ops.feature_dropout_(input, p, training)
+    return _ops.feature_dropout(input, p, training)
+
+
+def _unbatched_feature_dropout(input, p, training, inplace, batched):
+    """feature_dropout of `input`, given a batch dim of 1 first when it has none."""
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _feature_dropout(input, p, training, inplace)
+    if not batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {inp_dim}D input. Note that "
+            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+            "inputs).")
+    return _unbatched_feature_dropout(input, p, training, inplace, inp_dim == 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated and "
+            "will result in an error in a future release. To retain the behavior and silence "
+            "this warning, please use dropout instead. Note that dropout2d exists to provide "
+            "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, and "
+            "an optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    if inp_dim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {inp_dim}-D input to dropout3d, which is deprecated and "
+            "will result in an error in a future release. To retain the behavior and silence "
+            "this warning, please use dropout instead. Note that dropout3d exists to provide "
+            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and "
+            "an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    return _unbatched_feature_dropout(input, p, training, inplace, inp_dim == 5)

@@ -12,11 +12,11 @@ import numpy as np
 
 from .._dtype import FROM_NP
 from .._random import default_generator
-from .._tensor import make_tensor
+from .._tensor import Tensor, make_tensor
 from .._dims import wrap_dim
 from .indexing import _accumulate, index_select
-from .pointwise import _erf_erfc, _zeros, mul, where
-from .registry import op, public
+from .pointwise import _erf_erfc, _not_for, _opmath, _zeros, mul, threshold_backward, where
+from .registry import FUNCTIONS, SAME_DTYPE, op, out_cast, public
 
 
 def _ones(t):
@@ -62,14 +62,31 @@ def _along(f):
     return forward
 
 
-def _softmax(a, axis):
+def _softmax_kernel(name, f):
+    """The softmax kernels: float only (PyTorch names the last-dim or the general kernel in
+    its error), half computed in float32 and rounded once."""
+    def forward(a, axis):
+        if a.dtype.kind not in "fV":
+            kernel = f"{name}_lastdim_kernel_impl" if axis == a.ndim - 1 else f"{name}_kernel_impl"
+            _not_for(a, a.dtype.kind, kernel)
+        if a.dtype == np.float16:
+            return f(a.astype(np.float32), axis).astype(np.float16)
+        return f(a, axis)
+    return forward
+
+
+def _softmax_array(a, axis):
     e = np.exp(a - a.max(axis, keepdims=True))
     return e / e.sum(axis, keepdims=True)
 
 
-def _log_softmax(a, axis):
+def _log_softmax_array(a, axis):
     shifted = a - a.max(axis, keepdims=True)
     return shifted - np.log(np.exp(shifted).sum(axis, keepdims=True))
+
+
+_softmax = _softmax_kernel("softmax", _softmax_array)
+_log_softmax = _softmax_kernel("log_softmax", _log_softmax_array)
 
 
 def _softmax_bw(g, out, axis):
@@ -109,6 +126,48 @@ softmax = op("_softmax", "SoftmaxBackward0", "self, dim", _along(_softmax),
 log_softmax = op("_log_softmax", "LogSoftmaxBackward0", "self, dim", _along(_log_softmax),
                  function=False, method=False,
                  self=lambda grad, result, dim: log_softmax_backward_data(grad, result, dim))
+
+
+def _dim_arg(name, dim):
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"{name}(): argument 'dim' (position 2) must be int, not "
+                        f"{type(dim).__name__}")
+    return dim
+
+
+def _softmax_of(row, name):
+    def method(input, dim, dtype=None):
+        dim = _dim_arg(name, dim)
+        return row(input if dtype is None else input.to(dtype), dim)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = (f"torch.{name} / Tensor.{name}: {row.op.name} of the input converted to "
+                      "`dtype` first.")
+    return method
+
+
+softmax_int = _softmax_of(softmax, "softmax")
+log_softmax_int = _softmax_of(log_softmax, "log_softmax")
+Tensor.softmax = softmax_int
+Tensor.log_softmax = log_softmax_int
+
+
+def _softmax_function(name, method):
+    # out=: PyTorch's softmax.int_out has no derivative: an input that requires grad gives
+    # out a NotImplemented node (aliasing.py's out= of the functions without derivative)
+    from .aliasing import _out_without_derivative
+    with_out = _out_without_derivative(name, method)
+
+    def function(input, dim, dtype=None, *, out=None):
+        if out is None:
+            return method(input, dim, dtype)
+        return with_out(input, dim, dtype, out=out)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = method.__doc__
+    FUNCTIONS[name] = function
+
+
+_softmax_function("softmax", softmax_int)
+_softmax_function("log_softmax", log_softmax_int)
 
 
 # ---- nll_loss ---------------------------------------------------------------------------------
@@ -331,31 +390,78 @@ leaky_relu_backward = op(
     grad_output=lambda grad, self, negative_slope: leaky_relu_backward(grad, self, negative_slope),
     self=_zeros)
 
-leaky_relu = op("leaky_relu", "LeakyReluBackward0", "self, negative_slope",
-                lambda x, slope: np.where(x > 0, x, x * slope), function=False, method=False,
+def _leaky_relu(x, slope):
+    _not_for(x, "biuc", "leaky_relu_cpu")
+    return np.where(x > 0, x, x * slope)
+
+
+leaky_relu = op("leaky_relu", "LeakyReluBackward0", "self, negative_slope", _leaky_relu,
+                function=False, method=False,
                 self=lambda grad, self, negative_slope: leaky_relu_backward(grad, self,
                                                                             negative_slope))
 
+# leaky_relu_ (LeakyReluBackward1) reads its output: positive exactly where the input was
+leaky_relu_inplace = op("leaky_relu_", "LeakyReluBackward1", "self, negative_slope=0.01",
+                        _leaky_relu, function=False, method=False,
+                        self=lambda grad, result, negative_slope: leaky_relu_backward(
+                            grad, result, negative_slope))
 
-def _elu_bw(g, x, alpha, scale, input_scale):
-    return np.where(x <= 0, g * input_scale * alpha * scale * np.exp(x * input_scale), g * scale)
+
+def _elu_coefs(x, alpha, scale, input_scale):
+    """PyTorch's elu kernels' coefficients, in the dtype they compute in (float for half):
+    negcoef = alpha * scale, poscoef = scale, negiptcoef = input_scale."""
+    t = np.float32 if x.dtype == np.float16 else x.dtype.type
+    return t(alpha) * t(scale), t(scale), t(input_scale)
+
+
+@_opmath
+def _elu(x, alpha, scale, input_scale):
+    _not_for(x, "biuc", "elu_cpu")
+    negcoef, poscoef, negiptcoef = _elu_coefs(x, alpha, scale, input_scale)
+    return np.where(x > 0, x * poscoef, np.expm1(np.minimum(x, 0) * negiptcoef) * negcoef)
+
+
+def _elu_bw(g, x, alpha, scale, input_scale, is_result):
+    _not_for(x, "biuc", "elu_backward_cpu")
+    negcoef, poscoef, negiptcoef = _elu_coefs(x, alpha, scale, input_scale)
+    wide = x.dtype == np.float16
+    if wide:
+        g, x = g.astype(np.float32), x.astype(np.float32)
+    if is_result:     # x is the output: its derivative is input_scale * (output + negcoef)
+        out = np.where(x <= 0, g * negiptcoef * (x + negcoef), g * poscoef)
+    else:
+        out = np.where(x <= 0, g * negiptcoef * negcoef * np.exp(np.minimum(x, 0) * negiptcoef),
+                       g * poscoef)
+    return out.astype(np.float16) if wide else out
+
+
+def _elu_double_backward(grad, grad_output, self, alpha, scale, input_scale, is_result):
+    # FunctionsManual's elu_double_backward
+    negative = (self < 0).to(grad.dtype)
+    if is_result:
+        return grad * grad_output * input_scale * negative
+    return elu_backward(grad * grad_output * input_scale, self, alpha, scale, input_scale,
+                        is_result) * negative
 
 
 elu_backward = op(
-    "elu_backward", "EluBackwardBackward0", "grad_output, self, alpha, scale, input_scale",
-    _elu_bw, function=False, method=False,
-    grad_output=lambda grad, self, alpha, scale, input_scale: elu_backward(
-        grad, self, alpha, scale, input_scale),
-    self=lambda grad, grad_output, self, alpha, scale, input_scale: where(
-        self <= 0, grad * grad_output * (input_scale * input_scale * alpha * scale)
-        * (self * input_scale).exp(), 0.0))
+    "elu_backward", "EluBackwardBackward0",
+    "grad_output, self, alpha, scale, input_scale, is_result=False", _elu_bw,
+    function=False, method=False,
+    grad_output=lambda grad, self, alpha, scale, input_scale, is_result: elu_backward(
+        grad, self, alpha, scale, input_scale, is_result),
+    self=_elu_double_backward)
 
-elu = op("elu", "EluBackward0", "self, alpha, scale, input_scale",
-         lambda x, alpha, scale, input_scale: np.where(
-             x > 0, x * scale, np.expm1(np.minimum(x, 0) * input_scale) * alpha * scale),
+elu = op("elu", "EluBackward0", "self, alpha, scale, input_scale", _elu,
          function=False, method=False,
          self=lambda grad, self, alpha, scale, input_scale: elu_backward(
              grad, self, alpha, scale, input_scale))
+
+# elu_ (EluBackward1): its formula reads the output, which overwrote the input
+elu_inplace = op("elu_", "EluBackward1", "self, alpha=1.0, scale=1.0, input_scale=1.0", _elu,
+                 function=False, method=False,
+                 self=lambda grad, result, alpha, scale, input_scale: elu_backward(
+                     grad, result, alpha, scale, input_scale, True))
 
 _SQRT_2_PI = math.sqrt(2 / math.pi)
 _GELU_K = 0.044715
@@ -430,6 +536,349 @@ softplus = op("softplus", "SoftplusBackward0", "self, beta, threshold",
               self=lambda grad, self, beta, threshold: softplus_backward(grad, self, beta,
                                                                          threshold))
 
+
+
+# ---- activations torch has at the top level ---------------------------------------------------
+
+def _inplace(fn, input, *params):
+    """Run the in-place row of public function `fn` on `input` (torch.celu_ and the like,
+    which PyTorch has as functions, not Tensor methods)."""
+    from .inplace import dispatch_inplace
+    return dispatch_inplace(fn.op, (input,), params)
+
+
+def _celu(x, alpha):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _elu(x, alpha, 1.0, 1.0 / alpha)
+
+
+def _celu_grad(grad, self_or_result, alpha, is_result):
+    # derivatives.yaml takes 1.0 / alpha.toFloat(): alpha rounded to float first
+    return elu_backward(grad, self_or_result, alpha, 1.0, 1.0 / float(np.float32(alpha)),
+                        is_result)
+
+
+celu = op("celu", "CeluBackward0", "self, alpha=1.0", _celu, method=False, out=False,
+          self=lambda grad, self, alpha: _celu_grad(grad, self, alpha, False))
+_celu_inplace = op("celu_", "CeluBackward1", "self, alpha=1.0", _celu, function=False,
+                   method=False,
+                   self=lambda grad, result, alpha: _celu_grad(grad, result, alpha, True))
+
+
+@public("celu_", method=False)
+def celu_(input, alpha=1.0):
+    """In-place celu."""
+    return _inplace(_celu_inplace, input, alpha)
+
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@public(method=False)
+def selu(input):
+    """selu: elu with PyTorch's SELU constants (its node is EluBackward0)."""
+    return elu(input, SELU_ALPHA, SELU_SCALE, 1.0)
+
+
+@public(method=False)
+def selu_(input):
+    """In-place selu (EluBackward1)."""
+    return _inplace(elu_inplace, input, SELU_ALPHA, SELU_SCALE, 1.0)
+
+
+def _at_most(x, threshold):
+    """x <= threshold, the bound in the kernel's dtype (float for half, truncated for
+    integers), with PyTorch's dtype error."""
+    _not_for(x, "bc", "threshold_cpu")
+    if x.dtype == np.float16:
+        return x.astype(np.float32) <= np.float32(threshold)
+    return x <= x.dtype.type(threshold)
+
+
+def _threshold(x, threshold, value):
+    return np.where(_at_most(x, threshold), x.dtype.type(value), x)
+
+
+# its backward is relu's threshold_backward (pointwise.py); its out= writes into an expanded
+# out too (the last write wins)
+_THRESHOLD_OUT = out_cast("result type {expected} can't be cast to the desired output type "
+                          "{got}")
+_THRESHOLD_OUT.overlap_ok = True
+threshold = op("threshold", "ThresholdBackward0", "self, threshold, value", _threshold,
+               method=False, out=_THRESHOLD_OUT,
+               self=lambda grad, self, threshold: threshold_backward(grad, self, threshold))
+_threshold_inplace = op("threshold_", "ThresholdBackward1", "self, threshold, value", _threshold,
+                        function=False, method=False,
+                        self=lambda grad, self, threshold: threshold_backward(grad, self,
+                                                                              threshold))
+
+
+@public("threshold_", method=False)
+def threshold_(input, threshold, value):
+    """In-place threshold."""
+    return _inplace(_threshold_inplace, input, threshold, value)
+
+
+def _shrunk(x, lambd, kernel):
+    """Where |x| <= lambd (the bound in x's dtype), with PyTorch's dtype error."""
+    _not_for(x, "biuc", kernel)
+    lambd = x.dtype.type(lambd)
+    return (x >= -lambd) & (x <= lambd)
+
+
+hardshrink_backward = op(
+    "hardshrink_backward", "HardshrinkBackwardBackward0", "grad_out, self, lambd",
+    lambda g, x, lambd: np.where(_shrunk(x, lambd, "hardshrink_backward_cpu"), 0, g).astype(
+        g.dtype),
+    function=False, method=False,
+    grad_out=lambda grad, self, lambd: hardshrink_backward(grad, self, lambd), self=_zeros)
+
+hardshrink = op("hardshrink", "HardshrinkBackward0", "self, lambd=0.5",
+                lambda x, lambd: np.where(_shrunk(x, lambd, "hardshrink_cpu"), 0, x).astype(
+                    x.dtype),
+                out=SAME_DTYPE,
+                self=lambda grad, self, lambd: hardshrink_backward(grad, self, lambd))
+
+
+# prelu: weight reshaped to broadcast over the channel dim, then _prelu_kernel; the kernel's
+# weight gradient has the input's shape (the engine sums it to the weight's)
+
+def _prelu_kernel_bw(g, x, w):
+    positive = x > 0
+    return np.where(positive, g, w * g), np.where(positive, 0, x * g).astype(g.dtype)
+
+
+def _prelu_double_backward(grads, grad_output, self, weight, want):
+    g_input, g_weight = grads
+    nonneg = self >= 0
+    if want == "grad_output":
+        return where(nonneg, g_input, g_input * weight + g_weight * self)
+    if want == "self":
+        return where(nonneg, 0.0, grad_output * g_weight)
+    return where(nonneg, 0.0, grad_output * g_input)
+
+
+_prelu_kernel_backward = op(
+    "_prelu_kernel_backward", "PreluKernelBackwardBackward0", "grad_output, self, weight",
+    _prelu_kernel_bw, returns=list, method=False,
+    grad_output=lambda grads, grad_output, self, weight: _prelu_double_backward(
+        grads, grad_output, self, weight, "grad_output"),
+    self=lambda grads, grad_output, self, weight: _prelu_double_backward(
+        grads, grad_output, self, weight, "self"),
+    weight=lambda grads, grad_output, self, weight: _prelu_double_backward(
+        grads, grad_output, self, weight, "weight"))
+
+
+def _prelu_forward(x, w):
+    _not_for(x, "biuc", "prelu_cpu")
+    return np.where(x > 0, x, w * x)
+
+
+_prelu_kernel = op(
+    "_prelu_kernel", "PreluKernelBackward0", "self, weight", _prelu_forward, method=False,
+    out=False,
+    self=lambda grad, self, weight: _prelu_kernel_backward(grad, self, weight)[0],
+    weight=lambda grad, self, weight: _prelu_kernel_backward(grad, self, weight)[1])
+
+
+@public("prelu")
+def prelu(input, weight):
+    """PReLU: max(0, x) + weight * min(0, x), one weight per channel (dim 1) or one in all."""
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype.legacy} and "
+                           f"{weight.dtype.legacy}")
+    ndim = input.dim()
+    if weight.numel() != 1:
+        if ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if ndim > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight.numel()} and channel size = "
+                               f"{channels}.")
+    if weight.dim() > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
+    if ndim != weight.dim():
+        shape = [1] * ndim
+        if ndim > 1:
+            shape[1] = weight.numel()
+        weight = weight.reshape(shape)
+    return _prelu_kernel(input, weight)
+
+
+# rrelu: rrelu_with_noise, whose training forward draws each non-positive element's slope
+# from the generator (uniform_real_distribution<double>(lower, upper), one random64 each, in
+# the input's memory order) and records it in `noise`, the gradient's factor
+
+def _rrelu(x, noise, lower, upper, training, generator):
+    if not training:
+        # leaky_relu with the slope (lower + upper) / 2, computed in double
+        return _leaky_relu(x, (float(lower) + float(upper)) / 2)
+    _not_for(x, "biucf" if x.dtype == np.float16 else "biuc", "rrelu_with_noise_out_cpu")
+    t = x.dtype.type
+    lower, upper = float(t(lower)), float(t(upper))
+    flat = x.reshape(-1)
+    negative = flat <= 0
+    u = (generator or default_generator)._unit(int(np.count_nonzero(negative)), True)
+    slopes = np.ones(flat.shape, noise.dtype)
+    slopes[negative] = (u * (upper - lower) + lower).astype(t)
+    noise[...] = slopes.reshape(noise.shape)
+    out = flat.copy()
+    out[negative] = flat[negative] * slopes[negative].astype(t)
+    return out.reshape(x.shape)
+
+
+def _rrelu_bw(g, x, noise, lower, upper, training, self_is_result):
+    if training:
+        return (noise * g).astype(g.dtype)
+    slope = (float(lower) + float(upper)) / 2
+    return np.where(x > 0, g, g * slope)
+
+
+rrelu_with_noise_backward = op(
+    "rrelu_with_noise_backward", "RreluWithNoiseBackwardBackward0",
+    "grad_output, self, noise, lower, upper, training, self_is_result", _rrelu_bw,
+    function=False, method=False,
+    grad_output=lambda grad, self, noise, lower, upper, training: rrelu_with_noise_backward(
+        grad, self, noise, lower, upper, training, False),
+    self=_zeros, noise=None)
+
+rrelu_with_noise = op(
+    "rrelu_with_noise", "RreluWithNoiseBackward0",
+    "self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None",
+    _rrelu, function=False, method=False,
+    self=lambda grad, self, noise, lower, upper, training: rrelu_with_noise_backward(
+        grad, self, noise, lower, upper, training, False),
+    noise=None)
+_rrelu_with_noise_inplace = op(
+    "rrelu_with_noise_", "RreluWithNoiseBackward1",
+    "self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None",
+    _rrelu, function=False, method=False,
+    self=lambda grad, result, noise, lower, upper, training: rrelu_with_noise_backward(
+        grad, result, noise, lower, upper, training, True),
+    noise=None)
+
+
+def _rrelu_noise(input, lower, upper):
+    if float(lower) > float(upper):
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    a = input._data
+    # the slopes, in a dtype that stays put: an ml_dtypes input computes in float32
+    return make_tensor(np.empty(a.shape, np.float32 if a.dtype.isbuiltin == 2 else a.dtype))
+
+
+@public(method=False)
+def rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    """Randomized leaky ReLU: in training each negative element gets a slope drawn from
+    U(lower, upper); in evaluation the slope is (lower + upper) / 2."""
+    return rrelu_with_noise(input, _rrelu_noise(input, lower, upper), lower, upper, training,
+                            generator)
+
+
+@public(method=False)
+def rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    """In-place rrelu."""
+    from .inplace import dispatch_inplace
+    return dispatch_inplace(_rrelu_with_noise_inplace.op,
+                            (input, _rrelu_noise(input, lower, upper)),
+                            (lower, upper, training, generator))
+
+
+# ---- pixel and channel shuffles -------------------------------------------------------------
+
+def _int_arg(fn, name, v, position=2):
+    if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be int, not "
+                        f"{type(v).__name__}")
+    return int(v)
+
+
+def _pixel_shuffle(a, r):
+    r = _int_arg("pixel_shuffle", "upscale_factor", r)
+    if a.ndim < 3:
+        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got "
+                           f"input with {a.ndim} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    c, h, w = a.shape[-3:]
+    if c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)={c} "
+                           f"is not divisible by {r * r}")
+    lead = a.shape[:-3]
+    n = len(lead)
+    x = a.reshape(lead + (c // (r * r), r, r, h, w))
+    x = x.transpose(tuple(range(n + 1)) + (n + 3, n + 1, n + 4, n + 2))
+    return np.ascontiguousarray(x).reshape(lead + (c // (r * r), h * r, w * r))
+
+
+def _pixel_unshuffle(a, r):
+    r = _int_arg("pixel_unshuffle", "downscale_factor", r)
+    if a.ndim < 3:
+        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {a.ndim} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    c, h, w = a.shape[-3:]
+    if h % r:
+        raise RuntimeError("pixel_unshuffle expects height to be divisible by downscale_factor, "
+                           f"but input.size(-2)={h} is not divisible by {r}")
+    if w % r:
+        raise RuntimeError("pixel_unshuffle expects width to be divisible by downscale_factor, "
+                           f"but input.size(-1)={w} is not divisible by {r}")
+    lead = a.shape[:-3]
+    n = len(lead)
+    x = a.reshape(lead + (c, h // r, r, w // r, r))
+    x = x.transpose(tuple(range(n + 1)) + (n + 2, n + 4, n + 1, n + 3))
+    return np.ascontiguousarray(x).reshape(lead + (c * r * r, h // r, w // r))
+
+
+pixel_shuffle = op(
+    "pixel_shuffle", "PixelShuffleBackward0", "self, upscale_factor", _pixel_shuffle,
+    method=False, out=False,
+    self=lambda grad, upscale_factor: pixel_unshuffle(grad, upscale_factor))
+
+pixel_unshuffle = op(
+    "pixel_unshuffle", "PixelUnshuffleBackward0", "self, downscale_factor", _pixel_unshuffle,
+    method=False, out=False,
+    self=lambda grad, downscale_factor: pixel_shuffle(grad, downscale_factor))
+
+
+def _channel_shuffle(a, groups):
+    groups = _int_arg("channel_shuffle", "groups", groups)
+    if a.ndim <= 2:
+        raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(a.shape)}")
+    if groups <= 0:
+        raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    n, c = a.shape[:2]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {groups} groups.")
+    x = a.reshape((n, groups, c // groups) + a.shape[2:]).swapaxes(1, 2)
+    return np.ascontiguousarray(x).reshape(a.shape)
+
+
+channel_shuffle = op(
+    "channel_shuffle", "ChannelShuffleBackward0", "self, groups", _channel_shuffle,
+    method=False, out=False,
+    self=lambda grad, groups: channel_shuffle(grad, grad.shape[1] // groups))
+
+
+def _no_derivative(name):
+    def formula(grad):
+        raise RuntimeError(f"derivative for {name} is not implemented")
+    return formula
+
+
+native_channel_shuffle = op(
+    "native_channel_shuffle", "NotImplemented", "self, groups", _channel_shuffle,
+    method=False, out=False, self=_no_derivative("aten::native_channel_shuffle"))
+native_channel_shuffle.op.node_cls.name = lambda self: "torch::autograd::NotImplemented"
 
 # ---- embedding ----------------------------------------------------------------------------
 
@@ -617,32 +1066,144 @@ def _memory_order(a):
     return perm[::-1]
 
 
-def _dropout(input, p, train, inplace):
-    """PyTorch's CPU _dropout_impl: input times a bernoulli_(1 - p) mask divided by 1 - p,
-    drawn from the default generator exactly as PyTorch draws it."""
+def _bernoulli_noise(input, p, feature):
+    """bernoulli_(1 - p) over empty_like(input) (filled in its memory order) or, for feature
+    dropout, over input.new_empty((N, C, 1, ...)), in the dtype the noise is divided in
+    (float for half)."""
+    a = input._data
+    dtype = a.dtype
+    if dtype.kind == "c":
+        _not_for(a, "c", "bernoulli_scalar_cpu_")
+    work = np.dtype(np.float32) if dtype == np.float16 else dtype
+    if feature:
+        shape = a.shape[:2] + (1,) * (a.ndim - 2)
+        return default_generator.bernoulli(1 - p, shape, work)
+    order = _memory_order(a)
+    noise = default_generator.bernoulli(1 - p, [a.shape[d] for d in order], work)
+    return noise.transpose(np.argsort(order))
+
+
+_ALPHA = 1.7580993408473766     # the SELU activation's negative saturation, over its scale
+
+
+def _cast_error(got, result="Float"):
+    return RuntimeError(f"result type {result} can't be cast to the desired output type {got}")
+
+
+def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
+    """PyTorch's CPU _dropout_impl: input times a bernoulli_(1 - p) noise divided by 1 - p
+    or, for alpha dropout, scaled and shifted to keep SELU's mean and variance; drawn from
+    the default generator exactly as PyTorch draws it."""
     if p < 0 or p > 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not train or input.numel() == 0:
         return input
-    dtype = input._data.dtype
     if p == 1:
-        noise = np.zeros((), dtype)
+        zero = make_tensor(np.zeros((), input._data.dtype))
+        return input.mul_(zero) if inplace else mul(input, zero)
+    if feature and input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    dtype = input._data.dtype
+    noise = _bernoulli_noise(input, p, feature)
+    if dtype.kind in "biu":
+        # the draws happen first, then the float arithmetic on the integer noise fails
+        raise _cast_error("Long" if alpha and dtype.kind == "b" else FROM_NP[dtype].legacy)
+    b = None
+    if alpha:
+        a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+        # b = noise.add(-1).mul_(alpha * a).add_(alpha * a * p); noise.mul_(a): each op
+        # rounds to the dtype; half multiplies by the float scalar, adds the half one
+        t = noise.dtype.type
+        b = ((noise - 1).astype(dtype) * t(_ALPHA * a)).astype(dtype)
+        b = (b + t(dtype.type(_ALPHA * a * p))).astype(dtype)
+        noise = noise * t(a)
     else:
-        # PyTorch divides half in float32, and by 1 - p rounded to the (float) dtype
-        work = np.dtype(np.float32) if dtype == np.float16 else dtype
-        order = _memory_order(input._data)
-        noise = default_generator.bernoulli(1 - p, [input.shape[d] for d in order], work)
-        noise /= work.type(1 - p)
-        noise = noise.astype(dtype, copy=False).transpose(np.argsort(order))
-    noise = make_tensor(noise)
-    return input.mul_(noise) if inplace else mul(input, noise)
+        noise /= noise.dtype.type(1 - p)
+    noise = make_tensor(noise.astype(dtype, copy=False))
+    out = input.mul_(noise) if inplace else mul(input, noise)
+    return out if b is None else out.add_(make_tensor(b))
 
 
 @public(method=False)
 def dropout(input, p, train):
-    return _dropout(input, p, train, False)
+    """Zeroes each element with probability p in training, scaling the rest by 1 / (1 - p)."""
+    return _dropout_impl(input, p, train, False)
 
 
 @public(method=False)
 def dropout_(input, p, train):
-    return _dropout(input, p, train, True)
+    """In-place dropout."""
+    return _dropout_impl(input, p, train, True)
+
+
+@public(method=False)
+def feature_dropout(input, p, train):
+    """Dropout of whole channels (dim 1) of (N, C, ...) input."""
+    return _dropout_impl(input, p, train, False, feature=True)
+
+
+@public(method=False)
+def feature_dropout_(input, p, train):
+    """In-place feature_dropout."""
+    return _dropout_impl(input, p, train, True, feature=True)
+
+
+@public(method=False)
+def alpha_dropout(input, p, train):
+    """Dropout for SELU networks: dropped elements take SELU's saturation value, and the
+    result is scaled and shifted to keep the input's mean and variance."""
+    return _dropout_impl(input, p, train, False, alpha=True)
+
+
+@public(method=False)
+def alpha_dropout_(input, p, train):
+    """In-place alpha_dropout."""
+    return _dropout_impl(input, p, train, True, alpha=True)
+
+
+@public(method=False)
+def feature_alpha_dropout(input, p, train):
+    """alpha_dropout of whole channels (dim 1) of (N, C, ...) input."""
+    return _dropout_impl(input, p, train, False, feature=True, alpha=True)
+
+
+@public(method=False)
+def feature_alpha_dropout_(input, p, train):
+    """In-place feature_alpha_dropout."""
+    return _dropout_impl(input, p, train, True, feature=True, alpha=True)
+
+
+# native_dropout: (output, bool mask); its backward multiplies by the mask and the scale
+
+def _native_dropout(x, p, train):
+    if x.size == 0:
+        return x, np.empty(x.shape, x.dtype)
+    if train is not None and not train:
+        return x.copy(), np.ones(x.shape, np.bool_)
+    p1m = 1.0 - p
+    if not 0 <= p1m <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p1m}")
+    order = _memory_order(x)
+    mask = default_generator.bernoulli(p1m, [x.shape[d] for d in order], np.bool_)
+    mask = mask.transpose(np.argsort(order))
+    scale = 0.0 if p1m == 0 else 1.0 / p1m
+    # input.mul(mask).mul_(scale): the scale in the dtype's opmath (float for half)
+    t = np.float32 if x.dtype == np.float16 else x.dtype.type
+    with np.errstate(invalid="ignore"):
+        out = (x * mask).astype(x.dtype) * (t(scale) if x.dtype.kind in "fc" else scale)
+    if x.dtype.kind in "biu":
+        raise _cast_error(FROM_NP[x.dtype].legacy)
+    return out.astype(x.dtype), mask
+
+
+def _native_dropout_scale(p, train):
+    # derivatives.yaml's: 1 when train is None too, though the forward then drops and scales
+    return 1.0 if train is None or not train else 0.0 if p == 1 else 1.0 / (1.0 - p)
+
+
+native_dropout = op(
+    "native_dropout", "NativeDropoutBackward0", "input, p, train", _native_dropout,
+    returns=list, differentiable_outputs=(0,), method=False, out=False,
+    # infinitely_differentiable_native_dropout_backward
+    input=lambda grads, result1, p, train: grads[0] * (
+        result1.to(grads[0].dtype) * _native_dropout_scale(p, train)))

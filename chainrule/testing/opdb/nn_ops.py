@@ -142,6 +142,43 @@ def _linear_samples(rng):
             Sample(noncontiguous(randn(rng, 4, 3)).T, w, b, name="non-contiguous")]
 
 
+def _clone(f):
+    """f applied in place to a copy of the input (in-place variants of leaves are refused)."""
+    return lambda lib, a, *args, **kw: f(lib)(a * 1, *args, **kw)
+
+
+def _seeded(f):
+    """f(lib, ...) after seeding the default generator, so every call draws the same."""
+    def g(lib, *args, **kw):
+        lib.manual_seed(0)
+        return f(lib, *args, **kw)
+    return g
+
+
+def _prelu_samples(rng):
+    return [Sample(_away_from_zero(rng, 2, 3, 2), positive(rng, 3) - 1, name="channels"),
+            Sample(_away_from_zero(rng, 2, 3, 2, 2), positive(rng, 1), name="one weight"),
+            Sample(_away_from_zero(rng, 4), np.asarray(0.3), name="1-d, 0-d weight"),
+            Sample(_away_from_zero(rng), np.asarray(-0.2), name="0-d"),
+            Sample(noncontiguous(_away_from_zero(rng, 3, 4)), positive(rng, 4),
+                   name="non-contiguous")]
+
+
+def _shuffle_samples(rng):
+    return [Sample(randn(rng, 2, 8, 2, 3), 2), Sample(randn(rng, 4, 3, 2), 2, name="3-d"),
+            Sample(randn(rng, 1, 2, 9, 2, 3), 1, name="5-d, factor 1")]
+
+
+def _unshuffle_samples(rng):
+    return [Sample(randn(rng, 2, 2, 4, 6), 2), Sample(randn(rng, 3, 3, 6), 3, name="3-d"),
+            Sample(noncontiguous(randn(rng, 2, 2, 2, 4)), 2, name="non-contiguous")]
+
+
+def _channel_samples(rng):
+    return [Sample(randn(rng, 2, 6, 3), 3), Sample(randn(rng, 1, 4, 2, 2), 2, name="4-d"),
+            Sample(noncontiguous(randn(rng, 2, 6, 2)), 2, name="non-contiguous")]
+
+
 OPS_DB = [
     OpInfo("softmax", lambda lib, a, dim: _F(lib).softmax(a, dim), _softmax_samples,
            ops=("_softmax", "_softmax_backward_data")),
@@ -199,4 +236,72 @@ OPS_DB = [
            ops=("linalg_vector_norm", "mul")),
     OpInfo("linear", lambda lib, a, w, *b: _F(lib).linear(a, w, *b), _linear_samples,
            ops=("addmm", "mm")),
+    OpInfo("softmax (torch)", lambda lib, a, dim, **kw: lib.softmax(a, dim, **kw),
+           lambda rng: _softmax_samples(rng)[:3] + [
+               Sample(randn(rng, 3, 4), 1, dtype=None, name="dtype None")],
+           ops=("_softmax", "_softmax_backward_data")),
+    OpInfo("log_softmax (method)", lambda lib, a, dim: a.log_softmax(dim),
+           lambda rng: _softmax_samples(rng)[:4],
+           ops=("_log_softmax", "_log_softmax_backward_data")),
+    OpInfo("elu_", _clone(lambda lib: _F(lib).elu_), lambda rng: _activation(rng) + _activation(
+        rng, alpha=0.5), ops=("elu_", "elu_backward")),
+    OpInfo("leaky_relu_", _clone(lambda lib: _F(lib).leaky_relu_),
+           lambda rng: _activation(rng, negative_slope=0.2),
+           ops=("leaky_relu_", "leaky_relu_backward")),
+    OpInfo("celu", lambda lib, a, **kw: lib.celu(a, **kw),
+           lambda rng: _activation(rng) + _activation(rng, alpha=0.3),
+           ops=("celu", "elu_backward")),
+    OpInfo("celu_", _clone(lambda lib: lib.celu_), lambda rng: _activation(rng, alpha=1.7),
+           ops=("celu_", "elu_backward")),
+    OpInfo("selu", lambda lib, a: lib.selu(a), _activation, ops=("elu", "elu_backward")),
+    OpInfo("selu_", _clone(lambda lib: lib.selu_), _activation, ops=("elu_", "elu_backward")),
+    OpInfo("threshold", lambda lib, a, t, v: lib.threshold(a, t, v),
+           lambda rng: [Sample(_away_from_zero(rng, 3, 4), 0.05, -2.0),
+                        Sample(_away_from_zero(rng), -0.05, 3),
+                        Sample(noncontiguous(_away_from_zero(rng, 3, 4)), 0.5, 0.5)],
+           ops=("threshold", "threshold_backward")),
+    OpInfo("threshold_", _clone(lambda lib: lib.threshold_),
+           lambda rng: [Sample(_away_from_zero(rng, 3, 4), 0.05, -2.0)],
+           ops=("threshold_", "threshold_backward")),
+    OpInfo("hardshrink", lambda lib, a, **kw: lib.hardshrink(a, **kw),
+           lambda rng: _activation(rng) + [Sample(np.array([-2.0, -0.9, 0.2, 0.8]), lambd=0.7,
+                                                  name="lambd")],
+           ops=("hardshrink", "hardshrink_backward")),
+    OpInfo("prelu", lambda lib, a, w: lib.prelu(a, w), _prelu_samples,
+           ops=("_prelu_kernel", "_prelu_kernel_backward")),
+    OpInfo("_prelu_kernel", lambda lib, a, w: lib._prelu_kernel(a, w),
+           lambda rng: [Sample(_away_from_zero(rng, 2, 3, 2), positive(rng, 1, 3, 1) - 1)],
+           ops=("_prelu_kernel", "_prelu_kernel_backward")),
+    OpInfo("rrelu", lambda lib, a, *args, **kw: lib.rrelu(a, *args, **kw),
+           lambda rng: _activation(rng) + [Sample(_away_from_zero(rng, 3, 4), 0.2, 0.5)],
+           ops=("rrelu_with_noise", "rrelu_with_noise_backward")),
+    OpInfo("rrelu training", _seeded(lambda lib, a, **kw: lib.rrelu(a, training=True, **kw)),
+           lambda rng: _activation(rng) + [Sample(_away_from_zero(rng, 3, 4), lower=0.2,
+                                                  upper=0.5)],
+           ops=("rrelu_with_noise", "rrelu_with_noise_backward")),
+    OpInfo("rrelu_", _seeded(lambda lib, a, **kw: lib.rrelu_(a * 1, **kw)),
+           lambda rng: _activation(rng) + _activation(rng, training=True),
+           ops=("rrelu_with_noise_", "rrelu_with_noise_backward")),
+    OpInfo("native_dropout", _seeded(lambda lib, a, p, train: lib.native_dropout(a, p, train)),
+           lambda rng: [Sample(randn(rng, 4, 5), 0.3, True), Sample(randn(rng, 4, 5), 0.3, False),
+                        Sample(noncontiguous(randn(rng, 3, 4)), 0.5, True),
+                        Sample(randn(rng, 3), 1.0, True, name="p=1")],
+           ops=("native_dropout", "mul")),
+    # train=None drops and scales, but its backward scales by 1 (PyTorch's formula)
+    OpInfo("native_dropout train=None", _seeded(lambda lib, a: lib.native_dropout(a, 0.4, None)),
+           lambda rng: [Sample(randn(rng, 4, 5))], ops=("native_dropout",), gradcheck=False),
+    OpInfo("dropouts", _seeded(lambda lib, a, f, p: getattr(lib, f)(a, p, True)),
+           lambda rng: [Sample(randn(rng, 4, 3, 2), f, 0.3, name=f) for f in (
+               "dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout")] + [
+               Sample(noncontiguous(randn(rng, 4, 3)), "alpha_dropout", 0.5,
+                      name="alpha non-contiguous")],
+           ops=("mul", "add")),
+    OpInfo("pixel_shuffle", lambda lib, a, r: lib.pixel_shuffle(a, r), _shuffle_samples,
+           ops=("pixel_shuffle", "pixel_unshuffle")),
+    OpInfo("pixel_unshuffle", lambda lib, a, r: _F(lib).pixel_unshuffle(a, r),
+           _unshuffle_samples, ops=("pixel_unshuffle", "pixel_shuffle")),
+    OpInfo("channel_shuffle", lambda lib, a, g: lib.channel_shuffle(a, g), _channel_samples),
+    # no derivative: its node raises (tests/test_nn_breadth.py)
+    OpInfo("native_channel_shuffle", lambda lib, a, g: lib.native_channel_shuffle(a, g),
+           lambda rng: [Sample(randn(rng, 2, 6, 3), 3, grad=())], gradcheck=False),
 ]

@@ -799,6 +799,16 @@ def _list_out(T, f, *args, out):
 
 
 COPIES = {
+    "by name": lambda T: _copy_info([
+        T.alias_copy(R(T, 3, 4)), T.as_strided_copy(R(T, 3, 4), (2, 2), (1, 2)),
+        T.permute_copy(R(T, 2, 3, 4), (2, 0, 1)), T.select_copy(R(T, 3, 4), 1, -1),
+        T.slice_copy(R(T, 3, 4), 1, 1, None, 2), T.squeeze_copy(R(T, 3, 1), -1),
+        T.transpose_copy(R(T, 3, 4), 1, 0), T.unfold_copy(R(T, 3, 4), 1, 2, 2),
+        T.unsqueeze_copy(R(T, 3), 0)]),
+    "swapaxes_ and swapdims_": lambda T: (lambda y: (y.swapaxes_(0, 1), y.swapdims_(1, 2),
+                                                     graph(y.grad_fn)))(R(T, 2, 3, 4) * 1),
+    "tril_indices and triu_indices": lambda T: (T.tril_indices(3, 2, -1),
+                                                T.triu_indices(2, 3, 1, dtype=T.int32)),
     "expand_copy implicit": lambda T: _copy_info(T.expand_copy(R(T, 3, 4)[:1], (3, 4),
                                                                implicit=True)),
     "view_copy int size": lambda T: T.view_copy(R(T, 3, 4), 12),

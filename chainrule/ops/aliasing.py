@@ -97,7 +97,8 @@ def _unfold_backward(grad, input_sizes, dim, size, step):
 
 
 unfold_backward = op("unfold_backward", "UnfoldBackwardBackward0",
-                     "grad_in, input_sizes, dim, size, step", _unfold_backward, method=False,
+                     "grad_in, input_sizes, dim, size, step", _unfold_backward, function=False,
+                     method=False,
                      grad_in=lambda grad, dim, size, step: unfold(grad, dim, size, step))
 
 unfold = op("unfold", "UnfoldBackward0", "self, dimension, size, step", _unfold, view=True,

@@ -421,14 +421,20 @@ def prepare(op, inputs, arrays, params):
 
 
 def _view_of_bits(op, arrays, t):
-    """A view row over an ml_dtypes array runs on its bits (same itemsize), and its result is
-    viewed back: NumPy's as_strided goes through __array_interface__, whose type string
-    for float8_e5m2 ('<f1') NumPy cannot read back."""
+    """A view row over an ml_dtypes array. NumPy's as_strided goes through
+    __array_interface__, whose type string for float8_e5m2 ('<f1') and complex32 ('<W4')
+    NumPy cannot read back: when it fails so, the row runs on the array's bits (an unsigned
+    integer view of the same itemsize) and its result is viewed back."""
     bits = np.dtype(f"u{t.itemsize}")
-    arrays = [a.view(bits) if type(a) is np.ndarray and a.dtype == t else a for a in arrays]
     forward = op.forward
 
     def compute(*args):
+        try:
+            return forward(*args)
+        except TypeError as e:
+            if "not understood" not in str(e):
+                raise
+        args = [a.view(bits) if type(a) is np.ndarray and a.dtype == t else a for a in args]
         result = forward(*args)
         if isinstance(result, (tuple, list)):
             return type(result)(r.view(t) if r.dtype == bits else r for r in result)

@@ -524,6 +524,11 @@ VIEWS = {
     "view_as_complex float32": lambda T: view_info(T.view_as_complex(T.ones(3, 2))),
     "view_as_complex complex": lambda T: T.view_as_complex(_complex(T)),
     "view_as_complex empty": lambda T: T.view_as_complex(T.ones(0, 2)),
+    "view_as_complex float16": lambda T: quiet(lambda: (lambda r: (
+        r.dtype, r.shape, view_info(T.view_as_real(r))))(T.view_as_complex(
+            T.arange(6., dtype=T.float16).view(3, 2)))),
+    "view_as_real complex32": lambda T: quiet(lambda: T.view_as_real(T.ones(3, dtype=T.complex32))),
+    "view_as_complex bfloat16": lambda T: T.view_as_complex(T.ones(3, 2, dtype=T.bfloat16)),
     "view_as_complex written through": lambda T: (lambda a: (T.view_as_complex(a).mul_(2), a,
                                                              a._version))(
         T.arange(6.).view(3, 2)),

@@ -110,12 +110,17 @@ unfold = op("unfold", "UnfoldBackward0", "self, dimension, size, step", _unfold,
 # ---- view_as_real, view_as_complex --------------------------------------------------------
 
 def _view_as_real(a):
-    if a.dtype.kind != "c":
+    real = _REAL_OF.get(a.dtype)
+    if real is None:
         raise RuntimeError("view_as_real is only supported for complex tensors")
-    return a[..., None].view(a.real.dtype)
+    return a[..., None].view(real)
 
 
-_COMPLEX_OF = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
+_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+if _dtype.complex32.np is not None:      # complex32 needs ml_dtypes 0.6
+    _COMPLEX_OF[np.dtype(np.float16)] = _dtype.complex32.np
+_REAL_OF = {c: r for r, c in _COMPLEX_OF.items()}
 
 
 def _view_as_complex(a):

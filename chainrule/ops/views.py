@@ -152,6 +152,11 @@ def _as_strided_record(base, view):
     return fresh._grad_fn
 
 
+def _is_complex(a):
+    from .aliasing import _REAL_OF
+    return a.dtype in _REAL_OF
+
+
 def _restride(base, geom):
     """base itself when geom is its geometry, else its as_strided view (recorded)."""
     return base if geom == geometry(base._data) else as_strided(base, *geom)
@@ -160,7 +165,7 @@ def _restride(base, geom):
 def _replay_dtype_view(base, view):
     from .aliasing import view_as_complex, view_as_real
     shape, strides, offset = geometry(view._data)
-    if view._data.dtype.kind == "c":
+    if _is_complex(view._data):
         # view_as_complex of the real view with one more dim of 2
         real = _restride(base, (shape + (2,), tuple(2 * s for s in strides) + (1,), 2 * offset))
         return view_as_complex(real)._grad_fn
@@ -219,10 +224,11 @@ class CopySlices(Node):
         # a complex base under a real view (or the reverse) is placed in real units: the
         # complex side is seen through view_as_real
         b, v = base._data, view._data
-        self.split = (b.dtype.kind == "c") != (v.dtype.kind == "c")
+        self.split = _is_complex(b) != _is_complex(v)
         if self.split:
-            b = b[..., None].view(b.real.dtype) if b.dtype.kind == "c" else b
-            v = v[..., None].view(v.real.dtype) if v.dtype.kind == "c" else v
+            from .aliasing import _view_as_real
+            b = _view_as_real(b) if _is_complex(b) else b
+            v = _view_as_real(v) if _is_complex(v) else v
         base_pos = _positions(*geometry(b))
         lo = base_pos.min(initial=0)
         # storage position -> element of the base (flat, C order), to place the view in it
@@ -243,7 +249,7 @@ class CopySlices(Node):
         grad = grads[0]
         if grad is None:
             return [None] * len(self._next)
-        complex_base = self.split and grad._data.dtype.kind == "c"
+        complex_base = self.split and _is_complex(grad._data)
         if self.split:
             from .aliasing import view_as_complex, view_as_real
             if complex_base:

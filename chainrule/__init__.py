@@ -108,6 +108,12 @@ def __getattr__(name):
     return value
 
 
+# Smaller namespaces (futures, multiprocessing, masked, ...), loaded on first use.
+_LAZY_MODULES |= {"futures"}
+_LAZY_NAMES.update({"Future": ("futures", "_CFuture"), "fork": ("futures", "fork"),
+                    "wait": ("futures", "wait")})
+
+
 _LEGACY_STORAGE_DTYPES = {"Double", "Float", "Half", "Long", "Int", "Short", "Char", "Byte",
                           "Bool", "ComplexFloat", "ComplexDouble", "BFloat16"}
 

@@ -106,13 +106,19 @@ def test_accuracy_against_pytorch(name, fn, specs, dtype, p99, worst):
 
 
 def test_lgamma_near_its_negative_zeros():
-    # lgamma crosses zero twice in each of (-3, -2), (-4, -3), ...: there its relative error
-    # is unbounded for any float64 algorithm; the absolute error stays at rounding level
-    rng = np.random.default_rng(1)
+    # lgamma crosses zero twice in each of (-3, -2), (-4, -3), ...: near the zeros any sum
+    # of O(1) terms has an unbounded relative error, so there the kernel sums a Taylor series
+    # about the zero. PyTorch's (MKL's) own error there reaches ~150 ulp.
+    rng = np.random.default_rng(11)
     x = rng.uniform(-6, -2, 20000)
     ours, theirs = T.lgamma(T.tensor(x)).numpy(), torch.lgamma(torch.tensor(x)).numpy()
     assert np.all(np.abs(ours - theirs) <= 5e-16 * np.maximum(1, np.abs(theirs)))
-    assert np.percentile(ulps(ours, theirs), 90) <= 4
+    assert np.percentile(ulps(ours, theirs), 99) <= 6
+    mpmath = pytest.importorskip("mpmath")
+    x = x[:2000]
+    with mpmath.workprec(120):
+        exact = np.array([float(mpmath.log(abs(mpmath.gamma(mpmath.mpf(v))))) for v in x])
+    assert ulps(ours[:2000], exact).max() <= 16
 
 
 @pytest.mark.parametrize("dtype, upper", [(d, u) for d in ("float64", "float32")

@@ -288,12 +288,54 @@ def _lgamma64(x):
     for k in range(1, int(n.max(initial=0)) + 1):
         prod = np.where(k <= n, prod * (xm + k), prod)
     out[m] = _horner(series_1, t) - np.log(np.abs(prod))
+    _lgamma_near_zeros(x, out)
     # x <= -30: Gamma(x) Gamma(-x) = -pi / (x sin(pi x))
     m = finite & (x <= -30) & ~pole
     xm = x[m]
     s = np.sin(_PI * (xm - np.rint(xm)))
     out[m] = _LOG_PI - np.log(np.abs(xm * s)) - _stirling(-xm)
     return out
+
+
+# lgamma's zeros in (-6, -2) (two in each unit interval), as double-double (hi, lo):
+# near them any sum of O(1) terms loses the result's leading digits, so there lgamma is its
+# Taylor series about the zero's double r_hi, whose coefficients psi^(k-1)(r_hi) / k! come
+# from this module's digamma and Hurwitz zeta on first use. Further out the zeros hug the
+# poles (within 1/n!).
+_LGAMMA_ZEROS = ((-2.4570247382208006, -3.7075610815513266e-17),
+                 (-2.7476826467274127, 9.055340329338315e-17),
+                 (-3.14358088834998, -2.1818179852331714e-16),
+                 (-3.955294284858598, -1.999428391746348e-17),
+                 (-4.039361839740537, 2.1143995503980602e-16),
+                 (-4.991544640560048, 1.5174411760571722e-16),
+                 (-5.0082181683225935, -4.3926353491015815e-17),
+                 (-5.998607480080875, -3.311862478893795e-16))
+_ZERO_TERMS, _ZERO_REACH = 48, 0.4    # |x - zero| < 0.4 (distance from the zero to a pole)
+_zero_series = None
+
+
+def _lgamma_near_zeros(x, out):
+    """Overwrite out where x is near one of _LGAMMA_ZEROS."""
+    global _zero_series
+    near = (x > -6) & (x < -2)
+    if not near.any():
+        return
+    hi = np.array([z[0] for z in _LGAMMA_ZEROS])
+    if _zero_series is None:
+        # psi(r) = psi(1 - r) - pi / tan(pi r), with pi r reduced to [-pi/2, pi/2] (near a
+        # pole the unreduced argument loses digits); psi^(k-1)(r) / k! = (-1)^k zeta(k, r) / k
+        # for k >= 2 (no factorials to round)
+        psi = _digamma_positive(1 - hi) - np.pi / np.tan(np.pi * (hi - np.rint(hi)))
+        k = np.arange(2, _ZERO_TERMS + 1, dtype=_F64)
+        with np.errstate(all="ignore"):
+            tail = (-1.0) ** k / k * _zeta(k, hi[:, None])
+        _zero_series = np.concatenate([psi[:, None], tail], axis=1)
+    reach = _ZERO_REACH * np.abs(hi - np.rint(hi))
+    for (r_hi, r_lo), coef, rho in zip(_LGAMMA_ZEROS, _zero_series, reach):
+        m = near & (np.abs(x - r_hi) < rho)
+        if m.any():
+            # about r_hi (x - r_hi is exact), where lgamma is -psi(r) r_lo to within r_lo^2
+            out[m] = -coef[0] * r_lo + _horner(coef, x[m] - r_hi)
 
 
 def _stirling(x):

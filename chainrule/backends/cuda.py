@@ -110,7 +110,11 @@ _sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True,
 def _sdp_setter(key):
     def set(enabled):
         if not isinstance(enabled, bool):
-            # PyTorch's message names set_sdp_use_math for every one of them
+            # PyTorch's messages, as they are: set_sdp_use_math for all but cuDNN's, whose
+            # format string keeps a stray %s
+            if key == "cudnn":
+                raise RuntimeError("set_sdp_use_cudnn expects a bool, but got %s"
+                                   f"{type(enabled).__name__}")
             raise RuntimeError(f"set_sdp_use_math expects a bool, but got {type(enabled).__name__}")
         _sdp[key] = enabled
     return set

@@ -67,6 +67,23 @@ def is_inference(input):
     return input.is_inference()
 
 
+class _ClassPropertyDescriptor:
+    def __init__(self, fget, fset=None):
+        self.fget = fget
+
+    def __get__(self, instance, owner=None):
+        if owner is None:
+            owner = type(instance)
+        return self.fget.__get__(instance, owner)()
+
+
+def classproperty(func):
+    """A read-only property of the class (torch.classproperty)."""
+    if not isinstance(func, (classmethod, staticmethod)):
+        func = classmethod(func)
+    return _ClassPropertyDescriptor(func)
+
+
 # Submodules and names loaded on first use, so `import chainrule` stays fast.
 _LAZY_MODULES = {"cuda", "backends", "mps", "xpu", "mtia", "accelerator", "amp", "compiler",
                  "profiler", "cpu", "version", "__config__", "testing"}
@@ -136,4 +153,4 @@ __all__ = sorted(set(_FUNCTIONS) | set(_creation_all) | set(_dtype_all) | {
     "set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
     "init_num_threads", "compiled_with_cxx11_abi", "get_device_module",
     "set_default_tensor_type", "compile", "autocast", "GradScaler", "Stream", "Event",
-    "UntypedStorage", "TypedStorage"} | set(_LAZY_NAMES))
+    "UntypedStorage", "TypedStorage", "classproperty"} | set(_LAZY_NAMES))

@@ -1261,3 +1261,21 @@ def test_remaining_names():
         T.set_autocast_xla_dtype(T.bfloat16)
         return out
     same_outcome(legacy_autocast)
+
+
+def test_classproperty():
+    def prog(T):
+        class A:
+            @T.classproperty
+            def name(cls):
+                return cls.__name__ + "!"
+
+            @T.classproperty
+            @staticmethod
+            def answer():
+                return 42
+
+        class B(A):
+            pass
+        return [A.name, B.name, A().name, A.answer, B().answer]
+    same(prog)

@@ -1279,3 +1279,11 @@ def test_classproperty():
             pass
         return [A.name, B.name, A().name, A.answer, B().answer]
     same(prog)
+
+
+def test_index_factories_on_devices():
+    for make in (lambda T: T.tril_indices(3, 3, device="cuda"),
+                 lambda T: T.triu_indices(3, 3, device=T.device("cuda", 1)),
+                 lambda T: T.tril_indices(3, 3, pin_memory=True)):
+        same_error(make)
+    same(lambda T: [T.tril_indices(3, 3, device="cpu"), T.triu_indices(2, 3, 1, device="cpu")])

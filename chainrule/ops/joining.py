@@ -9,6 +9,7 @@ import operator
 import numpy as np
 
 from .. import _dtype
+from .._device import check_factory
 from .._dims import sizes_str, wrap_dim
 from .._dtype import FROM_NP
 from .._tensor import Size, Tensor, contiguous_format, make_tensor
@@ -580,6 +581,7 @@ def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pi
                  requires_grad=False):
     """The (row, column) indices of the lower triangle of a row x col matrix, a 2 x N
     tensor in row-major order; offset shifts the diagonal."""
+    check_factory(device, "empty", pin_memory)
     return _triangle_indices("tril_indices", row, col, offset, dtype, requires_grad, False)
 
 
@@ -587,6 +589,7 @@ def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pi
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False,
                  requires_grad=False):
     """The (row, column) indices of the upper triangle of a row x col matrix."""
+    check_factory(device, "empty", pin_memory)
     return _triangle_indices("triu_indices", row, col, offset, dtype, requires_grad, True)
 
 

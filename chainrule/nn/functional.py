@@ -496,3 +496,11 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
             "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and "
             "an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=2)
     return _unbatched_feature_dropout(input, p, training, inplace, inp_dim == 5)
+
+
+# ---- convolution, folding (ops/conv.py) ---------------------------------------------------
+from ..ops.conv import (conv3d, conv_tbc, conv_transpose1d, conv_transpose2d,  # noqa: E402
+                        conv_transpose3d, fold, unfold)
+
+__all__ += ["conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+            "fold", "unfold"]

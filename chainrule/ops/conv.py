@@ -1,143 +1,221 @@
-"""Convolution and pooling rows.
+"""Convolution, folding and pooling rows.
 
 Each fused backward (`convolution_backward`, `max_pool2d_with_indices_backward`,
 `avg_pool2d_backward`, `_adaptive_avg_pool2d_backward`) is a row of its own with its own
 derivatives, as in PyTorch's derivatives.yaml, so double backward keeps working.
 
-Convolution is im2col (a strided window view) and one batched matmul with the groups as the
-batch dim; its input gradient is the adjoint: the gradient times the kernel gives per-window
-columns, which col2im adds back onto the input (one slice-add per kernel tap, never a loop
-over positions). Average pooling is separable: out = Mh @ x @ Mw^T with per-axis window
-matrices, whose transposes give the gradient.
+Convolution (plain or transposed, any number of spatial dims) is im2col (a strided window
+view) and one batched matmul with the groups as the batch dim; see Note [Window layout].
+Complex convolutions are computed directly (PyTorch composes them from three real ones, so
+its graph for them shows AddBackward0 where chainrule's shows ConvolutionBackward0).
+im2col/col2im (nn.functional.unfold/fold) are each other's adjoints. Average pooling is
+separable: out = Mh @ x @ Mw^T with per-axis window matrices, whose transposes give the
+gradient.
 """
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .padding import constant_pad_nd
-from .pointwise import _zeros
+from .pointwise import _zeros, _zeros_of
+from .._tensor import Tensor
 from .registry import op, public
 from .shape import _warn_once
 
-__all__ = ["conv1d", "conv2d", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d", "convolution", "conv_tbc", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
            "max_pool2d_with_indices", "functional_max_pool1d", "functional_max_pool2d",
            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
 
 
 # ---- convolution --------------------------------------------------------------------------
+# Note [Window layout]
+# _conv_windows views the sliding windows of a padded (N, C, *S) array as (N, C, *K, *O): the
+# kernel taps first, the window positions last, so the copy im2col makes of it runs along
+# input rows. Every convolution is three array primitives over that layout, for any number of
+# spatial dims: _corr (the forward: im2col and one matmul batched over the groups),
+# _input_grad (its adjoint in the input: kernel^T times the gradient gives per-window columns,
+# which col2im adds back, one slice-add per kernel tap) and _weight_grad (gradient times the
+# windows^T). A transposed convolution is the adjoint of a plain one, so the same three serve
+# it with the roles swapped: its forward is _input_grad, its input gradient _corr, its weight
+# gradient _weight_grad with input and gradient exchanged.
 
-def _im2col(xp, kernel, stride, dilation, groups):
-    """The windows of a padded (N, C, H, W) array as (N, g, C/g*kh*kw, OH*OW), and OH, OW
-    (window positions last: the copy runs along input rows)."""
+def _conv_windows(xp, kernel, stride, dilation, out=None):
+    """(N, C, *K, *O) windows of a padded (N, C, *S) array (Note [Window layout]); `out`
+    keeps only the first positions (a transposed convolution's gradient has more that fit)."""
+    d = len(kernel)
+    span = tuple((k - 1) * dl + 1 for k, dl in zip(kernel, dilation))
+    win = sliding_window_view(xp, span, axis=tuple(range(2, 2 + d)))
+    positions = tuple(slice(None, None, s) if out is None else slice(0, (o - 1) * s + 1, s)
+                      for s, o in zip(stride, out or stride))
+    win = win[(slice(None),) * 2 + positions + tuple(slice(None, None, dl) for dl in dilation)]
+    return win.transpose((0, 1) + tuple(range(2 + d, 2 + 2 * d)) + tuple(range(2, 2 + d)))
+
+
+def _im2col(xp, kernel, stride, dilation, groups, out=None):
+    """The windows as (N, g, C/g * prod(K), prod(O)) columns, and O."""
     n, c = xp.shape[:2]
-    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
-    win = sliding_window_view(xp, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(2, 3))
-    win = win[:, :, ::sh, ::sw, ::dh, ::dw]
-    oh, ow = win.shape[2:4]
-    cols = win.transpose(0, 1, 4, 5, 2, 3).reshape(n, groups, c // groups * kh * kw, oh * ow)
-    return cols, oh, ow
+    win = _conv_windows(xp, kernel, stride, dilation, out)
+    positions = win.shape[2 + len(kernel):]
+    return (win.reshape(n, groups, c // groups * int(np.prod(kernel)), int(np.prod(positions))),
+            positions)
 
 
-def _corr(xp, w, stride, dilation, groups):
-    """Cross-correlation of a padded (N, C, H, W) array with (O, C/g, kh, kw) weights."""
-    n = xp.shape[0]
-    o, cg, kh, kw = w.shape
-    cols, oh, ow = _im2col(xp, (kh, kw), stride, dilation, groups)
-    out = w.reshape(groups, o // groups, cg * kh * kw) @ cols      # (N, g, O/g, OH*OW)
-    return out.reshape(n, o, oh, ow)
-
-
-def _as2d(x, w, stride, padding, dilation):
-    """conv1d as conv2d over a height of 1."""
-    if x.ndim == 3:
-        return (x[:, :, None], w[:, :, None], (1,) + stride, (0,) + padding, (1,) + dilation)
-    return x, w, stride, padding, dilation
+def _col2im(cols, shape, kernel, stride, dilation, out):
+    """The adjoint of _im2col: each window column added back onto zeros of `shape` (one
+    vectorized slice-add per kernel tap, over all windows at once)."""
+    n, c = shape[:2]
+    cols = cols.reshape((n, c) + tuple(kernel) + tuple(out))
+    res = np.zeros(shape, cols.dtype)
+    lead = (slice(None),) * 2
+    for tap in np.ndindex(*kernel):
+        res[lead + tuple(slice(t * dl, t * dl + (o - 1) * s + 1, s)
+                         for t, dl, o, s in zip(tap, dilation, out, stride))] += cols[lead + tap]
+    return res
 
 
 def _pad(x, padding):
-    (ph, pw) = padding
-    return np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else x
+    if not any(padding):
+        return x
+    return np.pad(x, ((0, 0), (0, 0)) + tuple((p, p) for p in padding))
 
 
-def _convolution(x, w, b, stride, padding, dilation, groups):
-    one_d = x.ndim == 3
-    x, w, stride, padding, dilation = _as2d(x, w, stride, padding, dilation)
-    out = _corr(_pad(x, padding), w, stride, dilation, groups)
+def _grouped(a, groups):
+    """(N, C, *S) activations as (N, g, C/g, prod(S)) (sizes spelled out: any may be 0)."""
+    return a.reshape(a.shape[0], groups, a.shape[1] // groups, int(np.prod(a.shape[2:])))
+
+
+def _grouped_weight(w, groups):
+    """(O, C/g, *K) weights as (g, O/g, C/g * prod(K))."""
+    return w.reshape(groups, w.shape[0] // groups, int(np.prod(w.shape[1:])))
+
+
+def _corr(xp, w, stride, dilation, groups, out=None):
+    """Cross-correlation of a padded (N, C, *S) array with (O, C/g, *K) weights."""
+    n, o = xp.shape[0], w.shape[0]
+    cols, positions = _im2col(xp, w.shape[2:], stride, dilation, groups, out)
+    res = _grouped_weight(w, groups) @ cols          # (N, g, O/g, prod(O))
+    return res.reshape((n, o) + positions)
+
+
+def _input_grad(g, w, size, stride, padding, dilation, groups):
+    """The adjoint of _corr in its input, for an input of spatial `size`."""
+    n, o = g.shape[:2]
+    gm = _grouped(g, groups)
+    wm = _grouped_weight(w, groups)
+    padded = (n, w.shape[1] * groups) + tuple(s + 2 * p for s, p in zip(size, padding))
+    full = _col2im(wm.transpose(0, 2, 1) @ gm, padded, w.shape[2:], stride, dilation,
+                   g.shape[2:])
+    return full[(slice(None),) * 2 + tuple(slice(p, p + s) for p, s in zip(padding, size))]
+
+
+def _weight_grad(x, g, kernel, stride, padding, dilation, groups):
+    """The gradient of _corr(pad(x), w) in w, for output gradient g."""
+    n, o = g.shape[:2]
+    cols, _ = _im2col(_pad(x, padding), kernel, stride, dilation, groups, g.shape[2:])
+    gm = _grouped(g, groups)
+    gw = (gm @ cols.transpose(0, 1, 3, 2)).sum(0)
+    return gw.reshape((o, x.shape[1] // groups) + tuple(kernel))
+
+
+def _transposed_size(size, w, stride, padding, dilation, output_padding):
+    return tuple((i - 1) * s - 2 * p + dl * (k - 1) + op + 1 for i, k, s, p, dl, op in zip(
+        size, w.shape[2:], stride, padding, dilation, output_padding))
+
+
+def _empty_convolution(x, w, stride, padding, dilation, transposed, output_padding, groups):
+    """PyTorch's result for an input with no elements (no batch or no channels): the output
+    shape, except that a plain convolution of no input channels has no output channels."""
+    if transposed:
+        size = _transposed_size(x.shape[2:], w, stride, padding, dilation, output_padding)
+        channels = w.shape[1] * groups
+    else:
+        size = tuple((n + 2 * p - d * (k - 1) - 1) // s + 1 for n, k, s, p, d in zip(
+            x.shape[2:], w.shape[2:], stride, padding, dilation))
+        channels = w.shape[0] if x.shape[1] else 0
+    return np.zeros((x.shape[0], channels) + size, x.dtype)
+
+
+def _convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
+    if x.size == 0:
+        return _empty_convolution(x, w, stride, padding, dilation, transposed, output_padding,
+                                  groups)
+    if transposed:
+        size = _transposed_size(x.shape[2:], w, stride, padding, dilation, output_padding)
+        out = np.ascontiguousarray(_input_grad(x, w, size, stride, padding, dilation, groups))
+    else:
+        out = _corr(_pad(x, padding), w, stride, dilation, groups)
     if b is not None:
-        out += b[:, None, None]
-    return out[:, :, 0] if one_d else out
-
-
-def _col2im(cols, shape, kernel, stride, dilation, oh, ow):
-    """The adjoint of _im2col: each window column added back onto the padded input (one
-    vectorized slice-add per kernel tap, over all windows at once)."""
-    n, c = shape[:2]
-    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
-    cols = cols.reshape(n, c, kh, kw, oh, ow)
-    out = np.zeros(shape, cols.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            out[:, :, i * dh:i * dh + (oh - 1) * sh + 1:sh,
-                j * dw:j * dw + (ow - 1) * sw + 1:sw] += cols[:, :, i, j]
+        out += b.reshape((-1,) + (1,) * (x.ndim - 2))
     return out
 
 
-def _convolution_backward(g, x, w, stride, padding, dilation, groups, output_mask):
-    one_d = x.ndim == 3
-    x, w, stride, padding, dilation = _as2d(x, w, stride, padding, dilation)
-    if one_d:
-        g = g[:, :, None]
-    n, o, oh, ow = g.shape
-    gm = g.reshape(n, groups, o // groups, oh * ow)
-    wm = w.reshape(groups, o // groups, -1)
-    if output_mask[0]:
-        (ph, pw), (h, wd) = padding, x.shape[2:]
-        full = _col2im(wm.transpose(0, 2, 1) @ gm, (n, x.shape[1], h + 2 * ph, wd + 2 * pw),
-                       w.shape[2:], stride, dilation, oh, ow)
-        gi = full[:, :, ph:ph + h, pw:pw + wd]
-    else:
+def _convolution_backward(g, x, w, stride, padding, dilation, transposed, output_padding,
+                          groups, output_mask):
+    if x.size == 0:
+        return np.zeros(x.shape, g.dtype), np.zeros(w.shape, g.dtype), np.zeros(
+            w.shape[1] * groups if transposed else w.shape[0], g.dtype)
+    if x.dtype.kind == "c":      # the adjoint of a complex bilinear map conjugates
+        x, w = x.conj(), w.conj()
+    kernel = w.shape[2:]
+    if not output_mask[0]:
         gi = np.zeros(x.shape, g.dtype)
-    if output_mask[1]:
-        cols, _, _ = _im2col(_pad(x, padding), w.shape[2:], stride, dilation, groups)
-        gw = (gm @ cols.transpose(0, 1, 3, 2)).sum(0).reshape(w.shape)
+    elif transposed:
+        gi = _corr(_pad(g, padding), w, stride, dilation, groups, x.shape[2:])
     else:
+        gi = np.ascontiguousarray(_input_grad(g, w, x.shape[2:], stride, padding, dilation,
+                                              groups))
+    if not output_mask[1]:
         gw = np.zeros(w.shape, g.dtype)
-    gb = g.sum((0, 2, 3)) if output_mask[2] else np.zeros(w.shape[0], g.dtype)
-    if one_d:
-        gi, gw = gi[:, :, 0], gw[:, :, 0]
-    return np.ascontiguousarray(gi), gw, gb
+    elif transposed:
+        gw = _weight_grad(g, x, kernel, stride, padding, dilation, groups)
+    else:
+        gw = _weight_grad(x, g, kernel, stride, padding, dilation, groups)
+    gb = _bias_sum(g) if output_mask[2] else np.zeros(g.shape[1], g.dtype)
+    return gi, gw, gb
 
 
-def _bias_grad(g, dims):
-    return g.sum((0,) + tuple(range(2, dims)))
+def _bias_sum(g):
+    return g.sum((0,) + tuple(range(2, g.ndim)))
 
+
+_CONV = "stride, padding, dilation, transposed, output_padding, groups"
 
 convolution_backward = op(
     "convolution_backward", "ConvolutionBackwardBackward0",
-    "grad_output, input, weight, stride, padding, dilation, groups, output_mask",
+    "grad_output, input, weight, " + _CONV + ", output_mask",
     _convolution_backward, returns=("grad_input", "grad_weight", "grad_bias"),
     function=False, method=False,
     # the backward is bilinear: each gradient is the forward or backward of the other two
-    grad_output=lambda grads, input, weight, stride, padding, dilation, groups: (
-        convolution(grads[0], weight, None, stride, padding, dilation, groups)
-        + convolution(input, grads[1], None, stride, padding, dilation, groups)
+    grad_output=lambda grads, input, weight, stride, padding, dilation, transposed,
+        output_padding, groups: (
+        convolution_row(grads[0], weight, None, stride, padding, dilation, transposed,
+                        output_padding, groups)
+        + convolution_row(input, grads[1], None, stride, padding, dilation, transposed,
+                          output_padding, groups)
         + grads[2].reshape((-1,) + (1,) * (input.dim() - 2))),
-    input=lambda grads, grad_output, input, stride, padding, dilation, groups:
-        convolution_backward(grad_output, input, grads[1], stride, padding, dilation, groups,
-                             (True, False, False))[0],
-    weight=lambda grads, grad_output, weight, stride, padding, dilation, groups:
-        convolution_backward(grad_output, grads[0], weight, stride, padding, dilation, groups,
-                             (False, True, False))[1])
+    input=lambda grads, grad_output, input, stride, padding, dilation, transposed,
+        output_padding, groups: convolution_backward(
+        grad_output, input, grads[1], stride, padding, dilation, transposed, output_padding,
+        groups, (True, False, False))[0],
+    weight=lambda grads, grad_output, weight, stride, padding, dilation, transposed,
+        output_padding, groups: convolution_backward(
+        grad_output, grads[0], weight, stride, padding, dilation, transposed, output_padding,
+        groups, (False, True, False))[1])
 
-convolution = op(
-    "convolution", "ConvolutionBackward0",
-    "input, weight, bias, stride, padding, dilation, groups", _convolution,
+convolution_row = op(
+    "convolution", "ConvolutionBackward0", "input, weight, bias, " + _CONV, _convolution,
     function=False, method=False,
-    input=lambda grad, input, weight, stride, padding, dilation, groups: convolution_backward(
-        grad, input, weight, stride, padding, dilation, groups, (True, False, False))[0],
-    weight=lambda grad, input, weight, stride, padding, dilation, groups: convolution_backward(
-        grad, input, weight, stride, padding, dilation, groups, (False, True, False))[1],
-    bias=lambda grad: _bias_grad(grad, grad.dim()))
+    input=lambda grad, input, weight, stride, padding, dilation, transposed, output_padding,
+        groups: convolution_backward(grad, input, weight, stride, padding, dilation, transposed,
+                                     output_padding, groups, (True, False, False))[0],
+    weight=lambda grad, input, weight, stride, padding, dilation, transposed, output_padding,
+        groups: convolution_backward(grad, input, weight, stride, padding, dilation, transposed,
+                                     output_padding, groups, (False, True, False))[1],
+    # PyTorch takes the bias gradient from convolution_backward too (its node, not a sum's)
+    bias=lambda grad, input, weight, stride, padding, dilation, transposed, output_padding,
+        groups: convolution_backward(grad, input, weight, stride, padding, dilation, transposed,
+                                     output_padding, groups, (False, False, True))[2])
 
 
 def _arg_ints(v, n):
@@ -192,8 +270,12 @@ def _same(input, weight, stride, dilation, groups):
     return input, tuple(left)
 
 
-def _checked_convolution(x, w, b, stride, padding, dilation, groups, dims):
-    """at::convolution's checks (in its order), then the row."""
+_AXES = {1: ("height", "width"), 2: ("height", "width"), 3: ("depth", "height", "width")}
+
+
+def _checked_convolution(x, w, b, stride, padding, dilation, transposed, output_padding,
+                         groups):
+    """at::_convolution's checks (in its order, then its CPU kernels'), then the row."""
     dim = w.dim() - 2
     if dim <= 0:
         raise RuntimeError("weight should have at least three dimensions")
@@ -202,9 +284,11 @@ def _checked_convolution(x, w, b, stride, padding, dilation, groups, dims):
     stride = _expand(stride, "stride", dim)
     padding = _expand(padding, "padding", dim)
     dilation = _expand(dilation, "dilation", dim)
-    _expand((0,) * dims, "output_padding", dim)
+    output_padding = _expand(output_padding, "output_padding", dim)
     if any(p < 0 for p in padding):
         raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(d < 0 for d in dilation):
@@ -220,27 +304,117 @@ def _checked_convolution(x, w, b, stride, padding, dilation, groups, dims):
     if wshape[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
                            f"at dimension 0, but got weight of size [{wshape}] instead")
-    if shape[1] != wshape[1] * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {wshape}, expected "
-                           f"input{shape} to have {wshape[1] * groups} channels, but got "
-                           f"{shape[1]} channels instead")
-    if b is not None and (b.dim() != 1 or b.shape[0] != wshape[0]):
-        raise RuntimeError(f"Given weight of size {wshape}, expected bias to be 1-dimensional "
-                           f"with {wshape[0]} elements, but got bias of size {list(b.shape)} "
-                           "instead")
-    padded = [n + 2 * p for n, p in zip(shape[2:], padding)]
-    kernel = [d * (k - 1) + 1 for d, k in zip(dilation, wshape[2:])]
-    if any(p < k for p, k in zip(padded, kernel)):
-        raise RuntimeError(f"Calculated padded input size per channel: "
-                           f"({' x '.join(map(str, padded))}). Kernel size: "
-                           f"({' x '.join(map(str, kernel))}). Kernel size can't be "
-                           "greater than actual input size")
-    if 0 in dilation:
-        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    if transposed:
+        if shape[1] != wshape[0]:
+            raise RuntimeError(f"Given transposed=1, weight of size {wshape}, expected "
+                               f"input{shape} to have {wshape[0]} channels, but got {shape[1]} "
+                               "channels instead")
+        if b is not None and (b.dim() != 1 or b.shape[0] != wshape[1] * groups):
+            raise RuntimeError(f"Given transposed=1, weight of size {wshape}, expected bias to "
+                               f"be 1-dimensional with {wshape[1] * groups} elements, but got "
+                               f"bias of size {list(b.shape)} instead")
+    else:
+        if shape[1] != wshape[1] * groups:
+            raise RuntimeError(f"Given groups={groups}, weight of size {wshape}, expected "
+                               f"input{shape} to have {wshape[1] * groups} channels, but got "
+                               f"{shape[1]} channels instead")
+        if b is not None and (b.dim() != 1 or b.shape[0] != wshape[0]):
+            raise RuntimeError(f"Given weight of size {wshape}, expected bias to be "
+                               f"1-dimensional with {wshape[0]} elements, but got bias of size "
+                               f"{list(b.shape)} instead")
+        padded = [n + 2 * p for n, p in zip(shape[2:], padding)]
+        kernel = [d * (k - 1) + 1 for d, k in zip(dilation, wshape[2:])]
+        if any(p < k for p, k in zip(padded, kernel)):
+            raise RuntimeError(f"Calculated padded input size per channel: "
+                               f"({' x '.join(map(str, padded))}). Kernel size: "
+                               f"({' x '.join(map(str, kernel))}). Kernel size can't be "
+                               "greater than actual input size")
+    if x.numel() == 0:
+        if shape[0] and shape[1]:
+            if dim == 1:      # PyTorch's kernels see 1-D as 2-D from here on
+                shape.insert(2, 1)
+            raise RuntimeError("Only zero batch or zero channel inputs are supported, but got "
+                               f"input shape: {shape}")
+        if transposed:
+            size = _transposed_size(shape[2:], w, stride, padding, dilation, output_padding)
+            out = [shape[0], wshape[1] * groups, *size]
+            for i, n in enumerate(out):
+                if n < 0:
+                    raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape "
+                                       f"{out}")
+    elif transposed:
+        _check_transposed_kernel(x, w, b, stride, padding, dilation, output_padding, groups)
+    else:
+        _check_kernel(w, dilation)
     # PyTorch does not promote here; NumPy would, silently
     if w.dtype is not x.dtype:
         raise RuntimeError(f"expected scalar type {x.dtype.legacy} but found {w.dtype.legacy}")
-    return convolution(x, w, b, stride, padding, dilation, groups)
+    _check_conv_dtype(x, transposed, dim)
+    return convolution_row(x, w, b, stride, padding, dilation, transposed, output_padding,
+                           groups)
+
+
+def _check_conv_dtype(x, transposed, dim):
+    """The dtypes PyTorch's CPU kernels refuse: bool and uint16/32/64, and every integer but
+    int64 for a transposed convolution."""
+    a = x._data.dtype
+    if transposed:
+        if a.kind in "biu" and a != np.int64:
+            _no_kernel(f"slow_conv_transpose{max(dim, 2)}d_out_cpu", x)
+    elif a.kind == "b" or (a.kind == "u" and a != np.uint8):
+        _no_kernel("compute_columns3d" if dim == 3 else "slow_conv2d_cpu", x)
+
+
+def _check_kernel(w, dilation):
+    """The checks of PyTorch's CPU kernels for a plain convolution (1-D viewed as 2-D)."""
+    kernel = list(w.shape[2:])
+    if len(kernel) == 1:
+        kernel, dilation = [1] + kernel, (1,) + tuple(dilation)
+    if 0 in kernel:
+        if len(kernel) == 3:
+            raise RuntimeError("kernel size should be greater than zero, but got: "
+                               f"{' x '.join(map(str, kernel))} (TxHxW)")
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: "
+                           f"{kernel[0]} kernel_width: {kernel[1]}")
+    if 0 in dilation:
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+
+
+def _check_transposed_kernel(x, w, b, stride, padding, dilation, output_padding, groups):
+    """slow_conv_transpose2d/3d's shape checks, on one group (1-D viewed as 2-D)."""
+    size, kernel = list(x.shape[2:]), list(w.shape[2:])
+    wshape = [w.shape[0] // groups, w.shape[1]] + kernel
+    if len(kernel) == 1:
+        size, kernel, wshape = [1] + size, [1] + kernel, wshape[:2] + [1] + kernel
+        stride, padding = (1,) + stride, (0,) + padding
+        dilation, output_padding = (1,) + dilation, (0,) + output_padding
+    names = _AXES[len(kernel)]
+
+    def values(label, vs, sep=" "):
+        return sep.join(f"{label}_{n}: {v}" for n, v in zip(names, vs))
+    three = len(kernel) == 3
+    if not three and 0 in kernel:
+        raise RuntimeError(f"kernel size should be greater than zero, but got "
+                           f"{values('kernel', kernel)}")
+    if 0 in dilation:
+        raise RuntimeError("dilation should be greater than zero, but got "
+                           f"{values('dilation', dilation, ', ')}")
+    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but "
+                           f"got {values('output_padding', output_padding)} "
+                           f"{values('stride', stride)} {values('dilation', dilation)}")
+    if 0 in wshape:
+        if three:
+            raise RuntimeError("non-empty 5D (n_output_plane x n_input_plane x kernel_depth x "
+                               "kernel_height x kernel_width) tensor expected for weight, but "
+                               f"got: {wshape}")
+        raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {wshape}")
+    out = [(i - 1) * s - 2 * p + d * (k - 1) + 1 + op for i, k, s, p, d, op in zip(
+        size, kernel, stride, padding, dilation, output_padding)]
+    if min(out) < 1:
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, size))}). "
+                           f"Calculated output size per channel: "
+                           f"({' x '.join(map(str, out))}). Output size is too small")
 
 
 def _conv(name, dims, input, weight, bias, stride, padding, dilation, groups):
@@ -249,12 +423,7 @@ def _conv(name, dims, input, weight, bias, stride, padding, dilation, groups):
     if not string and bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(f"Input type ({input.dtype.cpp}) and bias type "
                            f"({bias.dtype.cpp}) should be the same")
-    if input.dim() not in (dims + 1, dims + 2):
-        raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to "
-                           f"{name}, but got input of size: {list(input.shape)}")
-    unbatched = input.dim() == dims + 1
-    if unbatched:
-        input = input.unsqueeze(0)
+    input, unbatched = _batched(name, dims, input)
     stride, dilation = _arg_ints(stride, dims), _arg_ints(dilation, dims)
     if not string:
         padding = _arg_ints(padding, dims)
@@ -264,8 +433,34 @@ def _conv(name, dims, input, weight, bias, stride, padding, dilation, groups):
         padding = (0,)
     else:
         raise RuntimeError(f"Invalid padding string: '{padding}'")
-    out = _checked_convolution(input, weight, bias, stride, padding, dilation, groups, dims)
+    out = _checked_convolution(input, weight, bias, stride, padding, dilation, False,
+                               (0,) * dims, groups)
     return out.squeeze(0) if unbatched else out
+
+
+def _batched(name, dims, input):
+    if input.dim() not in (dims + 1, dims + 2):
+        raise RuntimeError(f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to "
+                           f"{name}, but got input of size: {list(input.shape)}")
+    unbatched = input.dim() == dims + 1
+    return (input.unsqueeze(0) if unbatched else input), unbatched
+
+
+def _conv_transpose(name, dims, input, weight, bias, stride, padding, output_padding, groups,
+                    dilation):
+    if isinstance(padding, str):
+        raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
+    input, unbatched = _batched(name, dims, input)
+    out = _checked_convolution(input, weight, bias, _arg_ints(stride, dims),
+                               _arg_ints(padding, dims), _arg_ints(dilation, dims), True,
+                               _arg_ints(output_padding, dims), groups)
+    return out.squeeze(0) if unbatched else out
+
+
+@public(method=False)
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution (cross-correlation) of (N, C, L) or (C, L) input."""
+    return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
 @public(method=False)
@@ -275,9 +470,304 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 @public(method=False)
-def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """1-D convolution (cross-correlation) of (N, C, L) or (C, L) input."""
-    return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution (cross-correlation) of (N, C, D, H, W) or (C, D, H, W) input."""
+    return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
+@public(method=False)
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """1-D transposed convolution of (N, C, L) or (C, L) input."""
+    return _conv_transpose("conv_transpose1d", 1, input, weight, bias, stride, padding,
+                           output_padding, groups, dilation)
+
+
+@public(method=False)
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """2-D transposed convolution of (N, C, H, W) or (C, H, W) input."""
+    return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding,
+                           output_padding, groups, dilation)
+
+
+@public(method=False)
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """3-D transposed convolution of (N, C, D, H, W) or (C, D, H, W) input."""
+    return _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding,
+                           output_padding, groups, dilation)
+
+
+@public(method=False)
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups):
+    """at::convolution: a plain or transposed convolution of batched input, any spatial
+    dims."""
+    return _checked_convolution(input, weight, bias, _arg_ints(stride, 1),
+                                _arg_ints(padding, 1), _arg_ints(dilation, 1), bool(transposed),
+                                _arg_ints(output_padding, 1), groups)
+
+
+# ---- conv_tbc: time, batch, channels ------------------------------------------------------
+# PyTorch's conv_tbc is one addmm per kernel tap over the time steps that tap reaches, and its
+# backward (conv_tbc_backward) is composite: in-place addmm_ on narrowed views of zeros, so a
+# gradient taken with create_graph is a chain of CopySlices nodes. The formulas below make the
+# same calls, so the graphs agree.
+
+def _tbc_taps(ilen, kw, pad):
+    """(k, input start, output start, length) of each kernel tap that reaches the output."""
+    olen = ilen - kw + 1 + 2 * pad
+    taps = []
+    for k in range(kw):
+        i, o = max(0, k - pad), max(0, pad - k)
+        t = min(ilen + pad - k, olen) - o
+        if t > 0:
+            taps.append((k, i, o, t))
+    return taps
+
+
+def _conv_tbc(x, w, b, pad):
+    ilen, n, cin = x.shape
+    kw, _, cout = w.shape
+    out = np.empty((ilen - kw + 1 + 2 * pad, n, cout), x.dtype)
+    out[...] = b
+    for k, i, o, t in _tbc_taps(ilen, kw, pad):
+        out[o:o + t] += x[i:i + t] @ w[k]
+    return out
+
+
+def _tbc_input_grad(grad, weight, pad, self_shape):
+    ilen, n, cin = self_shape
+    cout = weight.shape[2]
+    d_input = _zeros_of(grad, self_shape)
+    for k, i, o, t in _tbc_taps(ilen, weight.shape[0], pad):
+        d_input.narrow(0, i, t).view(t * n, cin).addmm_(
+            grad.narrow(0, o, t).view(t * n, cout), weight[k].t())
+    return d_input
+
+
+def _tbc_weight_grad(grad, self, weight_shape, pad):
+    ilen, n, cin = self.shape
+    cout = weight_shape[2]
+    d_weight = _zeros_of(grad, weight_shape)
+    for k, i, o, t in _tbc_taps(ilen, weight_shape[0], pad):
+        d_weight[k].addmm_(self.narrow(0, i, t).view(t * n, cin).t(),
+                           grad.narrow(0, o, t).view(t * n, cout))
+    return d_weight
+
+
+def _tbc_bias_grad(grad, bias_shape):
+    d_bias = _zeros_of(grad, bias_shape)
+    return d_bias.copy_(grad.sum(0).sum(0))
+
+
+conv_tbc_row = op(
+    "conv_tbc", "ConvTbcBackward0", "self, weight, bias, pad", _conv_tbc,
+    function=False, method=False,
+    self=lambda grad, weight, pad, self_shape: _tbc_input_grad(grad, weight, pad, self_shape),
+    weight=lambda grad, self, weight_shape, pad: _tbc_weight_grad(grad, self, weight_shape, pad),
+    bias=lambda grad, bias_shape: _tbc_bias_grad(grad, bias_shape))
+
+
+@public(method=False)
+def conv_tbc(input, weight, bias, pad=0):
+    """1-D convolution of (time, batch, channels) input with (kernel, in, out) weights."""
+    for name, i, v in (("bias", 3, bias), ("pad", 4, pad)):
+        if name == "bias" and not isinstance(v, Tensor):
+            raise TypeError(f"conv_tbc(): argument 'bias' (position 3) must be Tensor, not "
+                            f"{type(v).__name__}")
+        if name == "pad" and (not isinstance(v, int) or isinstance(v, bool)):
+            raise TypeError(f"conv_tbc(): argument 'pad' (position 4) must be int, not "
+                            f"{type(v).__name__}")
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    olen = input.shape[0] - weight.shape[0] + 1 + 2 * pad
+    if olen < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {olen}: "
+                           f"[{olen}, {input.shape[1]}, {weight.shape[2]}]")
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{input.dtype.legacy} and {weight.dtype.legacy}")
+    if input._data.dtype.kind == "b":
+        _no_kernel("addmm_impl_cpu_", input)
+    if bias.dtype is not input.dtype:
+        bias = bias.to(input.dtype)
+    return conv_tbc_row(input, weight, bias, pad)
+
+
+# ---- im2col / col2im: nn.functional.unfold and fold ----------------------------------------
+
+def _int_list(fname, arg, position, v, n):
+    """An int[n] argument as PyTorch's argument parser reads it (an int repeats)."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return (int(v),) * n
+    if not isinstance(v, (tuple, list)):
+        raise TypeError(f"{fname}(): argument '{arg}' (position {position}) must be tuple of "
+                        f"ints, not {type(v).__name__}")
+    for i, e in enumerate(v):
+        if not isinstance(e, (int, np.integer)):
+            if i == 0:
+                raise TypeError(f"{fname}(): argument '{arg}' (position {position}) must be "
+                                f"tuple of ints, but found element of type {type(e).__name__} "
+                                "at pos 0")
+            raise TypeError(f"{fname}(): argument '{arg}' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(e).__name__}\"")
+    return tuple(int(e) for e in v)
+
+
+def _pair(v):
+    """nn.modules.utils._pair: an iterable as a tuple, anything else twice."""
+    return tuple(v) if isinstance(v, (tuple, list, str)) else (v, v)
+
+
+def _im2col_array(x, kernel, dilation, padding, stride):
+    batched = x if x.ndim == 4 else x[None]
+    cols, _ = _im2col(_pad(batched, padding), kernel, stride, dilation, 1)
+    cols = cols.reshape(cols.shape[0], cols.shape[2], cols.shape[3])
+    return cols if x.ndim == 4 else cols[0]
+
+
+def _blocks(size, kernel, dilation, padding, stride):
+    return tuple((n + 2 * p - d * (k - 1) - 1) // s + 1
+                 for n, k, d, p, s in zip(size, kernel, dilation, padding, stride))
+
+
+def _col2im_array(cols, output_size, kernel, dilation, padding, stride):
+    batched = cols if cols.ndim == 3 else cols[None]
+    n, ck = batched.shape[:2]
+    c = ck // (kernel[0] * kernel[1])
+    padded = (n, c) + tuple(s + 2 * p for s, p in zip(output_size, padding))
+    blocks = _blocks(output_size, kernel, dilation, padding, stride)
+    full = _col2im(batched, padded, kernel, stride, dilation, blocks)
+    out = np.ascontiguousarray(full[:, :, padding[0]:padding[0] + output_size[0],
+                                    padding[1]:padding[1] + output_size[1]])
+    return out if cols.ndim == 3 else out[0]
+
+
+_IM2COL = "kernel_size, dilation, padding, stride"
+
+col2im_row = op(
+    "col2im", "Col2ImBackward0", "self, output_size, " + _IM2COL, _col2im_array,
+    function=False, method=False,
+    self=lambda grad, kernel_size, dilation, padding, stride: im2col_row(
+        grad, kernel_size, dilation, padding, stride))
+
+im2col_row = op(
+    "im2col", "Im2ColBackward0", "self, " + _IM2COL, _im2col_array,
+    function=False, method=False,
+    self=lambda grad, self_shape, kernel_size, dilation, padding, stride: col2im_row(
+        grad, tuple(self_shape[-2:]), kernel_size, dilation, padding, stride))
+
+
+def _sizes(fname, args, first):
+    """The int[2] arguments (name, value) of im2col/col2im, with the parser's and then the
+    kernel's size errors."""
+    values = [_int_list(fname, name, i + first, v, 2) for i, (name, v) in enumerate(args)]
+    for (name, _), v in zip(args, values):
+        if len(v) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+    return values
+
+
+def _check_fold_params(kernel, dilation, padding, stride, stride_first):
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel, dilation, padding, stride
+    stride_error = ("stride should be greater than zero, but got stride_height: "
+                    f"{sh} stride_width: {sw}")
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: "
+                           f"{kh} kernel_width: {kw}")
+    if stride_first and (sh <= 0 or sw <= 0):
+        raise RuntimeError(stride_error)
+    if dh <= 0 or dw <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: "
+                           f"{dh} dilation_width: {dw}")
+    if ph < 0 or pw < 0:
+        raise RuntimeError(f"padding should be non-negative, but got pad_height: {ph} "
+                           f"pad_width: {pw}")
+    if sh <= 0 or sw <= 0:
+        raise RuntimeError(stride_error)
+
+
+def _fold_kernel_dtype(name, x):
+    if x._data.dtype.kind in "iu":
+        _no_kernel(name, x)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """nn.functional.unfold (im2col): the sliding blocks of (N, C, H, W) or (C, H, W) input
+    as columns (N, C * prod(kernel_size), L)."""
+    kernel, dilation, padding, stride = _sizes("im2col", (
+        ("kernel_size", _pair(kernel_size)), ("dilation", _pair(dilation)),
+        ("padding", _pair(padding)), ("stride", _pair(stride))), 2)
+    _check_fold_params(kernel, dilation, padding, stride, False)
+    shape = list(input.shape)
+    ndim = len(shape)
+    for i in (1, 2):     # PyTorch reads these sizes before testing the dims
+        if i >= ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {i})")
+    if not ((ndim == 3 and shape[0] and shape[1] and shape[2])
+            or (ndim == 4 and shape[1] and shape[2] and shape[3])):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
+                           f"and other non-zero dimensions for input, but got: {shape}")
+    blocks = _blocks(shape[-2:], kernel, dilation, padding, stride)
+    if min(blocks) < 1:
+        raise RuntimeError(f"Given input with spatial size ({shape[-2]}, {shape[-1]}), "
+                           f"kernel_size=({kernel[0]}, {kernel[1]}), dilation=({dilation[0]}, "
+                           f"{dilation[1]}), padding=({padding[0]}, {padding[1]}), calculated "
+                           f"shape of the array of sliding blocks as ({blocks[0]}, {blocks[1]}),"
+                           " but its components must be at least one.")
+    _fold_kernel_dtype("im2col_out_cpu", input)
+    return im2col_row(input, kernel, dilation, padding, stride)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """nn.functional.fold (col2im): columns (N, C * prod(kernel_size), L) summed back into
+    (N, C, *output_size), the adjoint of unfold."""
+    size, kernel, dilation, padding, stride = _sizes("col2im", (
+        ("output_size", _pair(output_size)), ("kernel_size", _pair(kernel_size)),
+        ("dilation", _pair(dilation)), ("padding", _pair(padding)), ("stride", _pair(stride))),
+        2)
+    _check_fold_params(kernel, dilation, padding, stride, True)
+    shape = list(input.shape)
+    ndim = len(shape)
+    if not ((ndim == 2 and shape[0] and shape[1]) or (ndim == 3 and shape[1] and shape[2])):
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           "batch size and non-zero dimensions for input, but got: "
+                           f"{shape}")
+    planes, length = shape[-2:]
+    if planes % (kernel[0] * kernel[1]):
+        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product "
+                           f"of kernel_size, but got input.size(1)={planes} and "
+                           f"kernel_size=({kernel[0]}, {kernel[1]}).")
+    # div_rtn: division rounding toward negative infinity, as Python's //
+    blocks = _blocks(size, kernel, dilation, padding, stride)
+    described = (f"Given output_size=({size[0]}, {size[1]}), kernel_size=({kernel[0]}, "
+                 f"{kernel[1]}), dilation=({dilation[0]}, {dilation[1]}), padding=({padding[0]}"
+                 f", {padding[1]}), stride=({stride[0]}, {stride[1]}), ")
+    if length != blocks[0] * blocks[1]:
+        raise RuntimeError(described + "expected size of input's dimension 2 to match the "
+                           f"calculated number of sliding blocks {blocks[0]} * {blocks[1]} = "
+                           f"{blocks[0] * blocks[1]}, but got input.size(2)={length}.")
+    if min(blocks) < 1:
+        raise RuntimeError(described + "calculated shape of the array of sliding blocks as "
+                           f"({blocks[0]}, {blocks[1]}), which is too small (non-positive)")
+    if min(size) < 1:
+        raise RuntimeError("Expected output spatial size to be positive, but got: "
+                           f"output_size=({size[0]}, {size[1]}).")
+    _fold_kernel_dtype("col2im_out_cpu", input)
+    return col2im_row(input, size, kernel, dilation, padding, stride)
 
 
 # ---- pooling ------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""Conv1d and Conv2d: PyTorch's _ConvNd (attributes, default init, constructor errors, repr)
-over nn.functional's conv1d / conv2d, with F.pad first for a non-zeros padding_mode."""
+"""Convolution modules: PyTorch's _ConvNd (attributes, default init, constructor errors, repr)
+over nn.functional's conv1d/2d/3d (with F.pad first for a non-zeros padding_mode) and
+conv_transpose1d/2d/3d (whose forward takes an output_size), and Fold / Unfold."""
 import collections.abc
 from itertools import repeat
 
@@ -8,7 +9,8 @@ from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d", "Fold", "Unfold"]
 
 
 def _ntuple(n):
@@ -19,7 +21,7 @@ def _ntuple(n):
     return parse
 
 
-_single, _pair = _ntuple(1), _ntuple(2)
+_single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
 
 
 def _reverse_repeat_tuple(t, n):
@@ -137,3 +139,148 @@ class Conv2d(_ConvNd):
                             weight, bias, self.stride, _pair(0), self.dilation, self.groups)
         return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation,
                         self.groups)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C, D, H, W) or (C, D, H, W) input."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride),
+                         padding if isinstance(padding, str) else _triple(padding),
+                         _triple(dilation), False, _triple(0), groups, bias, padding_mode,
+                         device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice,
+                                  mode=self.padding_mode),
+                            weight, bias, self.stride, _triple(0), self.dilation, self.groups)
+        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+
+class _ConvTransposeNd(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 transposed, output_padding, groups, bias, padding_mode, device=None,
+                 dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for '
+                             f'{self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         transposed, output_padding, groups, bias, padding_mode, device, dtype)
+
+    def _output_padding(self, input, output_size, stride, padding, kernel_size,
+                        num_spatial_dims, dilation=None):
+        """The output_padding that makes the output `output_size` (PyTorch's checks)."""
+        if output_size is None:
+            return _single(self.output_padding)
+        has_batch_dim = input.dim() == num_spatial_dims + 2
+        num_non_spatial_dims = 2 if has_batch_dim else 1
+        if len(output_size) == num_non_spatial_dims + num_spatial_dims:
+            output_size = output_size[num_non_spatial_dims:]
+        if len(output_size) != num_spatial_dims:
+            raise ValueError(f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, "
+                             f"output_size must have {num_spatial_dims} or "
+                             f"{num_non_spatial_dims + num_spatial_dims} elements (got "
+                             f"{len(output_size)})")
+        min_sizes, max_sizes = [], []
+        for d in range(num_spatial_dims):
+            dim_size = ((input.size(d + num_non_spatial_dims) - 1) * stride[d] - 2 * padding[d]
+                        + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1)
+                        + 1)
+            min_sizes.append(dim_size)
+            max_sizes.append(min_sizes[d] + stride[d] - 1)
+        for size, min_size, max_size in zip(output_size, min_sizes, max_sizes):
+            if size < min_size or size > max_size:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes "
+                                 f"range from {min_sizes} to {max_sizes} (for an input of "
+                                 f"{input.size()[2:]})")
+        return [output_size[d] - min_sizes[d] for d in range(num_spatial_dims)]
+
+    def forward(self, input, output_size=None):
+        if self.padding_mode != "zeros":
+            raise ValueError(f"Only `zeros` padding mode is supported for "
+                             f"{self._NAME}")
+        if not isinstance(self.padding, tuple):
+            raise AssertionError("self.padding must be a tuple")
+        dims = len(self.kernel_size)
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding,
+                                              self.kernel_size, dims, self.dilation)
+        return getattr(F, self._FUNCTION)(input, self.weight, self.bias, self.stride,
+                                          self.padding, output_padding, self.groups,
+                                          self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution over (N, C, L) or (C, L) input."""
+    _NAME, _FUNCTION = "ConvTranspose1d", "conv_transpose1d"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride),
+                         _single(padding), _single(dilation), True, _single(output_padding),
+                         groups, bias, padding_mode, device, dtype)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-D transposed convolution over (N, C, H, W) or (C, H, W) input."""
+    _NAME, _FUNCTION = "ConvTranspose2d", "conv_transpose2d"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride),
+                         _pair(padding), _pair(dilation), True, _pair(output_padding),
+                         groups, bias, padding_mode, device, dtype)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution over (N, C, D, H, W) or (C, D, H, W) input."""
+    _NAME, _FUNCTION = "ConvTranspose3d", "conv_transpose3d"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride),
+                         _triple(padding), _triple(dilation), True, _triple(output_padding),
+                         groups, bias, padding_mode, device, dtype)
+
+
+class Fold(Module):
+    """Sums sliding-block columns back into a (N, C, *output_size) tensor (col2im)."""
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size = output_size
+        self.kernel_size = kernel_size
+        self.dilation = dilation
+        self.padding = padding
+        self.stride = stride
+
+    def forward(self, input):
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
+                      self.stride)
+
+    def extra_repr(self):
+        return ("output_size={output_size}, kernel_size={kernel_size}, dilation={dilation}, "
+                "padding={padding}, stride={stride}".format(**self.__dict__))
+
+
+class Unfold(Module):
+    """Extracts sliding blocks of (N, C, H, W) input as columns (im2col)."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.dilation = dilation
+        self.padding = padding
+        self.stride = stride
+
+    def forward(self, input):
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return ("kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
+                "stride={stride}".format(**self.__dict__))

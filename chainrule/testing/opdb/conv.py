@@ -13,6 +13,11 @@ def _F(lib):
     return conv
 
 
+def _entry(name, samples, ops):
+    """An entry calling nn.functional.<name> (ops/conv.py's function on chainrule)."""
+    return OpInfo(name, lambda lib, *a, **k: getattr(_F(lib), name)(*a, **k), samples, ops=ops)
+
+
 def _distinct(rng, *shape):
     return rng.permutation(np.arange(np.prod(shape), dtype=np.float64)).reshape(shape) / 7
 
@@ -42,6 +47,58 @@ def _conv1d_samples(rng):
                    name="unbatched grouped dilated"),
             Sample(randn(rng, 2, 2, 6), randn(rng, 3, 2, 4), randn(rng, 3), padding="same",
                    name="same, uneven")]
+
+
+def _conv3d_samples(rng):
+    return [Sample(randn(rng, 2, 2, 3, 4, 3), randn(rng, 3, 2, 2, 2, 2), randn(rng, 3)),
+            Sample(randn(rng, 1, 4, 4, 5, 3), randn(rng, 4, 2, 2, 3, 1), None,
+                   stride=(2, 1, 1), padding=(1, 0, 1), dilation=(1, 2, 1), groups=2,
+                   name="strided grouped dilated"),
+            Sample(randn(rng, 2, 3, 3, 4), randn(rng, 2, 2, 2, 1, 2), randn(rng, 2),
+                   padding="same", name="unbatched same")]
+
+
+def _transpose_samples(dims):
+    def samples(rng):
+        s = (3, 4, 3)[:dims]
+        k = (2, 3, 2)[:dims]
+        return [Sample(randn(rng, 2, 2, *s), randn(rng, 2, 3, *k), randn(rng, 3)),
+                Sample(randn(rng, 1, 4, *s), randn(rng, 4, 1, *k), None, stride=2,
+                       padding=1, output_padding=1, groups=2, name="strided grouped padded"),
+                Sample(randn(rng, 2, *s), randn(rng, 2, 2, *k), randn(rng, 2), stride=1,
+                       output_padding=1, dilation=2, name="unbatched dilated output_padding"),
+                Sample(noncontiguous(randn(rng, 1, 2, *s)), randn(rng, 2, 2, *k), None,
+                       stride=(3, 2, 1)[:dims], name="non-contiguous")]
+    return samples
+
+
+def _convolution_samples(rng):
+    return [Sample(randn(rng, 2, 2, 5), randn(rng, 3, 2, 2), randn(rng, 3), [2], [1], [1],
+                   False, [0], 1, name="plain 1-d"),
+            Sample(randn(rng, 1, 4, 3, 3), randn(rng, 4, 2, 2, 2), randn(rng, 4), [2, 1],
+                   [0, 1], [1, 1], True, [1, 0], 2, name="transposed 2-d")]
+
+
+def _conv_tbc_samples(rng):
+    return [Sample(randn(rng, 5, 2, 3), randn(rng, 3, 3, 4), randn(rng, 4)),
+            Sample(randn(rng, 4, 3, 2), randn(rng, 2, 2, 3), randn(rng, 3), 1, name="pad 1"),
+            Sample(randn(rng, 6, 1, 2), randn(rng, 3, 2, 2), randn(rng, 2), -1,
+                   name="pad -1")]
+
+
+def _unfold_samples(rng):
+    return [Sample(randn(rng, 2, 2, 4, 5), 2),
+            Sample(randn(rng, 2, 5, 4), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1),
+                   name="unbatched"),
+            Sample(noncontiguous(randn(rng, 1, 2, 4, 4)), 3, stride=2, padding=1,
+                   name="non-contiguous")]
+
+
+def _fold_samples(rng):
+    return [Sample(randn(rng, 2, 8, 12), (4, 5), 2),
+            Sample(randn(rng, 6, 9), (4, 5), (1, 3), dilation=(1, 2), padding=1,
+                   stride=(2, 1), name="unbatched"),
+            Sample(randn(rng, 1, 4, 4), 5, 2, stride=2, name="gaps (stride 2)")]
 
 
 def _max_samples(rng):
@@ -76,7 +133,18 @@ def _adaptive_samples(rng):
             Sample(randn(rng, 1, 2, 5, 4), (None, 3), name="None keeps a size")]
 
 
+_CONV_OPS = ("convolution", "convolution_backward")
+
 OPS_DB = [
+    _entry("conv3d", _conv3d_samples, _CONV_OPS),
+    _entry("conv_transpose1d", _transpose_samples(1), _CONV_OPS),
+    _entry("conv_transpose2d", _transpose_samples(2), _CONV_OPS),
+    _entry("conv_transpose3d", _transpose_samples(3), _CONV_OPS),
+    OpInfo("convolution", lambda lib, *a: lib.convolution(*a), _convolution_samples,
+           ops=_CONV_OPS),
+    OpInfo("conv_tbc", lambda lib, *a: lib.conv_tbc(*a), _conv_tbc_samples),
+    _entry("unfold", _unfold_samples, ("im2col", "col2im")),
+    _entry("fold", _fold_samples, ("col2im", "im2col")),
     OpInfo("conv2d", lambda lib, *a, **k: _F(lib).conv2d(*a, **k), _conv2d_samples,
            ops=("convolution", "convolution_backward")),
     OpInfo("conv1d", lambda lib, *a, **k: _F(lib).conv1d(*a, **k), _conv1d_samples,

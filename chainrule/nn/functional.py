@@ -31,7 +31,7 @@ __all__ = ["softmax", "log_softmax", "nll_loss", "cross_entropy", "mse_loss", "l
            "celu_", "threshold", "threshold_", "rrelu", "rrelu_", "prelu", "hardshrink",
            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
            "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d",
-           "dropout3d"] + _padding.__all__
+           "dropout3d", "instance_norm", "rms_norm", "group_norm"] + _padding.__all__
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
@@ -389,6 +389,36 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     return _norm.batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
                             eps, True)
+
+
+def _verify_spatial_size(size):
+    size_prods = 1
+    for s in size[2:]:
+        size_prods *= s
+    if size_prods == 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input size "
+                         f"{size!r}")
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    return _norm.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+                               momentum, eps, True)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return _norm.rms_norm(input, normalized_shape, weight, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if input.dim() < 2:
+        raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups]
+                       + list(input.size()[2:]))
+    return _norm.group_norm(input, num_groups, weight, bias, eps, True)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,

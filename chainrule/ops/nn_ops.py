@@ -642,6 +642,22 @@ hardshrink = op("hardshrink", "HardshrinkBackward0", "self, lambd=0.5",
                 self=lambda grad, self, lambd: hardshrink_backward(grad, self, lambd))
 
 
+class _Defined:
+    """Which outputs of the node being applied received a gradient: PyTorch's
+    grads[i].defined(), which its formulas test (chainrule's see zeros for the others)."""
+    mask = ()
+
+
+def _track_defined(row):
+    cls = row.op.node_cls
+    apply = cls._apply
+
+    def _apply(self, grads, create_graph):
+        _Defined.mask = tuple(g is not None for g in grads)
+        return apply(self, grads, create_graph)
+    cls._apply = _apply
+
+
 # prelu: weight reshaped to broadcast over the channel dim, then _prelu_kernel; the kernel's
 # weight gradient has the input's shape (the engine sums it to the weight's)
 
@@ -651,13 +667,23 @@ def _prelu_kernel_bw(g, x, w):
 
 
 def _prelu_double_backward(grads, grad_output, self, weight, want):
-    g_input, g_weight = grads
+    # derivatives.yaml's, which tells apart the outputs that received no gradient
+    g_input, g_weight = (g if given else None for g, given in zip(grads, _Defined.mask))
     nonneg = self >= 0
     if want == "grad_output":
+        if g_input is None:
+            return where(nonneg, make_tensor(np.zeros((), grad_output._data.dtype)),
+                         g_weight * self)
+        if g_weight is None:
+            return where(nonneg, g_input, g_input * weight)
         return where(nonneg, g_input, g_input * weight + g_weight * self)
     if want == "self":
-        return where(nonneg, 0.0, grad_output * g_weight)
-    return where(nonneg, 0.0, grad_output * g_input)
+        if g_weight is None:
+            return _zeros(self)
+        return where(nonneg, make_tensor(np.zeros((), self._data.dtype)), grad_output * g_weight)
+    if g_input is None:
+        return _zeros(self)
+    return where(nonneg, make_tensor(np.zeros((), weight._data.dtype)), grad_output * g_input)
 
 
 _prelu_kernel_backward = op(
@@ -669,6 +695,7 @@ _prelu_kernel_backward = op(
         grads, grad_output, self, weight, "self"),
     weight=lambda grads, grad_output, self, weight: _prelu_double_backward(
         grads, grad_output, self, weight, "weight"))
+_track_defined(_prelu_kernel_backward)
 
 
 def _prelu_forward(x, w):

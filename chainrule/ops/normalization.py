@@ -8,7 +8,12 @@ the input, weight and bias gradients are each computed once; the masked outputs 
 """
 import numpy as np
 
-from .._dtype import FROM_NP
+import warnings
+
+from .._dims import wrap_dim
+from ..autograd import grad_mode
+from .._dtype import FROM_NP, OPMATH
+from .nn_ops import _Defined, _no_derivative, _track_defined, add_scalar, div_scalar, mul_scalar
 from .registry import op, public
 
 
@@ -368,7 +373,7 @@ native_batch_norm = op(
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                cudnn_enabled):
     """at::batch_norm: PyTorch's size checks, then native_batch_norm."""
-    num_features = input.shape[1] if input.dim() > 1 else 0
+    num_features = _size(input, 1)
     if input.numel() == 0:
         # PyTorch keeps the gradient chain with a clone instead of normalizing nothing
         out = input.clone()
@@ -386,3 +391,250 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
             raise RuntimeError(f"{name} must be defined in evaluation mode")
     return native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
                              eps)[0]
+
+
+# ---- group_norm -----------------------------------------------------------------------------
+
+def _check_group_norm(x_shape, weight, bias, C, group):
+    """PyTorch's check_group_norm_inputs (its bias message shows the weight's shape)."""
+    if group <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {group}")
+    if C % group:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {list(x_shape)} and num_groups={group}")
+    w_shape = [0] if weight is None else list(weight.shape)
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t.size != C):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {w_shape} and input "
+                               f"of shape {list(x_shape)}")
+
+
+def _group_norm(x, weight, bias, N, C, HxW, group, eps):
+    _check_group_norm(x.shape, weight, bias, C, group)
+    if not x.flags.c_contiguous:
+        raise RuntimeError("Expected X.is_contiguous(memory_format) to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
+    if x.size != N * C * HxW:
+        raise RuntimeError("Expected X.numel() == N * C * HxW to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
+    a = _float(x, "GroupNormKernelImpl")
+    _check_dtypes(x, weight, bias)
+    D = C // group
+    rows = a.reshape(N, group, D * HxW)
+    if rows.shape[-1]:
+        mean = rows.mean(-1)
+        centred = rows - mean[..., None]
+        var = np.mean(centred * centred, -1)
+    else:     # empty groups: mean 0, variance and rstd NaN, as the CPU kernel's
+        mean, var = np.zeros((N, group), a.dtype), np.full((N, group), np.nan, a.dtype)
+    rstd = 1 / np.sqrt(np.where(var < 0, 0, var) + eps)     # std::max keeps a NaN
+    planes = a.reshape(N, group, D, HxW)
+    if weight is None and bias is None:
+        out = (planes - mean[..., None, None]) * rstd[..., None, None]
+    else:
+        # per channel: y = scale * x + shift, as the CPU kernel computes it
+        scale = rstd[..., None] * (1 if weight is None else weight.reshape(group, D))
+        shift = -scale * mean[..., None] + (0 if bias is None else bias.reshape(group, D))
+        out = planes * scale[..., None] + shift[..., None]
+    stats = np.float32 if (weight is not None or bias is not None) and x.dtype == np.float16 \
+        and (weight if weight is not None else bias).dtype == np.float32 else x.dtype
+    return (out.reshape(x.shape).astype(x.dtype, copy=False), mean.astype(stats, copy=False),
+            rstd.astype(stats, copy=False))
+
+
+def _gn_backward(want, grads, X, mean, rstd, gamma, N, C, HxW, group, eps):
+    """infinitely_differentiable_native_group_norm_backward (FunctionsManual.cpp): the
+    gradient for `want` ("input", "weight" or "bias") in Tensor ops (C++'s Tensor * double
+    is mul.Scalar: MulBackward1)."""
+    dY, dmean, drstd = (g if given else None for g, given in zip(grads, _Defined.mask))
+    G = group
+    D = C // G
+    s = 1.0 / (D * HxW)
+    X_t = X.reshape(N, G, D, HxW)
+    mean_t = mean.reshape(N, G, 1, 1)
+    rstd_t = rstd.reshape(N, G, 1, 1)
+    ds = db = dY_t = None
+    if dY is not None:
+        dY_t = dY.reshape(N, G, D, HxW)
+        ds = (dY_t * X_t).sum(3).unsqueeze_(-1)
+        db = dY_t.sum(3).unsqueeze_(-1)
+    if want == "input":
+        gamma_t = None if gamma is None else gamma.reshape(1, G, D, 1)
+        rstd_cube = rstd_t * rstd_t * rstd_t
+        dvar = None if drstd is None else mul_scalar(rstd_cube, -0.5) * drstd.view(N, G, 1, 1)
+        stats = dmean is not None and drstd is not None
+        if dY is not None:
+            a = rstd_t if gamma_t is None else rstd_t * gamma_t
+            b = (ds.sum(2) if gamma_t is None else (ds * gamma_t).sum(2)).unsqueeze_(-2)
+            c = (db.sum(2) if gamma_t is None else (db * gamma_t).sum(2)).unsqueeze_(-2)
+            b = mul_scalar((c * mean_t - b) * rstd_cube, s)
+            c = -b * mean_t - mul_scalar(c * rstd_t, s)
+            dX = a * dY_t + b * X_t + c
+            if stats:
+                dX = dX + _var_mean_backward(dvar, dmean.view(N, G, 1, 1), X_t)
+            return dX.reshape_as(X)
+        if stats:
+            return _var_mean_backward(dvar, dmean.view(N, G, 1, 1), X_t).reshape_as(X)
+        return None
+    if dY is None:
+        return None
+    if want == "weight":
+        return ((ds - db * mean_t) * rstd_t).sum(0).reshape_as(gamma)
+    if gamma is None:
+        if grad_mode.state.grad_enabled:
+            # PyTorch reshapes to the absent weight's shape, [0], under create_graph
+            raise RuntimeError(f"shape '[0]' is invalid for input of size {C}")
+        return db.sum(0).reshape(C)
+    return db.sum(0).reshape_as(gamma)
+
+
+def _var_mean_backward(gvar, gmean, X):
+    # var_mean_backward over dims (2, 3), correction 0, keepdim
+    n = X.shape[2] * X.shape[3]
+    gself = mul_scalar(gvar, 2.0 / n) * (X - X.mean((2, 3), keepdim=True))
+    return gself + div_scalar(gmean.expand(X.shape), n)
+
+
+def _gn_formula(want):
+    def formula(grads, input, weight, result1, result2, N, C, HxW, group, eps):
+        return _gn_backward(want, grads, input, result1, result2, weight, N, C, HxW, group, eps)
+    return formula
+
+
+native_group_norm = op(
+    "native_group_norm", "NativeGroupNormBackward0",
+    "input, weight, bias, N, C, HxW, group, eps", _group_norm, returns=list, method=False,
+    out=False, input=_gn_formula("input"), weight=_gn_formula("weight"),
+    bias=_gn_formula("bias"))
+_track_defined(native_group_norm)
+
+
+def _size(input, dim):
+    """input.size(dim), with PyTorch's IndexError."""
+    if input.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return input.shape[wrap_dim(dim, input.dim())]
+
+
+@public(method=False)
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    """Normalizes each of num_groups groups of channels of each sample, then scales and
+    shifts per channel."""
+    N, C = _size(input, 0), _size(input, 1)
+    _check_group_norm(input.shape, None if weight is None else weight._data,
+                      None if bias is None else bias._data, C, num_groups)
+    HxW = int(np.prod(input.shape[2:]))
+    return native_group_norm(input.contiguous(), None if weight is None else weight.contiguous(),
+                             None if bias is None else bias.contiguous(), N, C, HxW, num_groups,
+                             eps)[0]
+
+
+# ---- instance_norm --------------------------------------------------------------------------
+
+@public(method=False)
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+                  eps, cudnn_enabled):
+    """batch_norm over the input seen as one sample of N * C channels; the running statistics
+    are the mean over the batch of those batch_norm updated."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    b, c = _size(input, 0), _size(input, 1)
+    shape = (1, b * c) + tuple(input.shape[2:])
+
+    def repeated(t):
+        return None if t is None else t.repeat(b)
+    mean_, var_ = repeated(running_mean), repeated(running_var)
+    out = batch_norm(input.contiguous().view(shape), repeated(weight), repeated(bias), mean_,
+                     var_, use_input_stats, momentum, eps, cudnn_enabled)
+    from ..autograd import no_grad
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(mean_.view(b, c).mean(0, False))
+        if running_var is not None:
+            running_var.copy_(var_.view(b, c).mean(0, False))
+    return out.view(input.shape)
+
+
+# ---- rms_norm -------------------------------------------------------------------------------
+
+def _check_rms_norm(input, normalized_shape, weight):
+    shape = _int_tuple("rms_norm", normalized_shape)
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError("Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {list(weight.shape)} and normalized_shape = "
+                           f"{list(shape)}")
+    n = len(shape)
+    if input.dim() < n or tuple(input.shape[input.dim() - n:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of "
+                           f"size{list(input.shape)}")
+    return shape
+
+
+@public(method=False)
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean(x**2) + eps) over the trailing normalized_shape dims, times weight; in
+    PyTorch's CPU composition (half computed in float; eps defaults to the computing type's
+    machine epsilon, and is rounded to the input's dtype)."""
+    shape = _check_rms_norm(input, normalized_shape, weight)
+    if weight is not None and weight.dtype != input.dtype:
+        warnings.warn(f"Mismatch dtype between input and weight: input dtype = "
+                      f"{input.dtype.cpp}, weight dtype = {weight.dtype.cpp}, Cannot dispatch "
+                      "to fused implementation.", UserWarning, stacklevel=2)
+    dtype = input._data.dtype
+    if dtype.kind not in "fcV":
+        raise NotImplementedError(f"\"rms_norm\" not implemented for '{input.dtype.legacy}'")
+    opmath = FROM_NP[OPMATH.get(dtype, np.dtype(np.float32) if dtype == np.float16 else dtype)]
+    if eps is None:
+        eps = float(np.finfo(np.float64 if opmath.itemsize // (2 if opmath.is_complex else 1)
+                             == 8 else np.float32).eps)
+    if dtype.kind != "c":
+        eps = float(np.asarray(eps).astype(dtype).astype(np.float64))   # eps as the input's
+    upcast = input.to(opmath)
+    dims = [input.dim() - i - 1 for i in range(len(shape))]
+    rsqrt = add_scalar(upcast.pow(2).mean(dims, keepdim=True), eps).rsqrt()
+    result = upcast.mul(rsqrt)
+    if weight is not None:
+        result = result.mul(weight)
+    return result.contiguous().type_as(input)
+
+
+# ---- batch_norm_update_stats: the batch statistics, updating the running ones ----------------
+
+def _update_stats(x, running_mean, running_var, momentum):
+    if x.dtype.kind not in "fV":
+        raise NotImplementedError("\"batch_norm_update_stats_cpu\" not implemented for "
+                                  f"'{FROM_NP[x.dtype].legacy}'")
+    _check_dtypes(x, running_mean, running_var)
+    if x.ndim < 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
+                         "1)")
+    a = x.astype(np.float32) if x.dtype == np.float16 else x
+    axes, shape = _channels(a)
+    n = a.size // max(a.shape[1], 1)
+    mean = a.mean(axes)
+    centred = a - mean.reshape(shape)
+    var_sum = np.sum(centred * centred, axes)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if running_mean is not None:
+            running_mean[...] = momentum * mean + (1 - momentum) * running_mean
+        if running_var is not None:
+            running_var[...] = momentum * var_sum / (n - 1) + (1 - momentum) * running_var
+    stats = running_mean.dtype if running_mean is not None and running_mean.dtype != x.dtype \
+        else x.dtype
+    return mean.astype(stats), (var_sum / n).astype(stats)
+
+
+batch_norm_update_stats = op(
+    "batch_norm_update_stats", "NotImplemented", "input, running_mean, running_var, momentum",
+    _update_stats, returns=list, method=False, out=False,
+    input=lambda grads: _no_derivative("aten::batch_norm_update_stats")(None),
+    running_mean=None, running_var=None)
+batch_norm_update_stats.op.node_cls.name = lambda self: "torch::autograd::NotImplemented"

@@ -97,6 +97,38 @@ def _seeded_dropout(lib, x, **kw):
     return _F(lib).dropout(x, **kw)
 
 
+def _group_norm_samples(rng):
+    return [Sample(randn(rng, 2, 6, 3), 3, randn(rng, 6), randn(rng, 6)),
+            Sample(randn(rng, 2, 4, 2, 2), 2, name="4-d no affine"),
+            Sample(randn(rng, 3, 4), 4, randn(rng, 4), name="2-d weight, groups of 1"),
+            Sample(randn(rng, 2, 4, 3), 1, None, randn(rng, 4), grad=(0,), eps=0.1,
+                   name="bias without weight, eps"),
+            Sample(noncontiguous(randn(rng, 3, 4)).reshape(3, 4, 1) * np.ones(2), 2,
+                   name="non-contiguous")]
+
+
+def _native_group_norm(lib, x, w, b, group):
+    n, c = x.shape[:2]
+    y, mean, rstd = lib.native_group_norm(x, w, b, n, c, x.numel() // (n * c), group, 1e-5)
+    # one output all three take part in: PyTorch's formula drops the statistics' gradients
+    # unless both have one
+    return y + (mean * 2 + rstd).sum()
+
+
+def _instance_norm(lib, x, w=None, b=None, use_input_stats=True):
+    c = x.shape[1]
+    rm, rv = lib.linspace(-1, 1, c, dtype=x.dtype), lib.linspace(0.5, 2, c, dtype=x.dtype)
+    y = lib.instance_norm(x, w, b, rm, rv, use_input_stats, 0.3, 1e-5, False)
+    return y, rm, rv
+
+
+def _update_stats(lib, x):
+    c = x.shape[1]
+    rm, rv = lib.zeros(c, dtype=x.dtype), lib.ones(c, dtype=x.dtype)
+    mean, var = lib.batch_norm_update_stats(x, rm, rv, 0.2)
+    return mean, var, rm, rv
+
+
 OPS_DB = [
     OpInfo("layer_norm", lambda lib, x, shape, w=None, b=None, **kw: _F(lib).layer_norm(
         x, shape, w, b, **kw), _layer_norm_samples,
@@ -122,4 +154,26 @@ OPS_DB = [
     OpInfo("dropout seeded", _seeded_dropout,
            lambda rng: [Sample(randn(rng, 4, 5), p=0.3), Sample(randn(rng, 3), p=1.0),
                         Sample(noncontiguous(randn(rng, 3, 4)), p=0.5)], ops=("mul",)),
+    OpInfo("group_norm", lambda lib, x, g, *wb, **kw: _F(lib).group_norm(x, g, *wb, **kw),
+           _group_norm_samples, ops=("native_group_norm",)),
+    OpInfo("native_group_norm", _native_group_norm,
+           lambda rng: [Sample(randn(rng, 2, 6, 3), randn(rng, 6), randn(rng, 6), 3),
+                        Sample(randn(rng, 2, 4, 2), None, None, 2, name="no affine")],
+           ops=("native_group_norm",)),
+    OpInfo("instance_norm", _instance_norm,
+           lambda rng: [Sample(randn(rng, 2, 3, 4)),
+                        Sample(randn(rng, 2, 3, 2, 2), randn(rng, 3), randn(rng, 3), name="4-d"),
+                        Sample(randn(rng, 2, 3, 4), randn(rng, 3), randn(rng, 3),
+                               use_input_stats=False, name="running statistics")],
+           ops=("native_batch_norm", "native_batch_norm_backward", "repeat")),
+    OpInfo("rms_norm", lambda lib, x, shape, *w, **kw: lib.rms_norm(x, shape, *w, **kw),
+           lambda rng: [Sample(randn(rng, 3, 4), [4]),
+                        Sample(randn(rng, 2, 3, 4), (3, 4), randn(rng, 3, 4), eps=0.01,
+                               name="2-d normalized_shape"),
+                        Sample(noncontiguous(randn(rng, 4, 3)), [3], randn(rng, 3),
+                               name="non-contiguous")],
+           ops=("pow.Tensor_Scalar", "add.Scalar", "rsqrt", "mul")),
+    # no derivative: its node raises (tests/test_nn_breadth.py)
+    OpInfo("batch_norm_update_stats", _update_stats,
+           lambda rng: [Sample(randn(rng, 4, 3, 2), grad=())], gradcheck=False),
 ]

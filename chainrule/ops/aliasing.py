@@ -110,6 +110,8 @@ unfold = op("unfold", "UnfoldBackward0", "self, dimension, size, step", _unfold,
 # ---- view_as_real, view_as_complex --------------------------------------------------------
 
 def _view_as_real(a):
+    if a.dtype.kind == "W":         # complex32
+        _with_complex32()
     real = _REAL_OF.get(a.dtype)
     if real is None:
         raise RuntimeError("view_as_real is only supported for complex tensors")
@@ -118,12 +120,20 @@ def _view_as_real(a):
 
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
                np.dtype(np.float64): np.dtype(np.complex128)}
-if _dtype.complex32.np is not None:      # complex32 needs ml_dtypes 0.6
-    _COMPLEX_OF[np.dtype(np.float16)] = _dtype.complex32.np
 _REAL_OF = {c: r for r, c in _COMPLEX_OF.items()}
 
 
+def _with_complex32():
+    """Add float16 <-> complex32: complex32 is ml_dtypes', an optional package imported on
+    first use, not when chainrule is (ImportError naming the extra when it is missing)."""
+    c32 = _dtype.complex32.np
+    _COMPLEX_OF[np.dtype(np.float16)] = c32
+    _REAL_OF[c32] = np.dtype(np.float16)
+
+
 def _view_as_complex(a):
+    if a.dtype == np.float16:
+        _with_complex32()
     if a.dtype not in _COMPLEX_OF:
         raise RuntimeError("view_as_complex is only supported for half, float and double "
                            "tensors, but got a tensor of scalar type: "

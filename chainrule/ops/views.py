@@ -154,7 +154,7 @@ def _as_strided_record(base, view):
 
 def _is_complex(a):
     from .aliasing import _REAL_OF
-    return a.dtype in _REAL_OF
+    return a.dtype in _REAL_OF or a.dtype.kind == "W"     # W: complex32 (ml_dtypes)
 
 
 def _restride(base, geom):

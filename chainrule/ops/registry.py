@@ -520,7 +520,13 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
         inputs = tuple(inputs)
         params = tuple(n for n in names if n not in inputs)
     if returns is not None and returns is not list:
-        return_types[name] = _structseq(name.split(".")[0], returns)
+        # overloads (sort, sort.stable) share their structseq, as PyTorch's do
+        base = name.split(".")[0]
+        rt = return_types.get(base)
+        if rt is None or rt._fields != tuple(returns):
+            rt = _structseq(base, returns)
+        return_types.setdefault(base, rt)
+        return_types[name] = rt
     row = Op(name, node_name, inputs, params, forward, formulas, promote, returns,
              None if differentiable_outputs is None else frozenset(differentiable_outputs),
              view, numbers, promote_with, list_input, inplace_ufunc)
@@ -557,9 +563,15 @@ def _structseq(name, fields):
     """A torch.return_types structseq: a tuple with named fields, printed one per line."""
     rt = namedtuple(name, fields)
     rt.__module__ = "torch.return_types"
+    rt.__reduce__ = _reduce_structseq    # pickled by name through chainrule.return_types
     rt.__repr__ = lambda self: f"torch.return_types.{type(self).__name__}(\n" + ",\n".join(
         f"{field}={value!r}" for field, value in zip(self._fields, self)) + ")"
     return rt
+
+
+def _reduce_structseq(self):
+    from ..return_types import _rebuild
+    return _rebuild, (type(self).__name__, tuple(self))
 
 
 def _names(spec, default):

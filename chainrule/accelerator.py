@@ -1,6 +1,7 @@
 """torch.accelerator with no accelerator (a CPU-only build): `is_available()` is False,
 `current_accelerator()` None, `device_count()` 0; what needs a device raises PyTorch's
 "Cannot access accelerator device when none is available." RuntimeError."""
+import types
 import warnings
 
 from ._device import NO_ACCELERATOR, device as _torch_device
@@ -10,7 +11,7 @@ __all__ = ["Graph", "current_accelerator", "current_device_idx", "current_device
            "get_device_capability", "get_memory_info", "is_available", "max_memory_allocated",
            "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_stats",
            "reset_accumulated_memory_stats", "reset_peak_memory_stats", "set_device_idx",
-           "set_device_index", "set_stream", "synchronize"]
+           "set_device_index", "set_stream", "synchronize", "memory", "graphs"]
 
 
 def _none():
@@ -146,3 +147,8 @@ class Graph:
 
     def __init__(self, keep_graph=False, *, pool=None, capture_error_mode="default"):
         _none()
+
+
+# the submodules, as namespaces of the functions above
+memory = types.SimpleNamespace(empty_cache=empty_cache, empty_host_cache=empty_host_cache, get_memory_info=get_memory_info, max_memory_allocated=max_memory_allocated, max_memory_reserved=max_memory_reserved, memory_allocated=memory_allocated, memory_reserved=memory_reserved, memory_stats=memory_stats, reset_accumulated_memory_stats=reset_accumulated_memory_stats, reset_peak_memory_stats=reset_peak_memory_stats)
+graphs = types.SimpleNamespace(Graph=Graph)

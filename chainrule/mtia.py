@@ -1,5 +1,7 @@
 """torch.mtia as PyTorch's build without MTIA has it: never available; what needs the device
 raises "Cannot execute ...() without MTIA backend." or the "not compiled" AssertionError."""
+import types
+
 from ._device import _MTIA as _NOT_COMPILED, device as _torch_device
 from ._streams import Event, Stream
 
@@ -12,7 +14,7 @@ __all__ = ["DeferredMtiaCallError", "Event", "MTIAGraph", "Stream", "StreamConte
            "manual_seed", "manual_seed_all", "max_memory_allocated", "memory_allocated",
            "memory_stats", "record_memory_history", "reset_peak_memory_stats", "seed",
            "seed_all", "set_device", "set_rng_state", "set_rng_state_all", "set_stream",
-           "snapshot", "stream", "synchronize"]
+           "snapshot", "stream", "synchronize", "memory"]
 
 default_generators = ()
 
@@ -216,3 +218,10 @@ class graph:
 
 def graph_pool_handle():
     _no_backend("graphPoolHandle")
+
+
+# the memory submodule, as a namespace of the functions above
+memory = types.SimpleNamespace(is_initialized=is_initialized,
+                               max_memory_allocated=max_memory_allocated,
+                               memory_allocated=memory_allocated, memory_stats=memory_stats,
+                               reset_peak_memory_stats=reset_peak_memory_stats)

@@ -2,6 +2,7 @@
 raises that build's error (mostly AssertionError "Torch not compiled with XPU enabled")."""
 import collections
 import contextlib
+import types
 
 from ._device import device as _torch_device
 
@@ -19,7 +20,7 @@ __all__ = ["Event", "MemPool", "Stream", "StreamContext", "XPUGraph", "can_devic
            "reset_accumulated_memory_stats", "reset_peak_memory_stats", "seed", "seed_all",
            "set_device", "set_per_process_memory_fraction", "set_rng_state",
            "set_rng_state_all", "set_stream", "stream", "synchronize", "temperature",
-           "use_mem_pool", "utilization"]
+           "use_mem_pool", "utilization", "memory", "random", "streams", "graphs"]
 
 _NO_XPU = "Torch not compiled with XPU enabled"
 default_generators = ()
@@ -289,3 +290,11 @@ def graph_pool_handle():
 
 def is_current_stream_capturing():
     _dummy("_xpu_isCurrentStreamCapturing")
+
+
+# the submodules, as namespaces of the functions above
+memory = types.SimpleNamespace(MemPool=MemPool, change_current_allocator=change_current_allocator, empty_cache=empty_cache, get_per_process_memory_fraction=get_per_process_memory_fraction, is_initialized=is_initialized, max_memory_allocated=max_memory_allocated, max_memory_reserved=max_memory_reserved, mem_get_info=mem_get_info, memory_allocated=memory_allocated, memory_reserved=memory_reserved, memory_snapshot=memory_snapshot, memory_stats=memory_stats, memory_stats_as_nested_dict=memory_stats_as_nested_dict, reset_accumulated_memory_stats=reset_accumulated_memory_stats, reset_peak_memory_stats=reset_peak_memory_stats, set_per_process_memory_fraction=set_per_process_memory_fraction, use_mem_pool=use_mem_pool)
+random = types.SimpleNamespace(current_device=current_device, device_count=device_count, get_rng_state=get_rng_state, get_rng_state_all=get_rng_state_all, initial_seed=initial_seed, is_initialized=is_initialized, manual_seed=manual_seed, manual_seed_all=manual_seed_all, seed=seed, seed_all=seed_all, set_rng_state=set_rng_state, set_rng_state_all=set_rng_state_all)
+streams = types.SimpleNamespace(Event=Event, Stream=Stream)
+graphs = types.SimpleNamespace(XPUGraph=XPUGraph, graph=graph, graph_pool_handle=graph_pool_handle,
+                               is_current_stream_capturing=is_current_stream_capturing)

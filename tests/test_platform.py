@@ -1287,3 +1287,17 @@ def test_index_factories_on_devices():
                  lambda T: T.tril_indices(3, 3, pin_memory=True)):
         same_error(make)
     same(lambda T: [T.tril_indices(3, 3, device="cpu"), T.triu_indices(2, 3, 1, device="cpu")])
+
+
+def test_submodule_namespaces():
+    for make in (lambda T: T.xpu.memory.memory_allocated(), lambda T: T.xpu.memory.empty_cache(),
+                 lambda T: T.xpu.random.seed(), lambda T: T.xpu.random.get_rng_state_all(),
+                 lambda T: T.xpu.streams.Stream(), lambda T: T.xpu.graphs.graph_pool_handle(),
+                 lambda T: T.xpu.memory.mem_get_info(), lambda T: T.mtia.memory.memory_stats(),
+                 lambda T: T.mtia.memory.memory_allocated(), lambda T: T.accelerator.memory.
+                 memory_allocated(), lambda T: T.accelerator.graphs.Graph(),
+                 lambda T: T.cuda.amp.common.amp_definitely_not_available(),
+                 lambda T: T.profiler.is_fbcode()):
+        same_outcome(make)
+    same_outcome(lambda T: T.cuda.amp.grad_scaler.GradScaler().is_enabled())
+    same_outcome(lambda T: T.cuda.amp.autocast_mode.autocast().__enter__()._enabled)

@@ -1,6 +1,7 @@
 """torch.cuda.amp: deprecated aliases of torch.amp for device 'cuda'. Without CUDA, autocast
 and GradScaler warn and disable themselves, as in PyTorch's CPU build."""
 import functools
+import types
 import warnings
 
 from .. import _dtype
@@ -51,3 +52,9 @@ def custom_bwd(bwd):
                   "`torch.amp.custom_bwd(args..., device_type='cuda')` instead.", FutureWarning,
                   stacklevel=2)
     return functools.partial(_custom_bwd, device_type="cuda")(bwd)
+
+
+# the submodules, as namespaces
+common = types.SimpleNamespace(amp_definitely_not_available=amp_definitely_not_available)
+autocast_mode = types.SimpleNamespace(autocast=autocast, custom_fwd=custom_fwd, custom_bwd=custom_bwd)
+grad_scaler = types.SimpleNamespace(GradScaler=GradScaler)

@@ -13,7 +13,7 @@ from ._collector import Collector, record_function
 from ._events import EventList
 
 __all__ = ["ProfilerAction", "ProfilerActivity", "profile", "schedule", "supported_activities",
-           "tensorboard_trace_handler", "kineto_available"]
+           "tensorboard_trace_handler", "kineto_available", "is_fbcode"]
 
 
 class _Enum(enum.IntEnum):
@@ -40,6 +40,10 @@ class ProfilerAction(enum.Enum):
 def supported_activities():
     """The activities this build can record: the CPU's."""
     return {ProfilerActivity.CPU}
+
+
+def is_fbcode():
+    return False
 
 
 def kineto_available():

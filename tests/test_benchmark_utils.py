@@ -3,7 +3,6 @@ same statistics, repr and Compare tables; Timer measures real statements."""
 import re
 
 import pytest
-import torch
 import torch.utils.benchmark as tb
 
 import chainrule

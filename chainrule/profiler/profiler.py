@@ -10,7 +10,6 @@ import warnings
 from functools import partial
 
 from ._collector import Collector, record_function
-from ._events import EventList
 
 __all__ = ["ProfilerAction", "ProfilerActivity", "profile", "schedule", "supported_activities",
            "tensorboard_trace_handler", "kineto_available", "is_fbcode"]

@@ -378,6 +378,9 @@ def prepare(op, inputs, arrays, params):
     t = target.np
     if _explicit_dtype(op, params) is not None and t.isbuiltin != 2:
         # an explicit dtype= (sum, norm, cumsum of bfloat16 as float64): converted first
+        if t.kind != "c" and any(type(a) is np.ndarray and a.dtype.kind == "W" for a in arrays):
+            from .shape import _warn_once
+            _warn_once("Casting complex values to real discards the imaginary part")
         return [_dtype.cast(a, t) if type(a) is np.ndarray and a.dtype.isbuiltin == 2 else a
                 for a in arrays], op.forward
     promoted = op.promote is not NONE

@@ -155,3 +155,9 @@ __all__ = sorted(set(_FUNCTIONS) | set(_creation_all) | set(_dtype_all) | {
     "init_num_threads", "compiled_with_cxx11_abi", "get_device_module",
     "set_default_tensor_type", "compile", "autocast", "GradScaler", "Stream", "Event",
     "UntypedStorage", "TypedStorage", "classproperty"} | set(_LAZY_NAMES))
+
+
+def __dir__():
+    # the lazy names are there too, as they are in dir(torch)
+    return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_NAMES) | {
+        f"{d}Storage" for d in _LEGACY_STORAGE_DTYPES} | {"has_mkl"})

@@ -4,7 +4,6 @@ import warnings
 
 import numpy as np
 
-from .._creation import tensor as _tensor
 from .._dtype import int64 as _int64
 from .._tensor import make_tensor
 from ..ops import nn_ops as _ops
@@ -31,7 +30,9 @@ __all__ = ["softmax", "log_softmax", "nll_loss", "cross_entropy", "mse_loss", "l
            "celu_", "threshold", "threshold_", "rrelu", "rrelu_", "prelu", "hardshrink",
            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
            "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d",
-           "dropout3d", "instance_norm", "rms_norm", "group_norm"] + _padding.__all__
+           "dropout3d", "instance_norm", "rms_norm", "group_norm", "poisson_nll_loss",
+           "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
+           "triplet_margin_loss", "logsigmoid"] + _padding.__all__
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
@@ -45,16 +46,24 @@ _TYPE_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "int6
 
 
 def _reduction(reduction, size_average=None, reduce=None):
-    """Validate `reduction`; the deprecated size_average/reduce override it, as in PyTorch."""
+    """Validate `reduction` (PyTorch's _Reduction.get_enum, as a string); the deprecated
+    size_average/reduce override it, as in PyTorch."""
     if size_average is not None or reduce is not None:
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
         reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
         warnings.warn("size_average and reduce args will be deprecated, please use "
                       f"reduction='{reduction}' instead.", stacklevel=3)
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
+                      "instead.", stacklevel=3)
+        return "mean"
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
+
+
+_ENUM = {"none": 0, "mean": 1, "sum": 2}     # at::Reduction
 
 
 def _array(t):
@@ -125,6 +134,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     return _ops.rrelu(input, lower, upper, training)
 
 
+logsigmoid = _ops.log_sigmoid
 selu_ = _ops.selu_
 celu_ = _ops.celu_
 threshold_ = _ops.threshold_
@@ -289,31 +299,64 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({_size(target)}) must be the same as input size "
                          f"({_size(input)})")
-    return _ops.binary_cross_entropy_with_logits(input, target, _array(weight),
-                                                 _array(pos_weight), reduction)
+    return _ops.binary_cross_entropy_with_logits(input, target, weight, pos_weight,
+                                                 _ENUM[reduction])
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     if size_average is not None or reduce is not None:
-        reduction = _reduction(reduction, size_average, reduce)
-    if reduction == "mean":
-        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
-                      "support size.'batchmean' divides only by the batch size, and aligns with "
-                      "the KL div math definition.'mean' will be changed to behave the same as "
-                      "'batchmean' in the next major release.", stacklevel=2)
-    if reduction != "batchmean":
-        _reduction(reduction)
-    if log_target:
-        loss = target.exp() * (target - input)
+        enum = _ENUM[_reduction(reduction, size_average, reduce)]
     else:
-        # xlogy(target, target): 0 where target is 0
-        loss = target * _where(target == 0, 1.0, target).log() - target * input
-    if reduction == "batchmean":
-        loss = loss.sum()
-        return loss / _tensor(input.shape[0]) if input.dim() != 0 else loss
-    if reduction == "mean":
-        return loss.mean()
-    return loss.sum() if reduction == "sum" else loss
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
+                          "the support size.'batchmean' divides only by the batch size, and "
+                          "aligns with the KL div math definition.'mean' will be changed to "
+                          "behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        enum = _ENUM["sum" if reduction == "batchmean" else _reduction(reduction)]
+    reduced = _ops.kl_div(input, target, enum, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(reduction, size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    return _ops.poisson_nll_loss(input, target, log_input, full, eps, _ENUM[reduction])
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    enum = _ENUM[_reduction(reduction, size_average, reduce)]
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.size()}, input2: {input2.size()}, "
+                           f"target: {target.size()} ")
+    return _ops.margin_ranking_loss(input1, input2, target, margin, enum)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    return _ops.hinge_embedding_loss(input, target, margin,
+                                     _ENUM[_reduction(reduction, size_average, reduce)])
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    return _ops.cosine_embedding_loss(input1, input2, target, margin,
+                                      _ENUM[_reduction(reduction, size_average, reduce)])
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    enum = _ENUM[_reduction(reduction, size_average, reduce)]
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return _ops.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, enum)
 
 
 # ---- the rest -----------------------------------------------------------------------------

@@ -10,13 +10,15 @@ import math
 
 import numpy as np
 
+from .._creation import full_like, zeros_like
 from .._dtype import FROM_NP
 from .._random import default_generator
 from .._tensor import Tensor, make_tensor
 from .._dims import wrap_dim
 from .indexing import _accumulate, index_select
 from .pointwise import _erf_erfc, _not_for, _opmath, _zeros, mul, threshold_backward, where
-from .registry import FUNCTIONS, SAME_DTYPE, op, out_cast, public
+from .registry import (FUNCTIONS, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE, check_broadcast, op,
+                       out_cast, public)
 
 
 def _ones(t):
@@ -39,14 +41,19 @@ def _reduce_t(t, reduction):
 # ---- Tensor-Scalar arithmetic, as the C++ compositions (cross_entropy) record it ----------
 
 add_scalar = op("add.Scalar", "AddBackward1", "self, other", lambda a, other: a + other,
-                function=False, method=False, self=lambda grad: grad)
+                promote=PROMOTE, promote_with=("other",), function=False, method=False,
+                self=lambda grad: grad)
+
+sub_scalar = op("sub.Scalar", "SubBackward1", "self, other", lambda a, other: a - other,
+                promote=PROMOTE, promote_with=("other",), function=False, method=False,
+                self=lambda grad: grad)
 
 mul_scalar = op("mul.Scalar", "MulBackward1", "self, other", lambda a, other: a * other,
-                function=False, method=False,
+                promote=PROMOTE, promote_with=("other",), function=False, method=False,
                 self=lambda grad, other: mul_scalar(grad, other))
 
 div_scalar = op("div.Scalar", "DivBackward1", "self, other", lambda a, other: a / other,
-                function=False, method=False,
+                promote=PROMOTE_FLOAT, promote_with=("other",), function=False, method=False,
                 self=lambda grad, other: div_scalar(grad, other))
 
 
@@ -346,7 +353,46 @@ binary_cross_entropy = op(
         grad * ((1 - self).log() - self.log()).clamp_min(-100), weight, reduction, self.numel()))
 
 
+# log_sigmoid: log_sigmoid_forward's buffer exp(-|x|) is reused by its backward
+
+@_opmath
+def _log_sigmoid(x):
+    _not_for(x, "biuc", "log_sigmoid_cpu")
+    z = np.exp(-np.abs(x))
+    return np.minimum(x, 0) - np.log1p(z), z
+
+
+def _log_sigmoid_bw(g, x, buffer):
+    negative = x < 0
+    return (negative - np.where(negative, 1, -1) * (buffer / (1 + buffer))) * g
+
+
+log_sigmoid_backward = op(
+    "log_sigmoid_backward", "LogSigmoidBackwardBackward0", "grad_output, self, buffer",
+    _opmath(_log_sigmoid_bw), function=False, method=False,
+    grad_output=lambda grad, self, buffer: log_sigmoid_backward(grad, self, buffer),
+    self=lambda grad, grad_output, self: _log_sigmoid_double_backward(grad * grad_output, self),
+    buffer=None)
+
+
+def _log_sigmoid_double_backward(grad, input):
+    z = input.sigmoid()
+    return grad * (z - 1) * z
+
+
+log_sigmoid_forward = op(
+    "log_sigmoid_forward", "LogSigmoidBackward0", "self", _log_sigmoid,
+    returns=("output", "buffer"), differentiable_outputs=(0,), function=False, method=False,
+    self=lambda grads, self, result1: log_sigmoid_backward(grads[0], self, result1))
+
+
+def log_sigmoid(input):
+    """log(sigmoid(input)), computed stably."""
+    return log_sigmoid_forward(input)[0]
+
+
 def _bce_logits(x, t, weight, pos_weight, reduction):
+    _not_for(x, "biuc", "log_sigmoid_cpu")
     log_sig = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
     if pos_weight is not None:
         log_sig = log_sig * ((pos_weight - 1) * t + 1)
@@ -358,29 +404,163 @@ def _bce_logits(x, t, weight, pos_weight, reduction):
 
 def _bce_logits_grad_self(grad, self, target, weight, pos_weight, reduction):
     # PyTorch's composite formula, so double backward records its nodes
-    g = grad.expand_as(self)
     if pos_weight is not None:
         t = make_tensor(pos_weight.astype(self._data.dtype)) * target
-        gi = ((add_scalar(t, 1) - target) * self.sigmoid() - t) * g
+        gi = ((add_scalar(t, 1) - target) * self.sigmoid() - t) * grad
     else:
-        gi = (self.sigmoid() - target) * g
+        gi = (self.sigmoid() - target) * grad
     return _weighted(gi, weight, reduction, self.numel())
 
 
 def _bce_logits_grad_target(grad, self, weight, pos_weight, reduction):
     if pos_weight is not None:
         pw = make_tensor(pos_weight.astype(self._data.dtype))
-        gt = ((1 - self.sigmoid()).log() - pw * self.sigmoid().log()) * grad
+        gt = (log_sigmoid(-self) - log_sigmoid(self) * pw) * grad
     else:
-        gt = self * -grad
+        gt = -self * grad
     return _weighted(gt, weight, reduction, self.numel())
 
 
-binary_cross_entropy_with_logits = op(
+_bce_with_logits = op(
     "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
     "self, target, weight, pos_weight, reduction", _bce_logits, function=False, method=False,
     self=_bce_logits_grad_self, target=_bce_logits_grad_target)
 
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}     # at::Reduction; other values: none
+
+
+# torch.binary_cross_entropy_with_logits defaults reduction to 0, as the losses below do
+@public(method=False)
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    """binary_cross_entropy of sigmoid(input), computed stably from the logits; weight
+    scales each element, pos_weight the positive term of each class."""
+    for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+        if t is not None and t.requires_grad:
+            raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not "
+                               f"differentiable with respect to argument '{name}'. This input "
+                               "cannot have requires_grad True.")
+    arrays = [input._data, target._data] + [t._data for t in (weight, pos_weight)
+                                            if t is not None]
+    check_broadcast(arrays)
+    shape = np.broadcast_shapes(tuple(target.shape), tuple(input.shape))
+    if shape != tuple(target.shape):
+        # (1 - target).mul_(input) cannot grow in place
+        raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
+    return _bce_with_logits(input, target, None if weight is None else weight._data,
+                            None if pos_weight is None else pos_weight._data,
+                            _REDUCTIONS.get(reduction, "none"))
+
+
+
+# ---- losses PyTorch composes from other ops (Loss.cpp), reduction as its enum ------------------
+# Their torch.* functions default `reduction` to 0 (none): the binding cannot parse the schema's
+# default `Mean`, so an unreduced loss comes back unless one is asked for.
+# C++'s `tensor + double` is add.Scalar (AddBackward1), `double - tensor` fills a new tensor
+# and subtracts (SubBackward0 with no edge for the number), `tensor.clamp_min_(0)` records
+# ClampMinBackward0.
+
+def _apply_loss_reduction(loss, reduction):
+    if reduction == 1:
+        return loss.mean()
+    return loss.sum() if reduction == 2 else loss
+
+
+def _number_minus(number, t):
+    """`number - t` as ATen's operator-(Scalar, Tensor) records it."""
+    return FUNCTIONS["sub"](full_like(t, number), t)
+
+
+@public(method=False)
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    """mean / sum / each of max(0, -target * (input1 - input2) + margin)."""
+    unclamped = add_scalar(-target * (input1 - input2), margin)
+    return _apply_loss_reduction(unclamped.clamp_min(0), reduction)
+
+
+_EPSILON = float(np.float32(1e-12))     # Loss.cpp's `constexpr float EPSILON`
+
+
+@public(method=False)
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."""
+    dim = target.dim()
+    if dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if dim == 1 and input1.dim() != 2:
+        raise RuntimeError("1D target tensor expects 2D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    if dim == 0 and input1.dim() != 1:
+        raise RuntimeError("0D target tensor expects 1D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    prod_sum = (input1 * input2).sum(dim)
+    mag_square1 = add_scalar((input1 * input1).sum(dim), _EPSILON)
+    mag_square2 = add_scalar((input2 * input2).sum(dim), _EPSILON)
+    cos = prod_sum / (mag_square1 * mag_square2).sqrt()
+    zeros = zeros_like(cos)
+    pos = _number_minus(1, cos)
+    neg = sub_scalar(cos, margin).clamp_min(0)
+    output = where(target == 1, pos, zeros) + where(target == -1, neg, zeros)
+    return _apply_loss_reduction(output, reduction)
+
+
+@public(method=False)
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    """input where target is 1, max(0, margin - input) where it is -1 (both elsewhere)."""
+    zeros = zeros_like(input)
+    margin_clamp = _number_minus(margin, input).clamp_min(0)
+    output = where(target != 1, margin_clamp, zeros) + where(target != -1, input, zeros)
+    return _apply_loss_reduction(output, reduction)
+
+
+@public(method=False)
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False,
+                        reduction=0):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) with pairwise p-norm
+    distances (swap: the smaller of d(anchor, negative) and d(positive, negative))."""
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {dims[0]}D, positive "
+                           f"{dims[1]}D, and negative {dims[2]}D inputs")
+    distance = FUNCTIONS["pairwise_distance"]
+    dist_pos = distance(anchor, positive, p, eps)
+    dist_neg = distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = FUNCTIONS["minimum"](dist_neg, distance(positive, negative, p, eps))
+    output = (add_scalar(dist_pos, margin) - dist_neg).clamp_min(0)
+    return _apply_loss_reduction(output, reduction)
+
+
+@public(method=False)
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    """Negative log likelihood of a Poisson distribution: exp(input) - target * input for
+    log-rate input, input - target * log(input + eps) otherwise; `full` adds Stirling's
+    term where target > 1."""
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * add_scalar(input, eps).log()
+    if full:
+        stirling = target * target.log() - target + mul_scalar(
+            mul_scalar(target, 2 * math.pi).log(), 0.5)
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _apply_loss_reduction(loss, reduction)
+
+
+@public(method=False)
+def kl_div(input, target, reduction=0, *, log_target=False):
+    """Pointwise KL divergence target * (log(target) - input) (exp(target) * (target - input)
+    for log-space target)."""
+    if input.is_complex() or target.is_complex():
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not input.is_floating_point() or not target.is_floating_point():
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        output = target.exp() * (target - input)
+    else:
+        output = FUNCTIONS["xlogy"](target, target) - target * input
+    return _apply_loss_reduction(output, reduction)
 
 # ---- activations --------------------------------------------------------------------------
 

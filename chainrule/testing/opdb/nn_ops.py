@@ -179,6 +179,17 @@ def _channel_samples(rng):
             Sample(noncontiguous(randn(rng, 2, 6, 2)), 2, name="non-contiguous")]
 
 
+def _signs(rng, *shape):
+    return np.where(rng.standard_normal(shape) >= 0, 1.0, -1.0)
+
+
+def _loss_pair_samples(rng):
+    # margins are chosen so no element sits at the clamp's kink
+    return [Sample(randn(rng, 3, 4), randn(rng, 3, 4), _signs(rng, 3, 4), 0.1, 1),
+            Sample(randn(rng, 5), randn(rng, 5), _signs(rng, 5), 0.0, 2, name="sum"),
+            Sample(randn(rng, 3, 4), randn(rng, 3, 4), _signs(rng, 3, 4), 0.3, 0, name="none")]
+
+
 OPS_DB = [
     OpInfo("softmax", lambda lib, a, dim: _F(lib).softmax(a, dim), _softmax_samples,
            ops=("_softmax", "_softmax_backward_data")),
@@ -304,4 +315,54 @@ OPS_DB = [
     # no derivative: its node raises (tests/test_nn_breadth.py)
     OpInfo("native_channel_shuffle", lambda lib, a, g: lib.native_channel_shuffle(a, g),
            lambda rng: [Sample(randn(rng, 2, 6, 3), 3, grad=())], gradcheck=False),
+    OpInfo("logsigmoid", lambda lib, a: _F(lib).logsigmoid(a),
+           lambda rng: _activation(rng) + [Sample(np.array([-40.0, -3.0, 0.0, 5.0, 40.0]),
+                                                  name="large")],
+           ops=("log_sigmoid_forward", "log_sigmoid_backward")),
+    OpInfo("margin_ranking_loss", lambda lib, a, b, t, m, r: lib.margin_ranking_loss(
+        a, b, t, m, r), _loss_pair_samples, ops=("add.Scalar", "clamp_min", "mean", "sum")),
+    OpInfo("cosine_embedding_loss", lambda lib, a, b, t, m, r: lib.cosine_embedding_loss(
+        a, b, lib.tensor(t), m, r),
+           lambda rng: [Sample(randn(rng, 3, 4), randn(rng, 3, 4), np.array([1, -1, 1]), -0.9,
+                               1),
+                        Sample(randn(rng, 4), randn(rng, 4), np.asarray(-1), -0.5, 2,
+                               name="1-d"),
+                        Sample(randn(rng, 3, 4), randn(rng, 3, 4), np.array([-1, 1, -1]), -0.9,
+                               0, name="none")],
+           ops=("sub.Scalar", "add.Scalar", "sqrt", "where.self")),
+    OpInfo("hinge_embedding_loss", lambda lib, a, t, m, r: lib.hinge_embedding_loss(
+        a, t, m, r),
+           lambda rng: [Sample(randn(rng, 3, 4) * 0.1, _signs(rng, 3, 4), 1.0, 1, grad=(0,)),
+                        Sample(randn(rng, 6) * 0.1, _signs(rng, 6), 0.5, 0, grad=(0,),
+                               name="none")],
+           ops=("sub", "clamp_min", "where.self")),
+    OpInfo("triplet_margin_loss", lambda lib, a, b, c, **kw: lib.triplet_margin_loss(
+        a, b, c, **kw),
+           lambda rng: [Sample(randn(rng, 3, 4), randn(rng, 3, 4), randn(rng, 3, 4),
+                               margin=10.0, reduction=1),
+                        Sample(randn(rng, 3, 4), randn(rng, 3, 4), randn(rng, 3, 4), margin=10.0,
+                               p=3.0, swap=True, reduction=2, name="swap, p=3"),
+                        Sample(randn(rng, 4), randn(rng, 4), randn(rng, 4), margin=10.0,
+                               name="1-d")],
+           ops=("linalg_vector_norm", "minimum", "clamp_min")),
+    OpInfo("poisson_nll_loss", lambda lib, a, t, *args: lib.poisson_nll_loss(a, t, *args),
+           lambda rng: [Sample(randn(rng, 3, 4), positive(rng, 3, 4), True, False, 1e-8, 1),
+                        Sample(positive(rng, 3, 4), positive(rng, 3, 4, high=4.0), False, True,
+                               1e-8, 2, name="rates, full"),
+                        Sample(randn(rng, 3, 4), positive(rng, 3, 4), True, True, 1e-8, 0,
+                               name="full none")],
+           ops=("exp", "log", "masked_fill.Scalar")),
+    OpInfo("kl_div (torch)", lambda lib, a, t, *args, **kw: lib.kl_div(a, t, *args, **kw),
+           lambda rng: [Sample(randn(rng, 3, 4), positive(rng, 3, 4), 1),
+                        Sample(randn(rng, 3, 4), randn(rng, 3, 4), 2, log_target=True,
+                               name="log_target"),
+                        Sample(randn(rng, 3, 4), positive(rng, 3, 4), name="default: none")],
+           ops=("xlogy.Tensor", "exp", "sub")),
+    OpInfo("binary_cross_entropy_with_logits (torch)",
+           lambda lib, a, t, w, pw, r: lib.binary_cross_entropy_with_logits(a, t, w, pw, r),
+           lambda rng: [Sample(randn(rng, 3, 4), positive(rng, 3, 4, low=0.0, high=1.0), None,
+                               positive(rng, 4), 1, grad=(0, 1)),
+                        Sample(randn(rng, 3, 4), positive(rng, 3, 4, low=0.0, high=1.0),
+                               positive(rng, 3, 4), None, 0, grad=(0, 1), name="weight none")],
+           ops=("binary_cross_entropy_with_logits", "log_sigmoid_forward")),
 ]

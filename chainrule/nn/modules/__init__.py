@@ -22,3 +22,8 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
 __all__ += (conv.__all__ + pooling.__all__ + normalization.__all__ + batchnorm.__all__
             + sparse.__all__ + dropout.__all__)
+
+# recurrent layers
+from . import rnn  # noqa: E402
+from .rnn import *  # noqa: E402,F401,F403
+__all__ += rnn.__all__

@@ -94,3 +94,5 @@ def vector_to_parameters(vec, parameters):
         num_param = param.numel()
         param.data = vec[pointer:pointer + num_param].view_as(param).data
         pointer += num_param
+
+from . import rnn  # noqa: E402,F401  (torch.nn.utils.rnn)

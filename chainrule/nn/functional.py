@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from .._creation import arange as _arange
 from .._dtype import int64 as _int64
 from .._tensor import make_tensor
 from ..ops import nn_ops as _ops
@@ -32,7 +33,7 @@ __all__ = ["softmax", "log_softmax", "nll_loss", "cross_entropy", "mse_loss", "l
            "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d",
            "dropout3d", "instance_norm", "rms_norm", "group_norm", "poisson_nll_loss",
            "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
-           "triplet_margin_loss", "logsigmoid"] + _padding.__all__
+           "triplet_margin_loss", "logsigmoid", "embedding_bag"] + _padding.__all__
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
@@ -483,6 +484,63 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         with _no_grad():
             _ops.embedding_renorm_(weight.detach(), input, max_norm, norm_type)
     return _ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                  mode="mean", sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    if weight.dtype == _int64 and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
+                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+                      "`embedding_bag(input, weight, ...)`.", stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is "
+                         f"not None, then it must have the same shape as the input "
+                         f"({input.shape})")
+    if not weight.dim() == 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found offsets "
+                             f"of type {type(offsets)}")
+        offsets = _arange(0, input.numel(), input.size(1), dtype=input.dtype)
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    if mode == "sum":
+        mode_enum = 0
+    elif mode == "mean":
+        mode_enum = 1
+    elif mode == "max":
+        mode_enum = 2
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    else:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if max_norm is not None:
+        with _no_grad():
+            _ops.embedding_renorm_(weight.detach(), input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
+                                  "per_sample_weights is only supported for mode='sum' "
+                                  f"(got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    return _ops.embedding_bag(weight, input, offsets, scale_grad_by_freq, mode_enum, sparse,
+                              per_sample_weights, include_last_offset, padding_idx)[0]
 
 
 def _check_p(p):

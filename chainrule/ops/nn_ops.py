@@ -11,12 +11,14 @@ import math
 import numpy as np
 
 from .._creation import full_like, zeros_like
+from .. import _dtype
 from .._dtype import FROM_NP
 from .._random import default_generator
 from .._tensor import Tensor, make_tensor
 from .._dims import wrap_dim
 from .indexing import _accumulate, index_select
-from .pointwise import _erf_erfc, _not_for, _opmath, _zeros, mul, threshold_backward, where
+from .pointwise import (_erf_erfc, _name_not_implemented, _not_for, _opmath, _zeros, mul,
+                        threshold_backward, where)
 from .registry import (FUNCTIONS, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE, check_broadcast, op,
                        out_cast, public)
 
@@ -1158,6 +1160,254 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     input._vc[0] += 1
     return input
 
+
+
+# ---- embedding_bag ----------------------------------------------------------------------------
+# _embedding_bag returns (output, offset2bag, bag_size, max_indices) as PyTorch's CPU kernels
+# fill them: offset2bag (each index's bag) is left empty where the float sum kernel does not
+# need it; bag_size (indices per bag, padding left out) is zero in sum mode; max_indices is
+# the argmax row per bag and column in max mode, else bag_size.
+
+_SUM, _MEAN, _MAX = range(3)
+
+
+def _bag_fast_path(weight, per_sample_weights, padding_idx):
+    """PyTorch's is_fast_path: the float/half sum kernel, which reads the offsets directly."""
+    return (weight.dtype in (np.float32, np.float16) or weight.dtype.isbuiltin == 2) and \
+        padding_idx < 0
+
+
+def _offset2bag(offsets, n):
+    """Each of the n indices' bag: make_offset2bag's index_add of ones and cumsum."""
+    marks = np.zeros(n + 1, offsets.dtype)
+    np.add.at(marks, offsets, 1)
+    marks[0] -= 1
+    return np.cumsum(marks)[:n].astype(offsets.dtype)
+
+
+def _check_bag_arguments(weight, indices, offsets, mode, per_sample_weights,
+                         include_last_offset):
+    for name, t in (("indices", indices), ("offsets", offsets)):
+        if t.dtype not in (np.int64, np.int32):
+            raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                               "following scalar types: Long, Int; but got "
+                               f"torch.{FROM_NP[t.dtype].legacy}Tensor instead (while checking "
+                               "arguments for embedding_bag)")
+    if weight.dtype.kind not in "fV":
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the "
+                           "following scalar types: Half, BFloat16, Float, Double; but got "
+                           f"torch.{FROM_NP[weight.dtype].legacy}Tensor instead (while checking "
+                           "arguments for embedding_bag)")
+    if offsets.size:
+        if offsets[0] != 0:
+            raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the "
+                               "mini-batch has to start from position 0. However, got "
+                               f"{offsets[0]}\n[ torch.{FROM_NP[offsets.dtype].legacy}Tensor{{}} ]")
+        if offsets[-1] > indices.shape[0]:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length "
+                               f"{indices.shape[0]} but got offsets[-1] of {offsets[-1]}")
+    if per_sample_weights is not None:
+        if mode != _SUM:
+            raise RuntimeError("embedding_bag: per_sample_weights only supported with "
+                               "mode='sum'")
+        if per_sample_weights.dtype != weight.dtype:
+            raise RuntimeError("Expected tensor for argument #1 'weight' to have the same type "
+                               "as tensor for argument #1 'per_sample_weights'; but type "
+                               f"torch.{FROM_NP[weight.dtype].legacy}Tensor does not equal "
+                               f"torch.{FROM_NP[per_sample_weights.dtype].legacy}Tensor (while "
+                               "checking arguments for embedding_bag)")
+        for test in ("dim() == 1", "numel() == indices.numel()"):
+            ok = per_sample_weights.ndim == 1 if test[0] == "d" else \
+                per_sample_weights.size == indices.size
+            if not ok:
+                raise RuntimeError(f"Expected per_sample_weights.value().{test} to be true, but "
+                                   "got false.  (Could this error message be improved?  If so, "
+                                   "please report an enhancement request to PyTorch.)")
+    if include_last_offset and offsets.shape[0] < 1:
+        raise RuntimeError("include_last_offset: number of offset should be at least 1")
+
+
+def _embedding_bag_forward(weight, per_sample_weights, indices, offsets, scale_grad_by_freq,
+                           mode, sparse, include_last_offset, padding_idx):
+    idx, off = indices._data, offsets._data
+    if weight.ndim != 2:
+        raise RuntimeError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                           f"{weight.ndim}")
+    if off.ndim != 1:
+        raise RuntimeError(f"offsets has to be a 1D Tensor, but got Tensor of dimension "
+                           f"{off.ndim}")
+    if idx.ndim != 1:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {idx.shape[0]} "
+                           f"but got offsets[-1] of {off[-1] if off.size else 0}")
+    _check_bag_arguments(weight, idx, off, mode, per_sample_weights, include_last_offset)
+    if mode not in (_SUM, _MEAN, _MAX):
+        raise RuntimeError("`mode` must be sum, mean, or max.")
+    vocab, n = weight.shape[0], idx.shape[0]
+    num_bags = off.shape[0] - (1 if include_last_offset else 0)
+    fast = mode != _MAX and _bag_fast_path(weight, per_sample_weights, padding_idx)
+    bags = _offset2bag(off[:num_bags], n)
+    bad = (idx < 0) | (idx >= vocab)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        if fast:     # fbgemm's message
+            raise RuntimeError(f"Index {i} of input takes value {idx[i]} which is not in the "
+                               f"valid range [0, {vocab})")
+        raise RuntimeError("embedding_bag: Expected idx >= 0 && idx < num_embeddings but found "
+                           f"idx to be {idx[i]}")
+    keep = idx != padding_idx
+    if fast and include_last_offset and num_bags:
+        keep &= np.arange(n) < off[-1]     # the kernel stops at the last offset
+    counts = np.bincount(bags[keep], minlength=num_bags)[:num_bags].astype(idx.dtype)
+    # bag sizes from the offsets (the last bag runs to the end), less the padding indices
+    sizes = np.diff(np.append(off[:num_bags], n)).astype(idx.dtype)
+    sizes -= np.bincount(bags[idx == padding_idx], minlength=num_bags)[:num_bags].astype(
+        idx.dtype)
+    out = np.zeros((num_bags, weight.shape[1]), weight.dtype)
+    rows = weight[idx[keep]]
+    bag_of = bags[keep]
+    if mode == _MAX:
+        max_indices = np.zeros((num_bags, weight.shape[1]), idx.dtype)
+        if rows.shape[0]:
+            # the first maximum of each bag and column (a NaN counts only where it comes first)
+            starts = np.flatnonzero(np.r_[True, bag_of[1:] != bag_of[:-1]])
+            firsts = rows[starts]
+            best = np.where(firsts != firsts, firsts, np.fmax.reduceat(rows, starts, axis=0))
+            segment = np.repeat(np.arange(starts.size), np.diff(np.append(starts, len(rows))))
+            hit = (rows == best[segment]) | ((rows != rows) & (best[segment] != best[segment]))
+            position = np.where(hit, np.arange(len(rows))[:, None], len(rows))
+            first = np.minimum.reduceat(position, starts, axis=0)
+            out[bag_of[starts]] = best
+            max_indices[bag_of[starts]] = idx[keep][first]
+        return out, bags, sizes, max_indices
+    wide = np.float32 if weight.dtype == np.float16 else weight.dtype
+    if per_sample_weights is not None:
+        rows = rows.astype(wide) * per_sample_weights[keep].astype(wide)[:, None]
+    acc = np.zeros(out.shape, wide)
+    _accumulate(acc, (bag_of[:, None] * out.shape[1] + np.arange(out.shape[1])).reshape(-1),
+                rows.astype(wide).reshape(-1))
+    if mode == _MEAN:
+        acc /= np.maximum(sizes, 1).astype(wide)[:, None]
+        return acc.astype(weight.dtype), bags, sizes, sizes.copy()
+    zeros = np.zeros(num_bags, idx.dtype)
+    return (acc.astype(weight.dtype), np.empty(0, idx.dtype) if fast else bags, zeros,
+            zeros.copy())
+
+
+def _bag_offset2bag(indices, offsets, offset2bag):
+    # _embedding_bag_backward: an offset2bag left empty is made from all the offsets
+    o2b = offset2bag._data
+    if indices._data.size and not o2b.size:
+        return _offset2bag(offsets._data, indices._data.shape[0])
+    return o2b
+
+
+def _embedding_bag_dense_backward(grad, per_sample_weights, indices, offsets, offset2bag,
+                                  bag_size, maximum_indices, num_weights, scale_grad_by_freq,
+                                  mode, sparse, padding_idx):
+    out = np.zeros((num_weights, grad.shape[1]), grad.dtype)
+    d = grad.shape[1]
+    if mode == _MAX:
+        nonempty = bag_size._data != 0
+        linear = maximum_indices._data[nonempty] * d + np.arange(d)
+        return _accumulate(out, linear.reshape(-1), grad[nonempty].reshape(-1))
+    idx = indices._data
+    bags = _bag_offset2bag(indices, offsets, offset2bag)
+    scale = np.ones(idx.shape, np.float64)
+    if per_sample_weights is not None:
+        scale = per_sample_weights.astype(np.float64)
+    if scale_grad_by_freq:
+        # PyTorch's kernel divides the i-th group of equal (sorted) indices by the count of
+        # the i-th sorted index, not of the group's own
+        order = np.argsort(idx, kind="stable")
+        ordered = idx[order]
+        group = np.cumsum(np.r_[False, ordered[1:] != ordered[:-1]])
+        counts = np.bincount(idx, minlength=num_weights)
+        divisor = np.empty(idx.shape, np.float64)
+        divisor[order] = counts[ordered[group]]
+        scale = scale / divisor
+    if mode == _MEAN:
+        sizes = bag_size._data[bags]
+        scale = np.where(sizes != 0, scale / np.where(sizes != 0, sizes, 1), scale)
+    # (indices past the last offset, read by no bag, count for none)
+    keep = (idx != padding_idx) & (bags < grad.shape[0])
+    rows = grad[bags[keep]] * scale[keep].astype(grad.dtype)[:, None]
+    linear = idx[keep][:, None] * d + np.arange(d)
+    return _accumulate(out, linear.reshape(-1), rows.reshape(-1))
+
+
+def _no_bag_derivative(grad):
+    raise NotImplementedError("the derivative for '_embedding_bag_backward' is not implemented.")
+
+
+_embedding_bag_backward = op(
+    "_embedding_bag_backward", "EmbeddingBagBackwardBackward0",
+    "grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, "
+    "scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1",
+    _embedding_bag_dense_backward, inputs=("grad", "per_sample_weights"), function=False,
+    method=False, grad=_no_bag_derivative,
+    per_sample_weights=lambda grad: _no_bag_derivative(grad))
+
+
+def _bag_weights_backward(grad, weight, indices, offsets, offset2bag, mode, padding_idx):
+    if mode != _SUM:
+        raise RuntimeError("embedding_bag_backward: per_sample_weights only supported for "
+                           "mode='sum'")
+    idx = indices._data
+    bags = np.minimum(_bag_offset2bag(indices, offsets, offset2bag), len(grad) - 1)
+    out = np.einsum("ij,ij->i", grad[bags], weight[idx])
+    return np.where(idx == padding_idx, 0, out).astype(grad.dtype)
+
+
+_embedding_bag_per_sample_weights_backward = op(
+    "_embedding_bag_per_sample_weights_backward", "NotImplemented",
+    "grad, weight, indices, offsets, offset2bag, mode, padding_idx=-1", _bag_weights_backward,
+    function=False, method=False,
+    grad=_no_derivative("aten::_embedding_bag_per_sample_weights_backward"),
+    weight=_no_derivative("aten::_embedding_bag_per_sample_weights_backward"))
+_name_not_implemented(_embedding_bag_per_sample_weights_backward)
+
+
+def _bag_weight_grad(grads, indices, offsets, result1, result2, result3, weight_shape,
+                     scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx):
+    if sparse:
+        raise NotImplementedError("embedding_bag(sparse=True): chainrule has no sparse "
+                                  "gradients")
+    return _embedding_bag_backward(grads[0], indices, offsets, result1, result2, result3,
+                                   weight_shape[0], scale_grad_by_freq, mode, sparse,
+                                   per_sample_weights, padding_idx)
+
+
+_embedding_bag = op(
+    "_embedding_bag", "EmbeddingBagBackward0",
+    "weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, "
+    "per_sample_weights=None, include_last_offset=False, padding_idx=-1",
+    _embedding_bag_forward, inputs=("weight", "per_sample_weights"), returns=list,
+    differentiable_outputs=(0,), method=False, out=False, weight=_bag_weight_grad,
+    per_sample_weights=lambda grads, weight, indices, offsets, result1, mode, padding_idx:
+        _embedding_bag_per_sample_weights_backward(grads[0], weight, indices, offsets,
+                                                   result1, mode, padding_idx))
+
+
+@public(method=False)
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Sums, means or maxima of bags of embedding rows (bag i: indices[offsets[i]:
+    offsets[i + 1]]): (output, offset2bag, bag_size, max_indices)."""
+    if padding_idx is None:
+        padding_idx = -1
+    else:
+        n = weight.shape[0]
+        if not -n <= padding_idx < n:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, -{n} "
+                               f"through {n - 1}, but got {padding_idx}")
+        padding_idx = padding_idx % n
+    if indices.dtype != offsets.dtype:
+        # promoteIndicesAndOffsets: Int indices with Long offsets are read as Long
+        common = _dtype.promote_types(indices.dtype, offsets.dtype)
+        indices, offsets = indices.to(common), offsets.to(common)
+    return tuple(_embedding_bag(weight, indices.contiguous(), offsets.contiguous(),
+                                scale_grad_by_freq, mode, sparse, per_sample_weights,
+                                include_last_offset, padding_idx))
 
 # ---- bilinear -----------------------------------------------------------------------------
 

@@ -129,6 +129,32 @@ def _update_stats(lib, x):
     return mean, var, rm, rv
 
 
+_BAG_INDICES = np.array([1, 2, 4, 5, 4, 3, 2, 0])
+_BAG_OFFSETS = np.array([0, 2, 2, 5])
+
+
+def _embedding_bag(lib, w, *psw, mode=0, scale_grad_by_freq=False, include_last_offset=False,
+                   padding_idx=None):
+    # all positional: torch.embedding_bag takes padding_idx only after every other argument
+    return lib.embedding_bag(w, lib.tensor(_BAG_INDICES), lib.tensor(_BAG_OFFSETS),
+                             scale_grad_by_freq, mode, False, psw[0] if psw else None,
+                             include_last_offset, padding_idx)
+
+
+def _embedding_bag_samples(rng):
+    # max mode: distinct values, so the argmax of each bag and column is unique
+    distinct = rng.permutation(18).reshape(6, 3) / 7.0
+    return [Sample(randn(rng, 6, 3), mode=0), Sample(randn(rng, 6, 3), mode=1, name="mean"),
+            Sample(distinct, mode=2, name="max"),
+            Sample(randn(rng, 6, 3), mode=1, padding_idx=2, name="mean padding_idx"),
+            Sample(randn(rng, 6, 3), mode=0, include_last_offset=True,
+                   name="sum include_last_offset"),
+            Sample(randn(rng, 6, 3), positive(rng, 8), mode=0, name="per_sample_weights"),
+            Sample(randn(rng, 6, 3), positive(rng, 8), grad=(1,), mode=0, padding_idx=4,
+                   name="per_sample_weights only, padding_idx"),
+            Sample(noncontiguous(randn(rng, 3, 6)).T, mode=1, name="non-contiguous weight")]
+
+
 OPS_DB = [
     OpInfo("layer_norm", lambda lib, x, shape, w=None, b=None, **kw: _F(lib).layer_norm(
         x, shape, w, b, **kw), _layer_norm_samples,
@@ -176,4 +202,16 @@ OPS_DB = [
     # no derivative: its node raises (tests/test_nn_breadth.py)
     OpInfo("batch_norm_update_stats", _update_stats,
            lambda rng: [Sample(randn(rng, 4, 3, 2), grad=())], gradcheck=False),
+    # second order is not implemented in PyTorch (tests/test_nn_breadth.py checks the errors)
+    OpInfo("embedding_bag", _embedding_bag, _embedding_bag_samples,
+           ops=("_embedding_bag", "_embedding_bag_backward",
+                "_embedding_bag_per_sample_weights_backward"), gradgradcheck=False),
+    # gradients PyTorch defines to differ from the derivative (scale_grad_by_freq divides by a
+    # count, of the wrong index in its kernel)
+    OpInfo("embedding_bag scaled", _embedding_bag,
+           lambda rng: [Sample(randn(rng, 6, 3), mode=m, scale_grad_by_freq=True,
+                               name=f"mode {m}") for m in (0, 1)] + [
+               Sample(randn(rng, 6, 3), positive(rng, 8), mode=0, scale_grad_by_freq=True,
+                      padding_idx=1, name="per_sample_weights, padding_idx")],
+           ops=("_embedding_bag", "_embedding_bag_backward"), gradcheck=False),
 ]

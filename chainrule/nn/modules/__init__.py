@@ -2,26 +2,34 @@
 from .module import Module
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .linear import Bilinear, Flatten, Identity, Linear, Unflatten
-from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, SiLU, Sigmoid, Softmax,
-                         Softplus, Tanh)
-from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss,
-                   L1Loss, MSELoss, NLLLoss, SmoothL1Loss)
+from .activation import (CELU, ELU, GELU, SELU, Hardshrink, LeakyReLU, LogSigmoid, LogSoftmax,
+                         PReLU, ReLU, RReLU, SiLU, Sigmoid, Softmax, Softplus, Tanh, Threshold)
+from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss,
+                   HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss,
+                   NLLLoss, PoissonNLLLoss, SmoothL1Loss, TripletMarginLoss)
 
 from . import conv, pooling, normalization, batchnorm, sparse, dropout
+from . import instancenorm, pixelshuffle, channelshuffle
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
+from .instancenorm import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
+from .channelshuffle import *  # noqa: F401,F403
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "ReLU", "LeakyReLU",
            "ELU", "GELU", "SiLU", "Softplus", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
-           "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
+           "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "Threshold", "RReLU", "CELU", "SELU",
+           "Hardshrink", "LogSigmoid", "PReLU", "PoissonNLLLoss", "HingeEmbeddingLoss",
+           "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss"]
 __all__ += (conv.__all__ + pooling.__all__ + normalization.__all__ + batchnorm.__all__
-            + sparse.__all__ + dropout.__all__)
+            + sparse.__all__ + dropout.__all__ + instancenorm.__all__ + pixelshuffle.__all__
+            + channelshuffle.__all__)
 
 # recurrent layers
 from . import rnn  # noqa: E402

@@ -12,7 +12,6 @@ becomes the op's node (TBackward1, ...) over its old history, as for any in-plac
 is no CopySlices: the base's values did not change. PyTorch's checks on leaves and views
 apply (inplace.check_inplace).
 """
-import functools
 import math
 import operator
 
@@ -23,12 +22,12 @@ from .._dims import sizes_str, wrap_dim
 from .._dtype import FROM_NP
 from .._tensor import Size, Tensor, contiguous_format, make_tensor
 from ..autograd import grad_mode
-from ..autograd.graph import (Node, _sequence, edge_of, rebase_history,
-                              refresh_view_history)
+from ..autograd.graph import Node, rebase_history, refresh_view_history
 from . import registry
 from .diagonal import _diagonal_view
 from .inplace import check_inplace
-from .registry import EXACT, op, public
+from .registry import (EXACT, NOT_IMPLEMENTED, no_derivative, op, out_without_derivative,
+                       public)
 from .shape import (_infer_shape, _shape_args, _split_with_sizes, _squeeze_all_row,
                     _squeeze_dim_row, _squeeze_dims, _squeeze_dims_row, expand_, permute_, select,
                     slice_, slice_backward, split_, split_with_sizes, t, transpose, unbind,
@@ -48,17 +47,6 @@ def _is_view(self):
 
 public("detach", method=False)(Tensor.detach)
 public("detach_", method=False)(Tensor.detach_)
-
-
-def _not_implemented(name):
-    def formula(grad):
-        raise RuntimeError(f"derivative for {name} is not implemented")
-    return formula
-
-
-def _name_not_implemented(row):
-    # PyTorch's placeholder node for ops without a derivative formula
-    row.op.node_cls.name = lambda self: "torch::autograd::NotImplemented"
 
 
 # ---- unfold -------------------------------------------------------------------------------
@@ -379,10 +367,11 @@ def resize_as(self, tensor):
 
 
 # set_ from a tensor that requires grad records PyTorch's NotImplemented node
-_set_row = op("set_.source_Tensor", "NotImplemented", "self, source", lambda a, s: s,
-              function=False, method=False, self=_not_implemented("set_"),
-              source=_not_implemented("set_"))
-_name_not_implemented(_set_row)
+_set_row = op("set_.source_Tensor", NOT_IMPLEMENTED, "self, source", lambda a, s: s,
+              function=False, method=False, self=no_derivative("set_"),
+              source=no_derivative("set_"))
+# unlike other NotImplemented nodes, set_'s lists self's edge even when self needs no grad
+_set_row.op.node_cls.next_functions = Node.next_functions
 
 _SET_SIGNATURES = (
     "set_() received an invalid combination of arguments - got ({}), but expected one of:\n"
@@ -511,9 +500,8 @@ _as_strided_copy_row = _copy_row(
     "self, size, stride, storage_offset, self_geometry", _as_strided_view_row, function=False)
 
 # detach_copy records PyTorch's NotImplemented node when its input requires grad
-detach_copy = op("detach_copy", "NotImplemented", "self", lambda a: np.array(a, order="C"),
-                 method=False, out=EXACT, self=_not_implemented("aten::detach_copy"))
-_name_not_implemented(detach_copy)
+detach_copy = op("detach_copy", NOT_IMPLEMENTED, "self", lambda a: np.array(a, order="C"),
+                 method=False, out=EXACT, self=no_derivative("aten::detach_copy"))
 
 
 @public("as_strided_copy", method=False, out=EXACT)
@@ -710,49 +698,13 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 # ---- out= of the *_copy functions ---------------------------------------------------------
 # PyTorch's out= variants of these functional views have no derivative: called with an input
 # that requires grad, they write out and give it a NotImplemented node (its backward fails),
-# instead of refusing as other differentiable ops do; an out that requires grad is refused
-# in the words of aten::<name>.
+# instead of refusing as other differentiable ops do (Note [NotImplemented nodes]).
 
-class _NotImplementedNode(Node):
-    __slots__ = ("msg",)
-
-    def name(self):
-        return "torch::autograd::NotImplemented"
-
-    def _apply(self, grads, create_graph):
-        raise RuntimeError(self.msg)
-
-
-_NotImplementedNode.__name__ = _NotImplementedNode.__qualname__ = "NotImplemented"
-
-
-def _out_without_derivative(name, fn):
-    @functools.wraps(fn)
-    def with_out(*args, out=None, **kwargs):
-        if out is None:
-            return fn(*args, **kwargs)
-        inputs = [a for a in args + tuple(kwargs.values()) if isinstance(a, Tensor)]
-        registry.check_out_kind(name, out)
-        if _state.grad_enabled and out.requires_grad:
-            raise RuntimeError(f"aten::{name}(): functions with out=... arguments don't support "
-                               "automatic differentiation, but one of the arguments requires "
-                               "grad.")
-        with grad_mode.no_grad():
-            result = fn(*args, **kwargs)
-        registry.write_out(name, result, out, EXACT, inputs)
-        if _state.grad_enabled and any(t.requires_grad for t in inputs):
-            node = _NotImplementedNode()
-            node._seq = next(_sequence)
-            node._hooks = None
-            node.msg = f"derivative for aten::{name} is not implemented"
-            node._next = tuple(edge_of(t) for t in inputs if t.requires_grad)
-            node._meta = ((out._data.shape, out._data.dtype),)
-            rebase_history(out, node, 0)
-        return out
-    return with_out
+def _out_without_derivative(name, f):    # nn_ops.py's softmax imports it from here
+    return out_without_derivative(name, f, EXACT)
 
 
 for _name in ("alias_copy", "as_strided_copy", "detach_copy", "expand_copy", "permute_copy",
               "select_copy", "slice_copy", "squeeze_copy", "t_copy", "transpose_copy",
               "unfold_copy", "unsqueeze_copy", "view_copy", "view_as_real_copy", "slice_scatter"):
-    registry.FUNCTIONS[_name] = _out_without_derivative(_name, registry.FUNCTIONS[_name])
+    out_without_derivative(_name, registry.FUNCTIONS[_name], EXACT)

@@ -14,7 +14,7 @@ from .._dims import sizes_str
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from .linalg import _matmul_impl as _mm
-from .registry import EXACT, FUNCTIONS, op, out_cast, public
+from .registry import EXACT, FUNCTIONS, not_implemented, op, out_cast, public
 from .shape import _warn_once
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "pinv", "cholesky_ex", "qr",
@@ -721,17 +721,11 @@ def _geqrf(a):
     return np.ascontiguousarray(h), np.stack(taus).reshape(a.shape[:-2] + (min(m, n),))
 
 
-def _not_implemented(name):
-    def formula(grads):
-        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
-    return formula
-
-
 _geqrf_row = op("geqrf", "GeqrfBackward0", "self", _geqrf, returns=("a", "tau"),
                 out=tuple(out_cast(f"torch.geqrf: Expected {n} to be safely castable from "
                                    f"{{expected}} dtype, but got {n} with dtype {{got}}")
                           for n in ("a", "tau")),
-                self=_not_implemented("geqrf"))
+                self=not_implemented("geqrf"))
 
 
 def _reflectors(h, tau, m, k):

@@ -34,7 +34,7 @@ from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from ..autograd.function import DelayedError
 from ..autograd.graph import _sequence, edge_of
-from .registry import EXACT, FUNCTIONS, dispatch, op, out_exact, public
+from .registry import EXACT, FUNCTIONS, NOT_IMPLEMENTED, dispatch, no_derivative, op, out_exact, public
 
 
 def _legacy(a):
@@ -652,27 +652,14 @@ _scatter_value_row = op("scatter.value", "ScatterBackward1", "self, dim, index, 
                         _scatter_value, function=False, method=False, self=_scatter_self)
 
 
-def _not_implemented(name):
-    def formula(grad):
-        raise RuntimeError(f"derivative for aten::{name} is not implemented")
-    return formula
-
-
-def _name_not_implemented(row):
-    # PyTorch's placeholder node for ops without a derivative formula
-    row.op.node_cls.name = lambda self: "torch::autograd::NotImplemented"
-
-
 # scatter's legacy reduce= argument has no derivative in PyTorch (a NotImplemented node)
-_scatter_reduce_row = op("scatter.reduce", "NotImplemented", "self, dim, index, src, reduce",
+_scatter_reduce_row = op("scatter.reduce", NOT_IMPLEMENTED, "self, dim, index, src, reduce",
                          _scatter_src, inputs=("self", "src"), function=False,
-                         method=False, self=_not_implemented("scatter"),
-                         src=_not_implemented("scatter"))
+                         method=False, self=no_derivative("aten::scatter"),
+                         src=no_derivative("aten::scatter"))
 _scatter_value_reduce_row = op(
-    "scatter.value_reduce", "NotImplemented", "self, dim, index, value, reduce",
-    _scatter_value, function=False, method=False, self=_not_implemented("scatter"))
-_name_not_implemented(_scatter_reduce_row)
-_name_not_implemented(_scatter_value_reduce_row)
+    "scatter.value_reduce", NOT_IMPLEMENTED, "self, dim, index, value, reduce",
+    _scatter_value, function=False, method=False, self=no_derivative("aten::scatter"))
 
 
 def _scatter_call(run, input, dim, index, src, value, reduce):
@@ -1053,6 +1040,5 @@ def _bincount(a, weights, minlength):
 
 
 # PyTorch records a NotImplemented node when weights require grad
-bincount = op("bincount", "NotImplemented", "self, weights=None, minlength=0", _bincount,
-              out=False, self=None, weights=_not_implemented("bincount"))
-_name_not_implemented(bincount)
+bincount = op("bincount", NOT_IMPLEMENTED, "self, weights=None, minlength=0", _bincount,
+              out=False, self=None, weights=no_derivative("aten::bincount"))

@@ -184,11 +184,6 @@ def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
     return dispatch_inplace(addmm.op, (self, mat1, mat2), (beta, alpha))
 
 
-# matmul squeezes its mm result in place (squeeze_); nobody else sees that intermediate, so an
-# out-of-place row with squeeze_'s node gives the same graph.
-_squeeze_ = op("squeeze_.dim", "SqueezeBackward4", "self, dim", lambda a, dim: np.squeeze(a, dim),
-               function=False, method=False,
-               self=lambda grad, self_shape: grad.reshape(self_shape))
 
 
 # ---- composites ---------------------------------------------------------------------------
@@ -1377,3 +1372,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         n1.clamp_min_(eps)
         n2.clamp_min_(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+# last: matmul squeezes its mm result in place (squeeze_), an intermediate nobody else sees,
+# so squeeze_'s row called out of place gives PyTorch's graph
+from .aliasing import _squeeze_dim_inplace as _squeeze_  # noqa: E402

@@ -16,8 +16,8 @@ from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from . import registry
-from .registry import (FLOAT, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE, op, out_cast, out_exact,
-                       public)
+from .registry import (FLOAT, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE,
+                       no_derivative, op, out_cast, out_exact, out_without_derivative, public)
 
 # ---- helpers --------------------------------------------------------------------------------
 
@@ -1221,52 +1221,6 @@ def fill(input, value):
     return _fill_scalar(input, value)
 
 
-# ---- ops without a derivative in PyTorch ---------------------------------------------------
-
-def _not_implemented(name):
-    def formula(grad):
-        raise RuntimeError(f"derivative for aten::{name} is not implemented")
-    return formula
-
-
-def _edges_that_require_grad(node):
-    return tuple(edge for edge in node._next if edge[0] is not None)
-
-
-def _name_not_implemented(row):
-    """PyTorch's placeholder node for an op with no formula: named NotImplemented, with an
-    edge only to each input that requires grad."""
-    cls = row.op.node_cls
-    cls.name = lambda self: "torch::autograd::NotImplemented"
-    cls.next_functions = property(_edges_that_require_grad)
-
-
-def _out_recording_not_implemented(name, f, rule):
-    """`f` as torch.<name> with out=: for ops PyTorch has no derivative for, out= takes inputs
-    that require grad, and `out` gets the op's NotImplemented node (a `out` that itself
-    requires grad is refused, in the words of aten::<name>)."""
-    def with_out(*args, out=None, **kwargs):
-        if out is None:
-            return f(*args, **kwargs)
-        registry.check_out_kind(name, out)
-        if out.requires_grad and registry._state.grad_enabled:
-            raise RuntimeError(registry._OUT_GRAD.format(f"aten::{name}"))
-        result = f(*args, **kwargs)
-        registry.write_out(name, result.detach(), out, rule, args)
-        if result._grad_fn is not None:
-            from ..autograd.graph import rebase_history
-            rebase_history(out, result._grad_fn, 0)
-        return out
-    with_out.__name__ = with_out.__qualname__ = name
-    with_out.__doc__ = f.__doc__
-    import inspect
-    sig = inspect.signature(f)
-    with_out.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + [
-        inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)])
-    registry.FUNCTIONS[name] = with_out
-    return f
-
-
 # ---- predicates (not differentiable) --------------------------------------------------------
 
 def _float_only(test, default):
@@ -1511,15 +1465,15 @@ def _heaviside(a, values):
     return np.where(a == 0, values, a > 0).astype(a.dtype, copy=False)
 
 
-heaviside = op("heaviside", "NotImplemented", "self, values", _heaviside, function=False,
-               self=_not_implemented("heaviside"), values=_not_implemented("heaviside"))
-_out_recording_not_implemented(
+heaviside = op("heaviside", NOT_IMPLEMENTED, "self, values", _heaviside, function=False,
+               self=no_derivative("aten::heaviside"), values=no_derivative("aten::heaviside"))
+out_without_derivative(
     "heaviside", heaviside,
     out_exact("heaviside is not yet implemented for tensors with different dtypes."))
 # the in-place node's error names heaviside_
-_heaviside_ = op("heaviside_", "NotImplemented", "self, values", _heaviside, function=False,
-                 method=False, inplace="heaviside_", self=_not_implemented("heaviside_"),
-                 values=_not_implemented("heaviside_"))
+_heaviside_ = op("heaviside_", NOT_IMPLEMENTED, "self, values", _heaviside, function=False,
+                 method=False, inplace="heaviside_", self=no_derivative("aten::heaviside_"),
+                 values=no_derivative("aten::heaviside_"))
 
 
 # ---- more arithmetic ----------------------------------------------------------------------
@@ -1531,15 +1485,16 @@ def _floor_divide(a, b):
     return np.floor_divide(a, b)
 
 
-floor_divide = op("floor_divide", "NotImplemented", "self, other", _floor_divide,
+floor_divide = op("floor_divide", NOT_IMPLEMENTED, "self, other", _floor_divide,
                   promote=PROMOTE, numbers=True, dunders=("__floordiv__",),
                   rdunders=("__rfloordiv__",), function=False,
-                  self=_not_implemented("floor_divide"), other=_not_implemented("floor_divide"))
-_out_recording_not_implemented("floor_divide", floor_divide, True)
-_floor_divide_ = op("floor_divide_", "NotImplemented", "self, other", _floor_divide,
+                  self=no_derivative("aten::floor_divide"),
+                  other=no_derivative("aten::floor_divide"))
+out_without_derivative("floor_divide", floor_divide)
+_floor_divide_ = op("floor_divide_", NOT_IMPLEMENTED, "self, other", _floor_divide,
                     promote=PROMOTE, numbers=True, function=False, method=False,
-                    self=_not_implemented("floor_divide_"),
-                    other=_not_implemented("floor_divide_"))
+                    self=no_derivative("aten::floor_divide_"),
+                    other=no_derivative("aten::floor_divide_"))
 
 
 @public("floor_divide_", function=False, dunders=("__ifloordiv__",))
@@ -1550,13 +1505,10 @@ def floor_divide_(self, other):
 
 # `3 % x`: remainder with a number first has no derivative in PyTorch
 remainder_scalar_tensor = op(
-    "remainder.Scalar_Tensor", "NotImplemented", "self, other",
+    "remainder.Scalar_Tensor", NOT_IMPLEMENTED, "self, other",
     lambda a, b: _remainder(np.asarray(a, b.dtype), b), promote=PROMOTE, numbers=True,
     function=False, method=False, rdunders=("__rmod__",),
-    self=None, other=_not_implemented("remainder"))
-
-for _row in (heaviside, _heaviside_, floor_divide, _floor_divide_, remainder_scalar_tensor):
-    _name_not_implemented(_row)
+    self=None, other=no_derivative("aten::remainder"))
 
 
 def _hypot(a, b):
@@ -1885,26 +1837,7 @@ def conj_physical(input):
 
 
 # PyTorch's conj_physical.out has no derivative formula: out= records a NotImplemented node
-_conj_physical_out_row = op("conj_physical.out", "NotImplemented", "self", _conj_physical,
-                            function=False, method=False,
-                            self=_not_implemented("conj_physical"))
-_name_not_implemented(_conj_physical_out_row)
-
-
-def _conj_physical_out(input):
-    return _conj_physical_out_row(input)
-
-
-_out_recording_not_implemented("conj_physical", _conj_physical_out, SAME_DTYPE)
-_conj_physical_with_out = registry.FUNCTIONS["conj_physical"]
-
-
-@public("conj_physical", method=False)
-def _conj_physical_function(input, *, out=None):
-    """The complex conjugate, computed (real tensors are returned as they are)."""
-    if out is None:
-        return conj_physical(input)
-    return _conj_physical_with_out(input, out=out)
+out_without_derivative("conj_physical", conj_physical, SAME_DTYPE)
 
 
 @public("conj_physical_", function=False)

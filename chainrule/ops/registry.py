@@ -43,7 +43,8 @@ from ..autograd.graph import (ERR_BACKWARD_TWICE, Node, SavedInput, SavedOutput,
 
 __all__ = ["op", "OPS", "FUNCTIONS", "public", "dispatch", "PROMOTE", "FLOAT", "NONE", "CAST",
            "EXACT", "SAME_DTYPE", "out_cast", "out_exact", "out_as_dtype", "out_variant",
-           "write_out",
+           "write_out", "NOT_IMPLEMENTED", "no_derivative", "not_implemented",
+           "out_without_derivative",
            "intercept"]
 
 NONE, PROMOTE, FLOAT, PROMOTE_FLOAT = "none", "promote", "float", "promote_float"
@@ -243,8 +244,101 @@ def _materialize(grads, meta):
 
 
 def _make_node_class(op):
-    cls = type(op.node_name, (OpNode,), {"__slots__": (), "_op": op, "__module__": "torch"})
-    return cls
+    if op.node_name == NOT_IMPLEMENTED:
+        return type("NotImplemented", (_NotImplementedRowNode,), {"__slots__": (), "_op": op,
+                                                                   "__module__": "torch"})
+    return type(op.node_name, (OpNode,), {"__slots__": (), "_op": op, "__module__": "torch"})
+
+
+# ---- ops PyTorch has no derivative for ------------------------------------------------------
+# Note [NotImplemented nodes]
+# PyTorch gives the output of an op without a derivative formula (heaviside, histogram, the
+# out= variants of the *_copy functions, ...) a placeholder node, torch::autograd::
+# NotImplemented, with edges to the inputs that require grad; running it raises "derivative
+# for aten::<op> is not implemented". A row declares it with node name NOT_IMPLEMENTED and
+# formulas no_derivative("aten::<op>"); out_without_derivative gives a function's out= one.
+# An op whose derivatives.yaml entry says not_implemented("<name>") keeps its own node, and
+# that formula raises NotImplementedError instead: not_implemented(name) here.
+
+NOT_IMPLEMENTED = "NotImplemented"
+
+
+def no_derivative(name):
+    """The formula of an input of a NOT_IMPLEMENTED row: backward raises PyTorch's error."""
+    def formula():
+        raise RuntimeError(f"derivative for {name} is not implemented")
+    return formula
+
+
+def not_implemented(name):
+    """derivatives.yaml's not_implemented("name") formula."""
+    def formula():
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+    return formula
+
+
+def _edges_that_require_grad(node):
+    return tuple(edge for edge in node._next if edge[0] is not None)
+
+
+class _NotImplementedRowNode(OpNode):
+    __slots__ = ()
+    next_functions = property(_edges_that_require_grad)
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
+
+
+class NotImplementedNode(Node):
+    """A NotImplemented node made outside the op table (for out= variants)."""
+    __slots__ = ("_message",)
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
+
+    def _apply(self, grads, create_graph):
+        raise RuntimeError(self._message)
+
+
+NotImplementedNode.__name__ = NotImplementedNode.__qualname__ = "NotImplemented"
+
+
+def out_without_derivative(name, f, rule=True):
+    """`f` (a public function) with an out= that has no derivative in PyTorch: inputs that
+    require grad are allowed, and `out` gets a NotImplemented node for aten::<name> whose
+    backward raises; an `out` that itself requires grad is refused in aten::<name>'s words.
+    Installed as FUNCTIONS[name]; returns it."""
+    @functools.wraps(f)
+    def with_out(*args, out=None, **kwargs):
+        if out is None:
+            return f(*args, **kwargs)
+        check_out_kind(name, out)
+        outs = (out,) if isinstance(out, Tensor) else tuple(out)
+        if _state.grad_enabled and any(o.requires_grad for o in outs):
+            raise RuntimeError(_OUT_GRAD.format(f"aten::{name}"))
+        inputs = tuple(_tensors_in(args + tuple(kwargs.values())))
+        with grad_mode.no_grad():
+            result = f(*args, **kwargs)
+        returned = write_out(name, result, out, rule, inputs)
+        sources = [t for t in inputs if t.requires_grad]
+        if _state.grad_enabled and sources:
+            from ..autograd.graph import edge_of, rebase_history
+            node = NotImplementedNode()
+            node._seq = next(_sequence)
+            node._hooks = None
+            node._message = f"derivative for aten::{name} is not implemented"
+            node._next = tuple(edge_of(t) for t in sources)
+            node._meta = tuple((o._data.shape, o._data.dtype) for o in outs)
+            for i, o in enumerate(outs):
+                if o._data.dtype.kind in _DIFFERENTIABLE_KINDS:
+                    rebase_history(o, node, i)
+        return returned
+    sig = inspect.signature(f)
+    if "out" not in sig.parameters:
+        with_out.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + [
+            inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)])
+    FUNCTIONS[name] = with_out
+    return with_out
 
 
 # ---- the forward hot path -----------------------------------------------------------------

@@ -28,15 +28,17 @@ from .._dims import sizes_str, wrap_dim, wrap_dims
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
-from .linalg import _squeeze_
+from .aliasing import (_squeeze_dim_inplace as _squeeze_, _transpose_row as _transpose_,
+                       _unsqueeze_row as _unsqueeze_)
 from .nn_ops import div_scalar, mul_scalar
 from .pointwise import where
 from .reduction import (_evenly_distribute_backward, _reduce_dims, _select_backward,
                         _squared_deviations, _sum_backward, _unsqueeze_to, _numel,
                         _vector_norm, _vector_norm_backward, _acc_dtype, _amax_backward,
                         _correction, _std_backward, _var_backward, vector_norm)
-from .registry import (EXACT, FUNCTIONS, OPS, check_out_kind, dispatch, op,
-                       out_as_dtype, out_exact, out_variant, public, write_out)
+from .registry import (EXACT, FUNCTIONS, NOT_IMPLEMENTED, OPS, check_out_kind, dispatch,
+                       no_derivative, not_implemented, op, out_as_dtype, out_exact, out_variant,
+                       public, write_out)
 from .shape import cat
 from .sorting import _INSERTION, _nth_element, _rank_keys, _sort_indices, _stable_order, _ragged
 
@@ -617,16 +619,8 @@ renorm = op("renorm", "RenormBackward0", "self, p, dim, maxnorm", _renorm, inpla
 # ---- quantile, nanquantile ----------------------------------------------------------------
 # quantile_compute in ATen: sort, gather the values at the ranks below and above each q,
 # lerp, then squeeze_ / unsqueeze_ / transpose_ the result in place. The in-place view ops
-# act on an intermediate nobody else sees, so out-of-place rows with their nodes give the
-# same graph.
-
-_unsqueeze_ = op("unsqueeze_.quantile", "UnsqueezeBackward1", "self, dim",
-                 lambda a, dim: np.expand_dims(a, dim), function=False, method=False,
-                 self=lambda grad, dim: grad.squeeze(dim))
-_transpose_ = op("transpose_.quantile", "TransposeBackward1", "self, dim0, dim1",
-                 lambda a, dim0, dim1: np.ascontiguousarray(np.swapaxes(a, dim0, dim1)),
-                 function=False, method=False,
-                 self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
+# act on an intermediate nobody else sees, so their rows called out of place give the same
+# graph.
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -1072,23 +1066,11 @@ def _unique_consecutive(a, return_inverse, return_counts, dim):
     return values, inverse, counts
 
 
-def _no_derivative_aten(name):
-    def formula(grads):
-        raise RuntimeError(f"derivative for aten::{name} is not implemented")
-    return formula
-
-
-def _no_derivative(name):
-    def formula(grads):
-        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
-    return formula
-
-
 _unique_consecutive_row = op("unique_consecutive", "UniqueConsecutiveBackward0",
                              "self, return_inverse=False, return_counts=False, dim=None",
                              _unique_consecutive, returns=list, differentiable_outputs=(0,),
                              function=False, method=False,
-                             self=_no_derivative("unique_consecutive"))
+                             self=not_implemented("unique_consecutive"))
 
 
 @public("unique_consecutive")
@@ -1327,9 +1309,9 @@ def _histogram_forward(a, bins, range, weight, density):
 
 # histogram has no derivative: outputs of an input that requires grad get a node whose
 # backward raises, as ATen's NotImplemented node
-_histogram_row = op("histogram", "torch::autograd::NotImplemented", "self, bins, range, weight, density",
+_histogram_row = op("histogram", NOT_IMPLEMENTED, "self, bins, range, weight, density",
                     _histogram_forward, returns=("hist", "bin_edges"), function=False,
-                    method=False, self=_no_derivative_aten("histogram"))
+                    method=False, self=no_derivative("aten::histogram"))
 
 
 def _histogram(input, bins=100, *, range=None, weight=None, density=False):

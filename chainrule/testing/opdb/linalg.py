@@ -83,7 +83,7 @@ OPS_DB = [
            ops=("view", "mul")),
     _matmul_entry("1d@1d", ("dot",), ((4,), (4,))),
     _matmul_entry("2d@1d", ("mv",), ((3, 4), (4,))),
-    _matmul_entry("1d@2d", ("squeeze_.dim", "mm", "unsqueeze"), ((4,), (4, 3))),
+    _matmul_entry("1d@2d", ("squeeze_.int", "mm", "unsqueeze"), ((4,), (4, 3))),
     _matmul_entry("2d@2d", ("mm",), ((3, 4), (4, 2))),
     # folded into mm/mv (the smaller operand requires grad, or the larger one is contiguous)
     _matmul_entry("fold", ("_unsafe_view", "mm", "mv", "view"),

@@ -577,8 +577,9 @@ OPS_DB += [
            _fixed(np.array([1 + 2j, -0.5 + 0.1j]), grad=(0,)), ops=("conj_physical_", "mul"),
            gradcheck=False),
     # out= records PyTorch's NotImplemented node (values here; nodes in the breadth tests)
-    OpInfo("conj_physical.out", lambda lib, a: lib.conj_physical(a, out=lib.empty(0, dtype=a.dtype)),
-           _fixed(np.array([1 + 2j, -0.5 + 0.1j]), grad=()), gradcheck=False),
+    OpInfo("conj_physical out=", lambda lib, a: lib.conj_physical(a, out=lib.empty(0, dtype=a.dtype)),
+           _fixed(np.array([1 + 2j, -0.5 + 0.1j]), grad=()), ops=("conj_physical",),
+           gradcheck=False),
     OpInfo("fill.Scalar", lambda lib, a: lib.fill(a, 2.5), _unary()),
     OpInfo("fill.Tensor", lambda lib, a, v: lib.fill(a, v),
            lambda rng: [Sample(randn(rng, 3, 4), np.array(randn(rng)))]),

@@ -700,9 +700,6 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 # that requires grad, they write out and give it a NotImplemented node (its backward fails),
 # instead of refusing as other differentiable ops do (Note [NotImplemented nodes]).
 
-def _out_without_derivative(name, f):    # nn_ops.py's softmax imports it from here
-    return out_without_derivative(name, f, EXACT)
-
 
 for _name in ("alias_copy", "as_strided_copy", "detach_copy", "expand_copy", "permute_copy",
               "select_copy", "slice_copy", "squeeze_copy", "t_copy", "transpose_copy",

@@ -17,10 +17,10 @@ from .._random import default_generator
 from .._tensor import Tensor, make_tensor
 from .._dims import wrap_dim
 from .indexing import _accumulate, index_select
-from .pointwise import (_erf_erfc, _name_not_implemented, _not_for, _opmath, _zeros, mul,
-                        threshold_backward, where)
-from .registry import (FUNCTIONS, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE, check_broadcast, op,
-                       out_cast, public)
+from .pointwise import _erf_erfc, _not_for, _opmath, _zeros, mul, threshold_backward, where
+from .registry import (EXACT, FUNCTIONS, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE,
+                       check_broadcast, no_derivative, op, out_cast, out_without_derivative,
+                       public)
 
 
 def _ones(t):
@@ -163,8 +163,7 @@ Tensor.log_softmax = log_softmax_int
 def _softmax_function(name, method):
     # out=: PyTorch's softmax.int_out has no derivative: an input that requires grad gives
     # out a NotImplemented node (aliasing.py's out= of the functions without derivative)
-    from .aliasing import _out_without_derivative
-    with_out = _out_without_derivative(name, method)
+    with_out = out_without_derivative(name, method, EXACT)
 
     def function(input, dim, dtype=None, *, out=None):
         if out is None:
@@ -1078,16 +1077,9 @@ channel_shuffle = op(
     self=lambda grad, groups: channel_shuffle(grad, grad.shape[1] // groups))
 
 
-def _no_derivative(name):
-    def formula(grad):
-        raise RuntimeError(f"derivative for {name} is not implemented")
-    return formula
-
-
 native_channel_shuffle = op(
-    "native_channel_shuffle", "NotImplemented", "self, groups", _channel_shuffle,
-    method=False, out=False, self=_no_derivative("aten::native_channel_shuffle"))
-native_channel_shuffle.op.node_cls.name = lambda self: "torch::autograd::NotImplemented"
+    "native_channel_shuffle", NOT_IMPLEMENTED, "self, groups", _channel_shuffle,
+    method=False, out=False, self=no_derivative("aten::native_channel_shuffle"))
 
 # ---- embedding ----------------------------------------------------------------------------
 
@@ -1359,12 +1351,11 @@ def _bag_weights_backward(grad, weight, indices, offsets, offset2bag, mode, padd
 
 
 _embedding_bag_per_sample_weights_backward = op(
-    "_embedding_bag_per_sample_weights_backward", "NotImplemented",
+    "_embedding_bag_per_sample_weights_backward", NOT_IMPLEMENTED,
     "grad, weight, indices, offsets, offset2bag, mode, padding_idx=-1", _bag_weights_backward,
     function=False, method=False,
-    grad=_no_derivative("aten::_embedding_bag_per_sample_weights_backward"),
-    weight=_no_derivative("aten::_embedding_bag_per_sample_weights_backward"))
-_name_not_implemented(_embedding_bag_per_sample_weights_backward)
+    grad=no_derivative("aten::_embedding_bag_per_sample_weights_backward"),
+    weight=no_derivative("aten::_embedding_bag_per_sample_weights_backward"))
 
 
 def _bag_weight_grad(grads, indices, offsets, result1, result2, result3, weight_shape,

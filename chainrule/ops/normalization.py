@@ -13,8 +13,8 @@ import warnings
 from .._dims import wrap_dim
 from ..autograd import grad_mode
 from .._dtype import FROM_NP, OPMATH
-from .nn_ops import _Defined, _no_derivative, _track_defined, add_scalar, div_scalar, mul_scalar
-from .registry import op, public
+from .nn_ops import _Defined, _track_defined, add_scalar, div_scalar, mul_scalar
+from .registry import NOT_IMPLEMENTED, no_derivative, op, public
 
 
 def _float(a, kernel):
@@ -633,8 +633,6 @@ def _update_stats(x, running_mean, running_var, momentum):
 
 
 batch_norm_update_stats = op(
-    "batch_norm_update_stats", "NotImplemented", "input, running_mean, running_var, momentum",
+    "batch_norm_update_stats", NOT_IMPLEMENTED, "input, running_mean, running_var, momentum",
     _update_stats, returns=list, method=False, out=False,
-    input=lambda grads: _no_derivative("aten::batch_norm_update_stats")(None),
-    running_mean=None, running_var=None)
-batch_norm_update_stats.op.node_cls.name = lambda self: "torch::autograd::NotImplemented"
+    input=no_derivative("aten::batch_norm_update_stats"), running_mean=None, running_var=None)

@@ -19,8 +19,8 @@ from .._dims import wrap_dim
 from .indexing import _accumulate, index_select
 from .pointwise import _erf_erfc, _not_for, _opmath, _zeros, mul, threshold_backward, where
 from .registry import (EXACT, FUNCTIONS, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE,
-                       check_broadcast, no_derivative, op, out_cast, out_without_derivative,
-                       public)
+                       check_broadcast, no_derivative, not_implemented, op, out_cast,
+                       out_without_derivative, public)
 
 
 def _ones(t):
@@ -160,22 +160,10 @@ Tensor.softmax = softmax_int
 Tensor.log_softmax = log_softmax_int
 
 
-def _softmax_function(name, method):
-    # out=: PyTorch's softmax.int_out has no derivative: an input that requires grad gives
-    # out a NotImplemented node (aliasing.py's out= of the functions without derivative)
-    with_out = out_without_derivative(name, method, EXACT)
-
-    def function(input, dim, dtype=None, *, out=None):
-        if out is None:
-            return method(input, dim, dtype)
-        return with_out(input, dim, dtype, out=out)
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = method.__doc__
-    FUNCTIONS[name] = function
-
-
-_softmax_function("softmax", softmax_int)
-_softmax_function("log_softmax", log_softmax_int)
+# out=: PyTorch's softmax.int_out has no derivative: an input that requires grad gives out a
+# NotImplemented node (Note [NotImplemented nodes])
+out_without_derivative("softmax", softmax_int, EXACT)
+out_without_derivative("log_softmax", log_softmax_int, EXACT)
 
 
 # ---- nll_loss ---------------------------------------------------------------------------------
@@ -538,8 +526,10 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     """Negative log likelihood of a Poisson distribution: exp(input) - target * input for
     log-rate input, input - target * log(input + eps) otherwise; `full` adds Stirling's
     term where target > 1."""
+    # (GCC evaluates an operator's right operand first: that one is recorded first)
     if log_input:
-        loss = input.exp() - target * input
+        product = target * input
+        loss = input.exp() - product
     else:
         loss = input - target * add_scalar(input, eps).log()
     if full:
@@ -557,10 +547,13 @@ def kl_div(input, target, reduction=0, *, log_target=False):
         raise RuntimeError("kl_div: Complex inputs not supported.")
     if not input.is_floating_point() or not target.is_floating_point():
         raise RuntimeError("kl_div: Integral inputs not supported.")
+    # (right operands first, as GCC evaluates them)
     if log_target:
-        output = target.exp() * (target - input)
+        difference = target - input
+        output = target.exp() * difference
     else:
-        output = FUNCTIONS["xlogy"](target, target) - target * input
+        product = target * input
+        output = FUNCTIONS["xlogy"](target, target) - product
     return _apply_loss_reduction(output, reduction)
 
 # ---- activations --------------------------------------------------------------------------
@@ -1220,7 +1213,7 @@ def _check_bag_arguments(weight, indices, offsets, mode, per_sample_weights,
 
 
 def _embedding_bag_forward(weight, per_sample_weights, indices, offsets, scale_grad_by_freq,
-                           mode, sparse, include_last_offset, padding_idx):
+                           mode, sparse, include_last_offset, padding_idx, requires_grad=True):
     idx, off = indices._data, offsets._data
     if weight.ndim != 2:
         raise RuntimeError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
@@ -1280,7 +1273,8 @@ def _embedding_bag_forward(weight, per_sample_weights, indices, offsets, scale_g
     if mode == _MEAN:
         acc /= np.maximum(sizes, 1).astype(wide)[:, None]
         return acc.astype(weight.dtype), bags, sizes, sizes.copy()
-    zeros = np.zeros(num_bags, idx.dtype)
+    # without gradients the sum kernel's bag_size keeps the offsets' length
+    zeros = np.zeros(num_bags if requires_grad else off.shape[0], idx.dtype)
     return (acc.astype(weight.dtype), np.empty(0, idx.dtype) if fast else bags, zeros,
             zeros.copy())
 
@@ -1327,17 +1321,13 @@ def _embedding_bag_dense_backward(grad, per_sample_weights, indices, offsets, of
     return _accumulate(out, linear.reshape(-1), rows.reshape(-1))
 
 
-def _no_bag_derivative(grad):
-    raise NotImplementedError("the derivative for '_embedding_bag_backward' is not implemented.")
-
-
 _embedding_bag_backward = op(
     "_embedding_bag_backward", "EmbeddingBagBackwardBackward0",
     "grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, "
     "scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1",
     _embedding_bag_dense_backward, inputs=("grad", "per_sample_weights"), function=False,
-    method=False, grad=_no_bag_derivative,
-    per_sample_weights=lambda grad: _no_bag_derivative(grad))
+    method=False, grad=not_implemented("_embedding_bag_backward"),
+    per_sample_weights=not_implemented("_embedding_bag_backward"))
 
 
 def _bag_weights_backward(grad, weight, indices, offsets, offset2bag, mode, padding_idx):
@@ -1379,6 +1369,15 @@ _embedding_bag = op(
                                                    result1, mode, padding_idx))
 
 
+_embedding_bag_forward_only = op(
+    "_embedding_bag_forward_only", "EmbeddingBagForwardOnly",
+    "weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, "
+    "per_sample_weights=None, include_last_offset=False, padding_idx=-1",
+    lambda *args: _embedding_bag_forward(*args, requires_grad=False),
+    inputs=("weight", "per_sample_weights"), returns=list, method=False, out=False,
+    weight=None, per_sample_weights=None)
+
+
 @public(method=False)
 def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
                   per_sample_weights=None, include_last_offset=False, padding_idx=None):
@@ -1396,9 +1395,11 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
         # promoteIndicesAndOffsets: Int indices with Long offsets are read as Long
         common = _dtype.promote_types(indices.dtype, offsets.dtype)
         indices, offsets = indices.to(common), offsets.to(common)
-    return tuple(_embedding_bag(weight, indices.contiguous(), offsets.contiguous(),
-                                scale_grad_by_freq, mode, sparse, per_sample_weights,
-                                include_last_offset, padding_idx))
+    needs_grad = weight.requires_grad or (per_sample_weights is not None
+                                          and per_sample_weights.requires_grad)
+    row = _embedding_bag if needs_grad else _embedding_bag_forward_only
+    return tuple(row(weight, indices.contiguous(), offsets.contiguous(), scale_grad_by_freq,
+                     mode, sparse, per_sample_weights, include_last_offset, padding_idx))
 
 # ---- bilinear -----------------------------------------------------------------------------
 
@@ -1635,10 +1636,10 @@ def _native_dropout(x, p, train):
     mask = default_generator.bernoulli(p1m, [x.shape[d] for d in order], np.bool_)
     mask = mask.transpose(np.argsort(order))
     scale = 0.0 if p1m == 0 else 1.0 / p1m
-    # input.mul(mask).mul_(scale): the scale in the dtype's opmath (float for half)
-    t = np.float32 if x.dtype == np.float16 else x.dtype.type
+    # input.mul(mask).mul_(scale): C++'s mul_ takes the scale in the tensor's dtype
     with np.errstate(invalid="ignore"):
-        out = (x * mask).astype(x.dtype) * (t(scale) if x.dtype.kind in "fc" else scale)
+        out = (x * mask).astype(x.dtype) * (x.dtype.type(scale) if x.dtype.kind in "fc"
+                                             else scale)
     if x.dtype.kind in "biu":
         raise _cast_error(FROM_NP[x.dtype].legacy)
     return out.astype(x.dtype), mask

@@ -484,10 +484,11 @@ def _gn_backward(want, grads, X, mean, rstd, gamma, N, C, HxW, group, eps):
     if want == "weight":
         return ((ds - db * mean_t) * rstd_t).sum(0).reshape_as(gamma)
     if gamma is None:
+        # PyTorch fails here: under create_graph it reshapes to the absent weight's shape
+        # [0]; its kernel, without, reads the absent weight
         if grad_mode.state.grad_enabled:
-            # PyTorch reshapes to the absent weight's shape, [0], under create_graph
             raise RuntimeError(f"shape '[0]' is invalid for input of size {C}")
-        return db.sum(0).reshape(C)
+        raise RuntimeError("tensor does not have a device")
     return db.sum(0).reshape_as(gamma)
 
 

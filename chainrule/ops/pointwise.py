@@ -725,7 +725,8 @@ round_half_even = op("round", "RoundBackward0", "self", _rounding(np.rint, "roun
 
 @_opmath
 def _round_decimals(a, decimals):
-    _not_for(a, "biuc", "round_cpu")
+    # decimals=0 runs the plain round kernel (and so names it)
+    _not_for(a, "biuc", "round_cpu" if decimals else "round_vml_cpu")
     ten = a.dtype.type(10.0 ** builtins.abs(decimals))
     if decimals < 0:
         return np.rint(a / ten) * ten

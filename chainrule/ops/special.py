@@ -25,7 +25,7 @@ from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from .pointwise import _conj, _erfc_fraction, _not_for, where
 from . import registry
-from .registry import FLOAT, PROMOTE, PROMOTE_FLOAT, op, public
+from .registry import FLOAT, PROMOTE, PROMOTE_FLOAT, not_implemented, op, public
 
 _F64 = np.float64
 _PI = math.pi
@@ -1187,6 +1187,199 @@ def _mvlgamma(a, p):
     return (total + a.dtype.type(p * (p - 1) * math.log(math.pi) * 0.25)).astype(a.dtype)
 
 
+# ---- torch.special's own kernels: i0e, i1e, erfcx, ndtri, log_ndtr, entr, xlog1py --------
+
+def _i0e(x):
+    """PyTorch's calc_i0e: i0's Chebyshev series without the exponential (the full tables in
+    float32 too)."""
+    ax = np.abs(x)
+    small = ax <= 8
+    out = np.empty_like(x)
+    xs, xb = ax[small], ax[~small]
+    out[small] = _chbevl(xs / 2 - 2, _I0_A)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[~small] = _chbevl(32 / xb - 2, _I0_B) / np.sqrt(xb)
+    return out
+
+
+def _i1e(x):
+    """PyTorch's calc_i1e (float32 with the shortened tables, as i1)."""
+    single = x.dtype == np.float32
+    ax = np.abs(x)
+    small = ax <= 8
+    out = np.empty_like(x)
+    xs, xb = ax[small], ax[~small]
+    out[small] = _chbevl(xs / 2 - 2, _I1_A_FLOAT if single else _I1_A) * xs
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[~small] = _chbevl(32 / xb - 2, _I1_B_FLOAT if single else _I1_B) / np.sqrt(xb)
+    return np.where(x < 0, -out, out)
+
+
+# erfcx(x) = exp(x^2) erfc(x). PyTorch's kernel (Steven G. Johnson's Faddeeva package) maps
+# 0 <= x <= 50 to y = 400 / (4 + x) and sums a degree-6 Chebyshev polynomial on one of 100
+# subintervals of y, accurate to about an ulp; beyond 50 a continued fraction, and for x < 0
+# 2 exp(x^2) - erfcx(-x). Here the middle range is erfcx itself, to about an ulp (erfc times
+# exp(x^2) with x^2 split exactly below 4, the continued fraction for erfc above), evaluated
+# where PyTorch's polynomial effectively is: at x' = 400 / y - 4 for its rounded y (to first
+# order in x' - x for float64; float32 rounds y in float and then evaluates in float64, as
+# its table's double coefficients do). The other branches take PyTorch's steps.
+
+_ISPI = 0.56418958354775628694807945156            # 1 / sqrt(pi)
+
+
+def _exp(x):
+    """exp as the C library rounds it, nearly always (float64 through the 80-bit long double
+    where NumPy has one: NumPy's own exp is off by an ulp for one argument in twenty)."""
+    if x.dtype == _F64:
+        return np.exp(x.astype(np.longdouble)).astype(_F64)
+    return _libm(np.exp, x)
+
+
+def _erfcx_exact(x):
+    """erfcx(x) for 0 <= x <= 50, float64, to about an ulp."""
+    out = np.empty_like(x)
+    low = x < 4
+    xl = x[low]
+    hi = xl * xl
+    lo = _fma(xl, xl, -hi)                 # x^2 = hi + lo exactly
+    wide = np.longdouble
+    out[low] = (_erfc64(xl).astype(wide) * np.exp(hi.astype(wide)) * (1 + lo.astype(wide))
+                ).astype(_F64)
+    xb = x[~low]
+    k = xb.copy()                          # erfc's continued fraction, as _erfc_fraction's
+    for n in range(int(10 + 180 / max(xb.min(initial=np.inf), 4.0) ** 2), 0, -1):
+        k = xb + (n / 2) / k
+    out[~low] = _ISPI / k
+    return out
+
+
+def _erfcx_table(x):
+    """PyTorch's erfcx_y100(400 / (4 + x)) for 0 <= x <= 50, in x's precision."""
+    if x.dtype == np.float32:
+        y = np.float32(400) / (np.float32(4) + x)
+        return _erfcx_exact(400 / y.astype(_F64) - 4).astype(np.float32)
+    value = _erfcx_exact(x)
+    y = 400 / (4 + x)
+    q = 400 / y
+    shift = (q - 4 - x) + _fma(-q, y, np.full_like(y, 400.0)) / y     # x' - x
+    return value + (2 * x * value - 2 * _ISPI) * shift
+
+
+def _erfcx(x):
+    out = x.copy()                         # nan stays nan
+    x64 = x.astype(_F64)                   # C++ compares with double literals
+    mid = (x >= 0) & (x <= 50)
+    out[mid] = _erfcx_table(x[mid])
+    big = x > 50
+    xb = x[big]
+    x2 = (xb * xb).astype(_F64)            # x * x in x's precision, the rest in double
+    tail = _ISPI * _fma(x2, x2 + 4.5, np.full_like(x2, 2.0)) / (
+        xb.astype(_F64) * _fma(x2, x2 + 5, np.full_like(x2, 3.75)))
+    out[big] = np.where(xb > 5e7, x.dtype.type(_ISPI) / xb, tail.astype(x.dtype))
+    neg = x < 0
+    xn = x[neg]
+    twice = x.dtype.type(2) * _exp(xn * xn)
+    reflected = twice - _erfcx_table(-np.maximum(xn, -6.1))
+    out[neg] = np.where(x64[neg] < -26.7, np.inf, np.where(x64[neg] < -6.1, twice, reflected))
+    return out
+
+
+def _log_ndtr(x):
+    """PyTorch's calc_log_ndtr: log(erfcx(-t) / 2) - t^2 below -1, log1p(-erfc(t) / 2)
+    above, t = x / sqrt(2) in x's precision."""
+    t = x * x.dtype.type(0.70710678118654752440)
+    out = np.empty_like(x)
+    low = x < -1
+    tl = t[low]
+    out[low] = _fma(-tl, tl, _libm(np.log, _erfcx(-tl) / 2))
+    th = t[~low]
+    out[~low] = _log1p(-_libm(_erfc64, th) / 2)
+    return out
+
+
+# Cephes' ndtri: rational approximations in y - 1/2 near the middle, and in 1/sqrt(-2 log y)
+# in the tails
+_NDTRI_P0 = (-5.99633501014107895267E1, 9.80010754185999661536E1, -5.66762857469070293439E1,
+             1.39312609387279679503E1, -1.23916583867381258016E0)
+_NDTRI_Q0 = (1.0, 1.95448858338141759834E0, 4.67627912898881538453E0, 8.63602421390890590575E1,
+             -2.25462687854119370527E2, 2.00260212380060660359E2, -8.20372256168333339912E1,
+             1.59056225126211695515E1, -1.18331621121330003142E0)
+_NDTRI_P1 = (4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1,
+             4.40805073893200834700E1, 1.46849561928858024014E1, 2.18663306850790267539E0,
+             -1.40256079171354495875E-1, -3.50424626827848203418E-2, -8.57456785154685413611E-4)
+_NDTRI_Q1 = (1.0, 1.57799883256466749731E1, 4.53907635128879210584E1, 4.13172038254672030440E1,
+             1.50425385692907503408E1, 2.50464946208309415979E0, -1.42182922854787788574E-1,
+             -3.80806407691578277194E-2, -9.33259480895457427372E-4)
+_NDTRI_P2 = (3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0,
+             1.33303460815807542389E0, 2.01485389549179081538E-1, 1.23716634817820021358E-2,
+             3.01581553508235416007E-4, 2.65806974686737550832E-6, 6.23974539184983293730E-9)
+_NDTRI_Q2 = (1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099489081330271E0,
+             2.16236993594496635890E-1, 1.34204006088543189037E-2, 3.28014464682127739104E-4,
+             2.89247864745380683936E-6, 6.79019408009981274425E-9)
+_EXP_MINUS_2 = 0.13533528323661269189
+
+
+def _polevl(coefficients, y):
+    """Horner's rule in y's precision, each step fused (as PyTorch's build compiles it)."""
+    t = y.dtype.type
+    r = np.full_like(y, t(coefficients[0]))
+    for c in coefficients[1:]:
+        r = _fma(r, y, np.full_like(y, t(c)))
+    return r
+
+
+def _ndtri(y0):
+    """PyTorch's calc_ndtri (Cephes), in y0's precision."""
+    c = y0.dtype.type
+    out = np.full_like(y0, np.nan)
+    out[y0 == 0] = -np.inf
+    out[y0 == 1] = np.inf
+    live = (y0 > 0) & (y0 < 1)
+    y = y0[live]
+    upper = y > c(1) - c(_EXP_MINUS_2)
+    y = np.where(upper, c(1) - y, y)
+    res = np.empty_like(y)
+    middle = y > c(_EXP_MINUS_2)
+    ym = y[middle] - c(0.5)
+    y2 = ym * ym
+    res[middle] = _fma(ym, y2 * _polevl(_NDTRI_P0, y2) / _polevl(_NDTRI_Q0, y2), ym) \
+        * c(2.50662827463100050242)
+    # the tails call C's double log and sqrt (::log, ::sqrt), rounding to y0's precision
+    # only where the kernel stores a value
+    yt = y[~middle].astype(_F64)
+    x = np.sqrt(-2.0 * np.log(yt)).astype(y0.dtype)
+    x64 = x.astype(_F64)
+    x0 = (x64 - np.log(x64) / x64).astype(y0.dtype)
+    z = c(1) / x
+    near = x < c(8.0)
+    x1 = np.where(near, z * _polevl(_NDTRI_P1, z) / _polevl(_NDTRI_Q1, z),
+                  z * _polevl(_NDTRI_P2, z) / _polevl(_NDTRI_Q2, z))
+    tail = x0 - x1
+    res[~middle] = np.where(upper[~middle], tail, -tail)
+    out[live] = res
+    return out
+
+
+def _entr(x):
+    """-x log(x); 0 at 0, -inf below, nan stays."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = -x * _libm(np.log, x)
+    return np.where(x > 0, value, np.where(x == 0, 0, np.where(np.isnan(x), x, -np.inf))
+                    ).astype(x.dtype)
+
+
+def _xlog1py(x, y):
+    """x * log1p(y), 0 where x is 0 (unless y is nan); log1p as the C library's (float16:
+    c10 rounds log1p to half, then the product)."""
+    if x.dtype == np.float16:
+        lg = _log1p32(y.astype(np.float32)).astype(np.float16)
+    else:
+        lg = _log1p(y)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = x * lg
+    return np.where(np.isnan(y), np.nan, np.where(x == 0, 0, out)).astype(x.dtype)
+
+
 # ---- forwards: dtype checks, then the kernels ----------------------------------------------
 
 def _real_kernel(kernel, name):
@@ -1241,13 +1434,37 @@ def _xlogy_forward(x, y):
     return _in_float32(_xlogy)(x, y)
 
 
+def _float_kernel(kernel, name):
+    """A forward for a kernel PyTorch compiles for float32 and float64 only: its error for
+    complex and float16 inputs (bfloat16 is refused by special_dtypes' table)."""
+    compute = _in_float32(kernel)
+
+    def forward(*arrays):
+        dt = next(a for a in arrays if type(a) is np.ndarray).dtype
+        _not_for(np.empty(0, dt), "c", name)
+        if dt == np.float16:
+            raise NotImplementedError(f"\"{name}\" not implemented for 'Half'")
+        arrays = [np.asarray(a, dt) for a in arrays]      # a Python number of a Scalar overload
+        with np.errstate(all="ignore"):
+            return compute(*arrays)
+    return forward
+
+
+def _xlog1py_forward(x, y):
+    """As _xlogy_forward."""
+    dt = (x if type(x) is np.ndarray else y).dtype
+    _not_for(np.empty(0, dt), "c", "xlog1py_cpu")
+    x, y = np.broadcast_arrays(*(np.asarray(v, dt) for v in (x, y)))
+    with np.errstate(all="ignore"):
+        return _in_float32(_xlog1py)(x, y) if not _reduced(x) else _xlog1py(x, y)
+
+
+def _zeta_kernel(x, q):
+    """Hurwitz zeta in the inputs' precision (accumulated in float64, as PyTorch's)."""
+    return _zeta(x, q).astype(x.dtype)
+
+
 # ---- derivative formulas (derivatives.yaml) -----------------------------------------------
-
-def _not_implemented(name):
-    def formula(grad):
-        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
-    return formula
-
 
 def _i1_backward(grad, self, result):
     # i1'(x) = i0(x) - i1(x) / x, and 1/2 at 0 (where the formula divides 0 by 0)
@@ -1306,6 +1523,25 @@ def _xlogy_scalar_other_self(grad, self, other):
     return out if other > 0 else out.masked_fill(self == 0.0, 0.0)
 
 
+def _i1e_backward(grad, self, result):
+    # i1e'(x) = i0e(x) - i1e(x) (sgn(x) + 1/x), and 1/2 at 0
+    eps = float(np.finfo(self._data.dtype).eps)
+    not_tiny = self.abs() > eps
+    safe_self = where(not_tiny, self, eps)
+    gradx = special_i0e(safe_self) - result * (safe_self.sgn() + safe_self.reciprocal())
+    return grad * where(not_tiny, gradx, 0.5)
+
+
+def _xlog1py_self(grad, self, other):
+    return special_xlog1py(grad, other).masked_fill((self == 0.0).logical_and(other <= -1.0),
+                                                    0.0)
+
+
+def _xlog1py_other_scalar_self(grad, self, other):
+    out = _xlog1py_other_scalar(grad, other)
+    return out if other > -1 else out.masked_fill(self == 0.0, 0.0)
+
+
 # ---- the rows -----------------------------------------------------------------------------
 
 lgamma = op("lgamma", "LgammaBackward0", "self", _lgamma_forward, promote=FLOAT,
@@ -1339,12 +1575,12 @@ special_i1 = op("special_i1", "SpecialI1Backward0", "self", _real_kernel(_i1, "i
                 promote=FLOAT, function=False, method=False, self=_i1_backward)
 
 igamma = op("igamma", "IgammaBackward0", "self, other", _igamma_forward("igamma_cpu", False),
-            promote=PROMOTE, inplace="igamma_", self=_not_implemented("igamma: input"),
+            promote=PROMOTE, inplace="igamma_", self=not_implemented("igamma: input"),
             other=_igamma_other(1))
 
 igammac = op("igammac", "IgammacBackward0", "self, other",
              _igamma_forward("igammac_cpu", True), promote=PROMOTE, inplace="igammac_",
-             self=_not_implemented("igammac: input"), other=_igamma_other(-1))
+             self=not_implemented("igammac: input"), other=_igamma_other(-1))
 
 sinc = op("sinc", "SincBackward0", "self", _in_float32(_sinc), promote=FLOAT, inplace="sinc_",
           self=_sinc_backward)
@@ -1365,6 +1601,71 @@ _xlogy_scalar_self = op("xlogy.Scalar_Self", "XlogyBackward1", "other, self",
 _xlogy_scalar_other = op("xlogy.Scalar_Other", "XlogyBackward2", "self, other",
                          _xlogy_forward, promote=PROMOTE_FLOAT, promote_with=("other",),
                          function=False, method=False, self=_xlogy_scalar_other_self)
+
+
+# ---- torch.special's rows (its namespace, chainrule/special, calls them) ----
+
+special_i0e = op("special_i0e", "SpecialI0EBackward0", "self", _real_kernel(_i0e, "i0e_cpu"),
+                 promote=FLOAT, function=False, method=False,
+                 self=lambda grad, self, result: grad * (special_i1e(self) - self.sgn() * result))
+
+special_i1e = op("special_i1e", "SpecialI1EBackward0", "self", _real_kernel(_i1e, "i1e_cpu"),
+                 promote=FLOAT, function=False, method=False, self=_i1e_backward)
+
+special_erfcx = op("special_erfcx", "SpecialErfcxBackward0", "self",
+                   _float_kernel(_erfcx, "erfcx_cpu"), promote=FLOAT, function=False,
+                   method=False,
+                   self=lambda grad, self, result: (2.0 * self * result - 2.0 / math.sqrt(math.pi))
+                   * grad)
+
+special_ndtri = op("special_ndtri", "SpecialNdtriBackward0", "self",
+                   _float_kernel(_ndtri, "ndtri_cpu"), promote=FLOAT, function=False,
+                   method=False,
+                   self=lambda grad, result: grad * math.sqrt(2 * math.pi)
+                   * (result.square() / 2).exp())
+
+special_log_ndtr = op("special_log_ndtr", "SpecialLogNdtrBackward0", "self",
+                      _float_kernel(_log_ndtr, "log_ndtr_cpu"), promote=FLOAT, function=False,
+                      method=False,
+                      self=lambda grad, self, result: grad / math.sqrt(2 * math.pi)
+                      * (result + self.pow(2) / 2).neg().exp())
+
+special_entr = op("special_entr", "SpecialEntrBackward0", "self",
+                  _real_kernel(_entr, "entr_cpu"), promote=FLOAT, function=False, method=False,
+                  self=lambda grad, self: grad * (-(1 + self.log())))
+
+special_xlog1py = op("special_xlog1py", "SpecialXlog1PyBackward0", "self, other",
+                     _xlog1py_forward, promote=PROMOTE_FLOAT, function=False, method=False,
+                     self=_xlog1py_self, other=lambda grad, self, other: grad * self / (other + 1))
+
+# a Scalar overload's number is a parameter; the tensor comes first in the row
+_xlog1py_self_scalar = op("special_xlog1py.self_scalar", "SpecialXlog1PyBackward1",
+                          "other, self", lambda y, x: _xlog1py_forward(x, y),
+                          promote=PROMOTE_FLOAT, promote_with=("self",), function=False,
+                          method=False,
+                          other=lambda grad, self, other: grad * self / (other + 1))
+
+_xlog1py_other_scalar = op("special_xlog1py.other_scalar", "SpecialXlog1PyBackward2",
+                           "self, other", _xlog1py_forward, promote=PROMOTE_FLOAT,
+                           promote_with=("other",), function=False, method=False,
+                           self=_xlog1py_other_scalar_self)
+
+_zeta_forward = _float_kernel(_zeta_kernel, "zeta_cpu")
+
+special_zeta = op("special_zeta", "SpecialZetaBackward0", "self, other", _zeta_forward,
+                  promote=PROMOTE_FLOAT, function=False, method=False,
+                  self=not_implemented("zeta"),
+                  other=lambda grad, self, other: grad * -self * special_zeta(self + 1.0, other))
+
+_zeta_self_scalar = op("special_zeta.self_scalar", "SpecialZetaBackward1", "other, self",
+                       lambda q, x: _zeta_forward(x, q), promote=PROMOTE_FLOAT,
+                       promote_with=("self",), function=False, method=False,
+                       other=lambda grad, self, other: grad * -self
+                       * _zeta_self_scalar(other, self + 1.0))
+
+_zeta_other_scalar = op("special_zeta.other_scalar", "SpecialZetaBackward2", "self, other",
+                        _zeta_forward, promote=PROMOTE_FLOAT, promote_with=("other",),
+                        function=False, method=False, self=not_implemented("zeta"))
 
 
 # ---- public functions that pick a row or check arguments first ----------------------------
@@ -1560,3 +1861,42 @@ def logit_(input, eps=None):
     """logit, in place."""
     _check_eps(eps, "logit_", 2)
     return _logit_method_(input, eps)
+
+
+# last: the Bessel functions' module reads this module's helpers
+from . import special_bessel  # noqa: E402,F401
+from . import special_polynomials  # noqa: E402,F401
+
+
+def _register_kernel_names():
+    """The kernels PyTorch's CPU build lacks for the reduced and limited dtypes (Note
+    [Reduced and limited dtypes] in special_dtypes.py), for these rows: none of them for the
+    float8 types or complex32, some not for bfloat16, igamma not for uint16/32/64 (which the
+    other rows compute in float)."""
+    from . import special_bessel, special_polynomials, special_dtypes
+    table = {"lgamma": "lgamma_vml_cpu", "digamma": "digamma", "erfinv": "erfinv_vml_cpu",
+             "i0": "i0_vml_cpu", "special_i1": "i1_cpu", "sinc": "sinc_cpu",
+             "logit": "logit_cpu", "special_i0e": "i0e_cpu", "special_i1e": "i1e_cpu",
+             "special_entr": "entr_cpu"}
+    kernels = {row: ((name, "fgec"),) for row, name in table.items()}
+    for row in ("xlogy.Tensor", "xlogy.Scalar_Self", "xlogy.Scalar_Other"):
+        kernels[row] = (("xlogy_cpu", "fgec"),)
+    for row in ("special_xlog1py", "special_xlog1py.self_scalar", "special_xlog1py.other_scalar"):
+        kernels[row] = (("xlog1py_cpu", "fgec"),)
+    kernels["igamma"] = (("igamma_cpu", "ufgec"),)
+    kernels["igammac"] = (("igammac_cpu", "ufgec"),)
+    polygamma = (lambda n: "digamma" if n == 0 else "trigamma" if n == 1 else "polygamma", "fgec")
+    kernels["polygamma"] = kernels["polygamma_"] = (polygamma,)
+    kernels["mvlgamma"] = (("add_stub", "ufge"), ("arange_cpu", "c"))
+    # float32 and float64 only
+    float_only = ["special_erfcx", "special_ndtri", "special_log_ndtr", "special_zeta",
+                  "special_zeta.self_scalar", "special_zeta.other_scalar"]
+    float_only += [name for name in registry.OPS if name.startswith("special_") and (
+        registry.OPS[name].forward.__module__ in (special_bessel.__name__,
+                                                  special_polynomials.__name__))]
+    for row in float_only:
+        kernels[row] = ((row.split(".")[0][len("special_"):] + "_cpu", "fgecb"),)
+    special_dtypes._KERNELS.update(kernels)
+
+
+_register_kernel_names()

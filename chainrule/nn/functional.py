@@ -635,3 +635,13 @@ from ..ops.conv import (conv3d, conv_tbc, conv_transpose1d, conv_transpose2d,  #
 
 __all__ += ["conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
             "fold", "unfold"]
+
+
+# ---- interpolation, grid sampling, CTC (ops/sampling.py) ------------------------------------
+from ..ops.conv import adaptive_avg_pool3d  # noqa: E402
+from ..ops.sampling import (affine_grid, functional_ctc_loss as ctc_loss,  # noqa: E402
+                            grid_sample, interpolate, upsample, upsample_bilinear,
+                            upsample_nearest)
+
+__all__ += ["adaptive_avg_pool3d", "affine_grid", "ctc_loss", "grid_sample", "interpolate",
+            "upsample", "upsample_bilinear", "upsample_nearest"]

@@ -3,7 +3,7 @@ of rows, see registry.py) and installs the generated methods on Tensor."""
 from . import registry
 from . import pointwise, reduction, shape, linalg, indexing, advanced_indexing  # noqa: F401
 from . import nn_ops, conv, normalization, padding, sorting, diagonal  # noqa: F401
-from . import recurrent  # noqa: F401
+from . import recurrent, sampling  # noqa: F401
 from . import statistics  # noqa: F401
 from . import joining, aliasing  # noqa: F401
 from . import decompositions  # noqa: F401

@@ -25,7 +25,8 @@ from .shape import _warn_once
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d", "convolution", "conv_tbc", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
            "max_pool2d_with_indices", "functional_max_pool1d", "functional_max_pool2d",
-           "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
+           "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "adaptive_avg_pool3d"]
 
 
 # ---- convolution --------------------------------------------------------------------------
@@ -1090,6 +1091,66 @@ def adaptive_avg_pool2d(input, output_size):
         output_size = [n if o is None else o
                        for o, n in zip(output_size, input.shape[-len(output_size):])]
     return _adaptive_avg_pool2d(input, _arg_ints(output_size, 2))
+
+
+def _along(m, x, axis):
+    """The matrix m applied along one axis of x (m's columns index that axis)."""
+    return np.moveaxis(np.tensordot(m, x, axes=([1], [axis])), 0, axis)
+
+
+def _adaptive3d(x, output_size):
+    for axis, (n, o) in enumerate(zip(x.shape[-3:], output_size), x.ndim - 3):
+        x = _along(_adaptive_matrix(n, o, x.dtype), x, axis)
+    return np.ascontiguousarray(x)
+
+
+def _adaptive3d_backward(g, x):
+    for axis, (n, o) in enumerate(zip(x.shape[-3:], g.shape[-3:]), g.ndim - 3):
+        g = _along(_adaptive_matrix(n, o, g.dtype).T, g, axis)
+    return np.ascontiguousarray(g)
+
+
+adaptive_avg_pool3d_backward = op(
+    "_adaptive_avg_pool3d_backward", "AdaptiveAvgPool3DBackwardBackward0", "grad_output, self",
+    _adaptive3d_backward, function=False, method=False,
+    grad_output=lambda grad, grad_output: adaptive_avg_pool3d_row(
+        grad, tuple(grad_output.shape[-3:])),
+    self=_zeros)
+
+adaptive_avg_pool3d_row = op(
+    "_adaptive_avg_pool3d", "AdaptiveAvgPool3DBackward0", "self, output_size", _adaptive3d,
+    function=False, method=False,
+    self=lambda grad, self: adaptive_avg_pool3d_backward(grad, self))
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """nn.functional.adaptive_avg_pool3d: (N, C, D, H, W) or (C, D, H, W) input averaged to
+    `output_size` (an int, or a triple whose None entries keep the input's size)."""
+    if isinstance(output_size, (tuple, list)):
+        if input.dim() <= len(output_size):
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+        output_size = [n if o is None else o
+                       for o, n in zip(output_size, input.shape[-len(output_size):])]
+    size = _arg_ints(output_size, 3)
+    if len(size) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    if min(size) < 0:
+        # sic: PyTorch's message lacks the last space
+        raise RuntimeError("adaptive_avg_pool3d: elements of output_size must be greater than or "
+                           f"equal to 0 but received {{{size[0]}, {size[1]},{size[2]}}}")
+    if size == (1, 1, 1):
+        return input.mean((-1, -2, -3), keepdim=True)
+    shape = list(input.shape)
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {shape}")
+    for i in range(1, input.dim()):
+        if shape[i] <= 0:
+            raise RuntimeError("adaptive_avg_pool3d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {shape} with "
+                               f"dimension {i} being empty")
+    if input._data.dtype.kind not in "fV":
+        _no_kernel("adaptive_avg_pool3d_cpu", input)
+    return adaptive_avg_pool3d_row(input, size)
 
 
 # ---- 1-D pooling: the 2-D ops over a height of 1 (unsqueeze(-2), pool, squeeze(-2)) ------

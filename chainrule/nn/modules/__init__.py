@@ -35,3 +35,9 @@ __all__ += (conv.__all__ + pooling.__all__ + normalization.__all__ + batchnorm._
 from . import rnn  # noqa: E402
 from .rnn import *  # noqa: E402,F401,F403
 __all__ += rnn.__all__
+
+# upsampling layers, the CTC loss
+from . import upsampling  # noqa: E402
+from .upsampling import *  # noqa: E402,F401,F403
+from .loss import CTCLoss  # noqa: E402
+__all__ += upsampling.__all__ + ["CTCLoss"]

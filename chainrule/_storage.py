@@ -3,9 +3,8 @@ memory (views share it), seen as bytes (`UntypedStorage`) or as elements of a dt
 (`TypedStorage`, deprecated in PyTorch, and its legacy classes such as `FloatStorage`).
 Storages share memory with their tensors: writing into one changes the other.
 
-`share_memory_()` marks a storage as shared and `is_shared()` reports it, but the memory is
-not moved into an inter-process segment (NumPy cannot move the memory of existing arrays);
-processes started by fork still see copy-on-write pages, not the parent's later writes."""
+`share_memory_()` moves a storage into shared memory, with the tensors that use it
+(chainrule/multiprocessing/_shared.py); `is_shared()` reports it."""
 import weakref
 
 import numpy as np
@@ -161,7 +160,8 @@ class UntypedStorage:
         return is_shared(self._owner)
 
     def share_memory_(self):
-        share(self._owner)
+        from .multiprocessing._shared import share_root
+        share_root(self._owner)
         return self
 
     def untyped(self):

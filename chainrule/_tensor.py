@@ -345,9 +345,9 @@ class Tensor:
         return False
 
     def share_memory_(self):
-        """Mark this tensor's storage as shared (see README: chainrule does not move it)."""
-        from ._storage import share
-        share(self._data)
+        """Move this tensor's storage into shared memory (chainrule/multiprocessing/_shared.py)."""
+        from .multiprocessing._shared import share_tensor
+        share_tensor(self)
         return self
 
     def is_shared(self):

@@ -797,6 +797,10 @@ class Module:
     def cpu(self):
         return self
 
+    def share_memory(self):
+        """Move parameters, gradients and buffers into shared memory (Tensor.share_memory_)."""
+        return self._apply(lambda t: t.share_memory_())
+
     def cuda(self, device=None):
         """Move to a CUDA device: PyTorch's CPU-build error (there is none)."""
         return self._apply(lambda t: t.cuda(device))

@@ -714,6 +714,79 @@ def test_embedding_bag_errors(f):
     same_error(f)
 
 
+# ---- pooling ----------------------------------------------------------------------------------
+
+X5 = rng.standard_normal((2, 2, 4, 5, 6))
+NAN_TIES = np.array([[1., 1., np.nan], [1., 2., 2.], [np.nan, 0., 2.]])[None].repeat(3, 0)
+
+
+@pytest.mark.parametrize("f", [
+    lambda T, x: T.max_pool3d(x, 2),
+    lambda T, x: T.max_pool3d(x, (3, 2, 2), (1, 2, 1), (1, 0, 1), (1, 2, 1), True),
+    lambda T, x: T.max_pool3d(x[0], 2, 1),
+    lambda T, x: T.max_pool3d(x.transpose(2, 4), 2),
+    lambda T, x: F(T).max_pool3d(x, 3, padding=1, return_indices=True),
+    lambda T, x: F(T).max_pool3d_with_indices(x, 2, ceil_mode=True),
+    lambda T, x: T.adaptive_max_pool1d(x[0, 0], 4),
+    lambda T, x: T.adaptive_max_pool1d(x[0, 0, 0], [7]),
+    lambda T, x: F(T).adaptive_max_pool1d(x[0, 0], 3),
+    lambda T, x: F(T).adaptive_max_pool1d(x[0, 0], 3, True),
+    lambda T, x: F(T).adaptive_max_pool1d_with_indices(x[0, 0], 9),
+    lambda T, x: F(T).adaptive_max_pool2d(x[0], (3, None)),
+    lambda T, x: F(T).adaptive_max_pool2d(x[0], 3, True),
+    lambda T, x: F(T).adaptive_max_pool2d_with_indices(x[0, :, 0], (2, 4)),
+])
+def test_max_pooling(f):
+    check(program(f, X5))
+
+
+def test_max_pooling_edges():
+    check(program(lambda T, x: F(T).max_pool3d(x, 2, 1, return_indices=True),
+                  NAN_TIES[None, None], order=1))
+    check(program(lambda T, x: F(T).adaptive_max_pool2d(x, 2, True), NAN_TIES, order=1))
+    check(lambda T: [T.max_pool3d(T.tensor(X5, dtype=T.float16), 2),
+                     T.max_pool3d(T.arange(120).reshape(1, 2, 3, 4, 5), 2),
+                     T.adaptive_max_pool1d(T.ones(2, 3, 4), 0),
+                     T.adaptive_max_pool1d(T.ones(0, 3, 4), 2),
+                     T.max_pool3d(T.ones(0, 2, 4, 4, 4), 2)], 0, 0)
+
+
+@pytest.mark.parametrize("f", [
+    lambda T: T.max_pool3d(T.ones(1, 2, 4, 4, 4), 0),
+    lambda T: T.max_pool3d(T.ones(1, 2, 4, 4, 4), (2, 2)),
+    lambda T: T.max_pool3d(T.ones(1, 2, 4, 4, 4), 2, (1, 1)),
+    lambda T: T.max_pool3d(T.ones(1, 2, 4, 4, 4), 2, 2, (1, 1)),
+    lambda T: T.max_pool3d(T.ones(1, 2, 4, 4, 4), 2, 2, 0, (1, 1)),
+    lambda T: T.max_pool3d(T.ones(1, 2, 4, 4, 4), 2, 2, 2),
+    lambda T: T.max_pool3d(T.ones(1, 2, 4, 4, 4), 5),
+    lambda T: T.max_pool3d(T.ones(2, 4, 4), 2),
+    lambda T: T.max_pool3d(T.ones(1, 2, 4, 4, 4), 2, 2, 0, 0),
+    lambda T: T.max_pool3d(T.ones(1, 2, 4, 4, 4), 2, 2, -1),
+    lambda T: T.max_pool3d(T.ones(1, 0, 4, 4, 4), 2),
+    lambda T: T.max_pool3d(T.ones(1, 2, 4, 4, 4), 2.5),
+    lambda T: T.max_pool3d(T.ones(1, 2, 4, 4, 4, dtype=T.bool), 2),
+    lambda T: T.adaptive_max_pool1d(T.ones(2, 3, 4, 5), 2),
+    lambda T: T.adaptive_max_pool1d(T.ones(2, 3, 4), [2, 3]),
+    lambda T: T.adaptive_max_pool1d(T.ones(2, 0, 4), 2),
+    lambda T: T.adaptive_max_pool1d(T.ones(2, 3, 4), -1),
+    lambda T: T.adaptive_max_pool1d(T.ones(2, 3, 4, dtype=T.int32), 2),
+    lambda T: T.adaptive_max_pool1d(T.ones(2, 3, 4), 2.5),
+    lambda T: F(T).adaptive_max_pool2d(T.ones(3, 4), (2, None)),
+    lambda T: F(T).adaptive_max_pool2d(T.ones(3, 4, 5, 6, 7), 2),
+])
+def test_max_pooling_errors(f):
+    same_error(f)
+
+
+def test_max_pooling_modules():
+    check(lambda T: [repr(T.nn.MaxPool3d(2)), repr(T.nn.MaxPool3d((2, 3, 1), 1, 1, 2, True, True)),
+                     repr(T.nn.AdaptiveMaxPool1d(3)), repr(T.nn.AdaptiveMaxPool2d((2, None), True)),
+                     T.nn.MaxPool3d(2)(T.tensor(X5)),
+                     T.nn.MaxPool3d(2, return_indices=True)(T.tensor(X5)),
+                     T.nn.AdaptiveMaxPool1d(3, True)(T.tensor(X5[0, 0])),
+                     T.nn.AdaptiveMaxPool2d((2, None))(T.tensor(X5[0]))])
+
+
 # ---- modules ----------------------------------------------------------------------------------
 
 MODULES = {
@@ -731,7 +804,8 @@ MODULES = {
     "FeatureAlphaDropout": lambda nn: nn.FeatureAlphaDropout(0.2),
     "Dropout1d": lambda nn: nn.Dropout1d(), "Dropout2d": lambda nn: nn.Dropout2d(0.1, True),
     "Dropout3d": lambda nn: nn.Dropout3d(),
-    "PixelShuffle": lambda nn: nn.PixelShuffle(1), "PixelUnshuffle": lambda nn: nn.PixelUnshuffle(1),
+    "PixelShuffle": lambda nn: nn.PixelShuffle(1),
+    "PixelUnshuffle": lambda nn: nn.PixelUnshuffle(1),
     "ChannelShuffle": lambda nn: nn.ChannelShuffle(2),
     "GroupNorm": lambda nn: nn.GroupNorm(2, 6),
     "GroupNorm no affine": lambda nn: nn.GroupNorm(3, 6, affine=False),

@@ -33,7 +33,9 @@ __all__ = ["softmax", "log_softmax", "nll_loss", "cross_entropy", "mse_loss", "l
            "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d",
            "dropout3d", "instance_norm", "rms_norm", "group_norm", "poisson_nll_loss",
            "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
-           "triplet_margin_loss", "logsigmoid", "embedding_bag"] + _padding.__all__
+           "triplet_margin_loss", "logsigmoid", "embedding_bag", "max_pool3d",
+           "max_pool3d_with_indices", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
+           "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices"] + _padding.__all__
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
@@ -541,6 +543,49 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                   "GitHub.")
     return _ops.embedding_bag(weight, input, offsets, scale_grad_by_freq, mode_enum, sparse,
                               per_sample_weights, include_last_offset, padding_idx)[0]
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """(output, indices) of 3-D max pooling (return_indices is ignored, as in PyTorch)."""
+    return _ops.max_pool3d_indices(input, kernel_size, () if stride is None else stride,
+                                   padding, dilation, ceil_mode)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    if return_indices:
+        return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _ops.max_pool3d(input, kernel_size, () if stride is None else stride, padding,
+                           dilation, ceil_mode)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return _ops.adaptive_max_pool1d(input, output_size)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    out = _ops.adaptive_max_pool1d(input, output_size)
+    return out if return_indices else out[0]
+
+
+def _list_with_default(out_size, defaults):
+    if isinstance(out_size, int):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    size = _list_with_default(output_size, input.size())
+    size = _ops._int_list("adaptive_max_pool2d", "output_size", size)
+    return tuple(_ops.adaptive_max_pool2d(input, size * 2 if len(size) == 1 else size))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    out = adaptive_max_pool2d_with_indices(input, output_size)
+    return out if return_indices else out[0]
 
 
 def _check_p(p):

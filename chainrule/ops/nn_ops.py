@@ -1401,6 +1401,236 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     return tuple(row(weight, indices.contiguous(), offsets.contiguous(), scale_grad_by_freq,
                      mode, sparse, per_sample_weights, include_last_offset, padding_idx))
 
+
+# ---- max pooling over windows of any number of dims: max_pool3d, adaptive_max_pool1d/2d -------
+# Each window is given per spatial dim as (out, taps) input positions and a mask of those that
+# are in the input (and the window); the maximum is PyTorch's CPU kernels': the first maximum
+# in window order, a NaN wherever one is (the last), and the first position when all are -inf.
+
+def _window_max(x, positions, masks):
+    """(values, indices) of the windows: indices flat over the input's pooled dims."""
+    nd = len(positions)
+    sizes = x.shape[-nd:]
+    lead = x.shape[:-nd]
+    low = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
+    strides = [int(np.prod(sizes[d + 1:])) for d in range(nd)]
+    taps = []
+    for combo in np.ndindex(*[p.shape[1] for p in positions]):
+        index, flat, inside = [], 0, True
+        for d, k in enumerate(combo):
+            shape = [1] * nd
+            shape[d] = -1
+            pos = np.clip(positions[d][:, k], 0, sizes[d] - 1).reshape(shape)
+            index.append(pos)
+            flat = flat + pos * strides[d]
+            inside = inside & masks[d][:, k].reshape(shape)
+        taps.append((x[(Ellipsis,) + tuple(index)], flat, inside))
+    out_shape = lead + tuple(p.shape[0] for p in positions)
+    values = np.full(out_shape, low, x.dtype)
+    for tap, _, inside in taps:
+        np.maximum(values, np.where(inside, tap, low), out=values)   # NaN propagates
+    indices = np.zeros(out_shape, np.int64)
+    for tap, flat, inside in reversed(taps):
+        indices = np.where((tap == values) & inside, flat, indices)
+    if x.dtype.kind in "fV" and np.isnan(values).any():
+        for tap, flat, inside in taps:
+            indices = np.where(np.isnan(tap) & inside, flat, indices)
+    return values, indices
+
+
+def _pool_windows(size, k, s, p, d, out):
+    positions = np.arange(out)[:, None] * s - p + np.arange(k) * d
+    return positions, (positions >= 0) & (positions < size)
+
+
+def _adaptive_windows(size, out):
+    start = (np.arange(out) * size) // out
+    end = -((-(np.arange(out) + 1) * size) // out)
+    positions = start[:, None] + np.arange(int((end - start).max()) if out else 0)
+    return positions, positions < end[:, None]
+
+
+def _scatter_max_grad(g, x, indices, nd):
+    """The gradient of max pooling: g added at the argmax of each window."""
+    planes = int(np.prod(x.shape[:-nd]))
+    plane = int(np.prod(x.shape[-nd:]))
+    outs = int(np.prod(indices.shape[-nd:]))
+    flat = (indices.reshape(planes, outs) + np.arange(planes)[:, None] * plane).ravel()
+    return np.bincount(flat, g.ravel(), planes * plane).astype(x.dtype).reshape(x.shape)
+
+
+def _max_pool_double_backward(grad, indices, nd):
+    # FunctionsManual's max_pool_double_backward: grad gathered at the argmax indices
+    if not indices.numel():
+        return make_tensor(np.zeros(indices.shape, grad._data.dtype))
+    size = tuple(indices.shape[:indices.dim() - nd]) + (-1,)
+    return grad.contiguous().view(size).gather(-1, indices.view(size)).view(indices.shape)
+
+
+max_pool3d_with_indices_backward = op(
+    "max_pool3d_with_indices_backward", "MaxPool3DWithIndicesBackwardBackward0",
+    "grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices",
+    lambda g, x, indices, *params: _scatter_max_grad(g, x, indices, 3),
+    inputs=("grad_output", "self", "indices"), function=False, method=False,
+    grad_output=lambda grad, indices: _max_pool_double_backward(grad, indices, 3),
+    self=_zeros, indices=None)
+
+
+def _pool3d_args(kernel_size, stride, padding, dilation):
+    """(kernel, stride, padding, dilation) as triples, with max_pool3d's errors."""
+    def triple(v, what, allow_empty=False):
+        v = () if v is None else _int_list("max_pool3d", what, v)
+        if len(v) not in ((0, 1, 3) if allow_empty else (1, 3)):
+            raise RuntimeError(_POOL3D_ARG_ERRORS[what])
+        return v * 3 if len(v) == 1 else v
+    kernel = triple(kernel_size, "kernel_size")
+    return (kernel, triple(stride, "stride", True) or kernel, triple(padding, "padding"),
+            triple(dilation, "dilation"))
+
+
+_POOL3D_ARG_ERRORS = {
+    "kernel_size": "max_pool3d: kernel_size must either be a single int, or a tuple of three ints",
+    "stride": "max_pool3d: stride must either be omitted, a single int, or a tuple of three ints",
+    "padding": "max_pool3d: padding must either be a single int, or a tuple of three ints",
+    "dilation": "max_pool3d: dilation must be either a single int, or a tuple of three ints"}
+_POSITIONS = {"kernel_size": 2, "stride": 3, "padding": 4, "dilation": 5, "output_size": 2}
+
+
+def _int_list(fn, name, v):
+    """An int-list argument as PyTorch's argument parser reads it (an int repeats)."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return (int(v),)
+    if isinstance(v, (tuple, list)) and all(isinstance(i, (int, np.integer)) for i in v):
+        return tuple(int(i) for i in v)
+    raise TypeError(f"{fn}(): argument '{name}' (position {_POSITIONS[name]}) must be tuple of "
+                    f"ints, not {type(v).__name__}")
+
+
+def _max_pool3d_forward(x, kernel, stride, padding, dilation, ceil_mode):
+    if x.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if x.dtype.kind in "bc":
+        raise NotImplementedError(f"\"max_pool3d\" not implemented for "
+                                  f"'{FROM_NP[x.dtype].legacy}'")
+    from .conv import _out_size
+    sizes = x.shape[-3:]
+    out = []
+    for n, k, s, p, d in zip(sizes, kernel, stride, padding, dilation):
+        if s == 0:
+            raise RuntimeError("stride should not be zero")
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > ((k - 1) * d + 1) // 2:
+            raise RuntimeError("pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+        out.append(_out_size(n, k, s, p, d, ceil_mode))
+    (kt, kh, kw), (st, sh, sw), (pt, ph, pw), (dt, dh, dw) = kernel, stride, padding, dilation
+    if min(kernel) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kT: {kt} kH: {kh} "
+                           f"kW: {kw}")
+    if min(stride) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dT: {st} dH: {sh} "
+                           f"dW: {sw}")
+    if min(dilation) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {dt} "
+                           f"dilationH: {dh} dilationW: {dw}")
+    for i in range(x.ndim):
+        if (x.ndim == 4 or i) and x.shape[i] <= 0:
+            raise RuntimeError("max_pool3d_with_indices_out_cpu_template(): Expected input's "
+                               "non-batch dimensions to have positive length, but input has a "
+                               f"shape of {list(x.shape)} and non-batch dimension {x.shape[i]} "
+                               "has length zero!")
+    if kt // 2 < pt or kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got "
+                           f"kT: {kt} kW: {kw} kH: {kh} padT: {pt} padW: {pw} padH: {ph}")
+    if min(out) < 1:
+        c = x.shape[-4]
+        raise RuntimeError(f"Given input size: ({c}x{sizes[0]}x{sizes[1]}x{sizes[2]}). "
+                           f"Calculated output size: ({c}x{out[0]}x{out[1]}x{out[2]}). Output "
+                           "size is too small")
+    windows = [_pool_windows(n, k, s, p, d, o)
+               for n, k, s, p, d, o in zip(sizes, kernel, stride, padding, dilation, out)]
+    return _window_max(x, [w[0] for w in windows], [w[1] for w in windows])
+
+
+max_pool3d_with_indices = op(
+    "max_pool3d_with_indices", "MaxPool3DWithIndicesBackward0",
+    "self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False",
+    _max_pool3d_forward, returns=("output", "indices"), differentiable_outputs=(0,),
+    function=False, method=False,
+    self=lambda grads, self, kernel_size, stride, padding, dilation, ceil_mode, result1:
+        max_pool3d_with_indices_backward(grads[0], self, kernel_size, stride, padding,
+                                         dilation, ceil_mode, result1))
+
+
+def max_pool3d_indices(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """(output, indices) of 3-D max pooling of (N, C, D, H, W) or (C, D, H, W) input, the
+    indices flat over each D*H*W volume."""
+    return tuple(max_pool3d_with_indices(input, *_pool3d_args(kernel_size, stride, padding,
+                                                               dilation), ceil_mode))
+
+
+@public(method=False)
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """3-D max pooling of (N, C, D, H, W) or (C, D, H, W) input."""
+    return max_pool3d_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
+adaptive_max_pool2d_backward = op(
+    "adaptive_max_pool2d_backward", "AdaptiveMaxPool2DBackwardBackward0",
+    "grad_output, self, indices", lambda g, x, indices: _scatter_max_grad(g, x, indices, 2),
+    function=False, method=False,
+    grad_output=lambda grad, indices: _max_pool_double_backward(grad, indices, 2),
+    self=_zeros, indices=None)
+
+
+def _adaptive_max_pool2d_forward(x, output_size):
+    if x.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                           f"{list(x.shape)}")
+    for i in range(1, x.ndim):
+        if x.shape[i] <= 0:
+            raise RuntimeError("adaptive_max_pool2d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(x.shape)} with "
+                               f"dimension {i} being empty")
+    for o in output_size:
+        if o < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {o}: "
+                               f"{list(x.shape[:-2]) + list(output_size)}")
+    if x.dtype.kind in "biuc":
+        raise NotImplementedError(f"\"adaptive_max_pool2d\" not implemented for "
+                                  f"'{FROM_NP[x.dtype].legacy}'")
+    windows = [_adaptive_windows(n, o) for n, o in zip(x.shape[-2:], output_size)]
+    return _window_max(x, [w[0] for w in windows], [w[1] for w in windows])
+
+
+adaptive_max_pool2d = op(
+    "adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0", "self, output_size",
+    _adaptive_max_pool2d_forward, returns=("out", "indices"), differentiable_outputs=(0,),
+    function=False, method=False,
+    self=lambda grads, self, result1: adaptive_max_pool2d_backward(grads[0], self, result1))
+
+
+@public(method=False)
+def adaptive_max_pool1d(input, output_size):
+    """(output, indices) of 1-D adaptive max pooling of (N, C, L) or (C, L) input: the 2-D
+    op over a height of 1."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           "tensor for argument #1 'self' (while checking arguments for "
+                           "adaptive_max_pool1d)")
+    size = _int_list("adaptive_max_pool1d", "output_size", output_size)
+    if len(size) != 1:
+        raise RuntimeError("adaptive_max_pool1d() argument 'output_size' should contain one int "
+                           f"(got {len(size)})")
+    for i in range(1, input.dim()):
+        if input.shape[i] <= 0:
+            raise RuntimeError("adaptive_max_pool1d(): Expected input to have non-zero size for "
+                               "non-batch dimensions, but input has sizes "
+                               f"{list(input.shape)} with dimension {i} being empty")
+    output, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size[0]))
+    return output.squeeze(-2), indices.squeeze(-2)
+
 # ---- bilinear -----------------------------------------------------------------------------
 
 def _contract(sa, a, sb, b, keep, sizes):

@@ -190,6 +190,11 @@ def _loss_pair_samples(rng):
             Sample(randn(rng, 3, 4), randn(rng, 3, 4), _signs(rng, 3, 4), 0.3, 0, name="none")]
 
 
+def _distinct(rng, *shape):
+    """Values with no ties (max pooling's gradient is not differentiable at a tie)."""
+    return np.asarray(rng.permutation(int(np.prod(shape))).reshape(shape) / 7.0 - 2.0)
+
+
 OPS_DB = [
     OpInfo("softmax", lambda lib, a, dim: _F(lib).softmax(a, dim), _softmax_samples,
            ops=("_softmax", "_softmax_backward_data")),
@@ -365,4 +370,19 @@ OPS_DB = [
                         Sample(randn(rng, 3, 4), positive(rng, 3, 4, low=0.0, high=1.0),
                                positive(rng, 3, 4), None, 0, grad=(0, 1), name="weight none")],
            ops=("binary_cross_entropy_with_logits", "log_sigmoid_forward")),
+    OpInfo("max_pool3d", lambda lib, x, *args, **kw: lib.max_pool3d(x, *args, **kw),
+           lambda rng: [Sample(_distinct(rng, 1, 2, 4, 4, 4), 2),
+                        Sample(_distinct(rng, 2, 4, 5, 6), (3, 2, 2), (1, 2, 1), (1, 0, 1),
+                               ceil_mode=True, name="4-d, padding, ceil_mode"),
+                        Sample(_distinct(rng, 1, 1, 5, 5, 5), 2, 1, dilation=2,
+                               name="dilation, overlapping")],
+           ops=("max_pool3d_with_indices", "max_pool3d_with_indices_backward")),
+    OpInfo("adaptive_max_pool1d", lambda lib, x, n: lib.adaptive_max_pool1d(x, n)[0],
+           lambda rng: [Sample(_distinct(rng, 2, 3, 10), 4),
+                        Sample(_distinct(rng, 3, 5), 7, name="2-d, more outputs")],
+           ops=("adaptive_max_pool2d", "adaptive_max_pool2d_backward")),
+    OpInfo("adaptive_max_pool2d", lambda lib, x, n: _F(lib).adaptive_max_pool2d(x, n),
+           lambda rng: [Sample(_distinct(rng, 2, 3, 5, 7), (2, 3)),
+                        Sample(_distinct(rng, 3, 4, 4), (3, None), name="3-d, None")],
+           ops=("adaptive_max_pool2d", "adaptive_max_pool2d_backward")),
 ]

@@ -647,6 +647,17 @@ def test_embedding_bag_edges():
                         None, True)], 1e-3, 1e-3)
 
 
+def test_embedding_bag_private_functions():
+    def prog(T):
+        w, i, o = T.tensor(W, requires_grad=True), T.tensor(IDX), T.tensor(OFF)
+        full = T._embedding_bag(w, i, o, False, 1, False, None, False, 3)
+        only = T._embedding_bag_forward_only(w.detach(), i, o, False, 2)
+        return full, only, T._embedding_bag_forward_only(w.detach().float(), i, o)
+    check(prog, 1e-6, 1e-6)
+    same_error(lambda T: T._embedding_bag_forward_only(T.ones(6, 3, requires_grad=True),
+                                                       T.tensor(IDX), T.tensor(OFF)))
+
+
 def test_embedding_bag_second_order_is_not_implemented():
     def prog(T, which):
         w, p = T.tensor(W, requires_grad=True), T.tensor(PSW, requires_grad=True)

@@ -16,6 +16,7 @@ from .._dtype import FROM_NP
 from .._random import default_generator
 from .._tensor import Tensor, make_tensor
 from .._dims import wrap_dim
+from ..autograd import grad_mode
 from .indexing import _accumulate, index_select
 from .pointwise import _erf_erfc, _not_for, _opmath, _zeros, mul, threshold_backward, where
 from .registry import (EXACT, FUNCTIONS, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE,
@@ -1369,13 +1370,27 @@ _embedding_bag = op(
                                                    result1, mode, padding_idx))
 
 
-_embedding_bag_forward_only = op(
+_embedding_bag_forward_only_row = op(
     "_embedding_bag_forward_only", "EmbeddingBagForwardOnly",
     "weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, "
     "per_sample_weights=None, include_last_offset=False, padding_idx=-1",
     lambda *args: _embedding_bag_forward(*args, requires_grad=False),
-    inputs=("weight", "per_sample_weights"), returns=list, method=False, out=False,
+    inputs=("weight", "per_sample_weights"), returns=list, function=False, method=False,
     weight=None, per_sample_weights=None)
+
+
+@public(method=False)
+def _embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=False, mode=0,
+                                sparse=False, per_sample_weights=None,
+                                include_last_offset=False, padding_idx=-1):
+    """_embedding_bag without the bookkeeping its backward needs; it has no derivative."""
+    if grad_mode.state.grad_enabled and (weight.requires_grad or (
+            per_sample_weights is not None and per_sample_weights.requires_grad)):
+        # PyTorch's placeholder node cannot take the integer outputs
+        raise RuntimeError(f"Autograd not support dtype: {indices.dtype.legacy}")
+    return _embedding_bag_forward_only_row(weight, indices, offsets, scale_grad_by_freq, mode,
+                                           sparse, per_sample_weights, include_last_offset,
+                                           padding_idx)
 
 
 @public(method=False)
@@ -1397,7 +1412,7 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
         indices, offsets = indices.to(common), offsets.to(common)
     needs_grad = weight.requires_grad or (per_sample_weights is not None
                                           and per_sample_weights.requires_grad)
-    row = _embedding_bag if needs_grad else _embedding_bag_forward_only
+    row = _embedding_bag if needs_grad else _embedding_bag_forward_only_row
     return tuple(row(weight, indices.contiguous(), offsets.contiguous(), scale_grad_by_freq,
                      mode, sparse, per_sample_weights, include_last_offset, padding_idx))
 

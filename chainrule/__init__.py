@@ -126,7 +126,8 @@ def __getattr__(name):
 
 
 # Smaller namespaces (futures, multiprocessing, masked, ...), loaded on first use.
-_LAZY_MODULES |= {"futures", "functional", "return_types", "special", "multiprocessing"}
+_LAZY_MODULES |= {"futures", "functional", "return_types", "special", "multiprocessing",
+                  "masked"}
 _LAZY_NAMES.update({"Future": ("futures", "_CFuture"), "fork": ("futures", "fork"),
                     "wait": ("futures", "wait"), "cond": ("_higher_order", "cond"),
                     "while_loop": ("_higher_order", "while_loop")})

@@ -1,6 +1,8 @@
 """chainrule: PyTorch's autograd (tensors, a define-by-run graph, reverse-mode and
 higher-order differentiation) in Python on NumPy. Use it as `import chainrule as torch`."""
-__version__ = "0.1.0"
+from .torch_version import TorchVersion as _TorchVersion
+# chainrule's own release, compared as PyTorch's is (`torch.__version__ < (3, 0)`)
+__version__ = _TorchVersion("0.1.0")
 
 # autograd first: its grad_mode and graph need nothing else, and Tensor needs them.
 from . import autograd
@@ -21,14 +23,16 @@ from ._random import (Generator, default_generator, get_rng_state, initial_seed,
                       seed, set_rng_state)
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                        no_grad, set_grad_enabled)
-from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
+from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                                    set_anomaly_enabled)
 from .ops.registry import FUNCTIONS as _FUNCTIONS
 from . import optim
 from . import serialization
 from . import utils
 save = serialization.save; load = serialization.load  # noqa: E702
-from ._platform import (are_deterministic_algorithms_enabled, compiled_with_cxx11_abi,
-                        get_deterministic_debug_mode, get_device_module,
+from ._platform import (FatalError, StorageBase, are_deterministic_algorithms_enabled,
+                        compiled_with_cxx11_abi, get_deterministic_debug_mode, get_device,
+                        get_device_module, is_distributed, solve,
                         get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
                         init_num_threads, is_deterministic_algorithms_warn_only_enabled,
                         is_nonzero, is_same_size, is_signed, is_storage, is_warn_always_enabled,
@@ -127,8 +131,9 @@ def __getattr__(name):
 
 # Smaller namespaces (futures, multiprocessing, masked, ...), loaded on first use.
 _LAZY_MODULES |= {"futures", "functional", "return_types", "special", "multiprocessing",
-                  "masked"}
-_LAZY_NAMES.update({"Future": ("futures", "_CFuture"), "fork": ("futures", "fork"),
+                  "storage", "types"}
+_LAZY_NAMES.update({"Storage": ("_storage", "Storage"), "windows": ("signal", "windows"),
+                    "Future": ("futures", "_CFuture"), "fork": ("futures", "fork"),
                     "wait": ("futures", "wait"), "cond": ("_higher_order", "cond"),
                     "while_loop": ("_higher_order", "while_loop")})
 

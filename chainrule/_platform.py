@@ -234,6 +234,73 @@ def is_signed(input):
     return input.dtype.is_signed
 
 
+def is_distributed(input):
+    """Whether input is distributed across processes: never, for a CPU tensor."""
+    _tensor_arg("is_distributed", "input", 1, input)
+    return False
+
+
+def get_device(input):
+    """The device index of input: -1 for the CPU."""
+    _tensor_arg("get_device", "input", 1, input)
+    return -1
+
+
+_SOLVE_REMOVED = (
+    "This function was deprecated since version 1.9 and is now removed. `torch.solve` is "
+    "deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its arguments "
+    "reversed and does not return the LU factorization.\n\nTo get the LU factorization see "
+    "`torch.lu`, which can be used with `torch.lu_solve` or `torch.lu_unpack`.\nX = "
+    "torch.solve(B, A).solution should be replaced with:\nX = torch.linalg.solve(A, B)")
+
+
+def solve(input, A, *, out=None):
+    """Removed in PyTorch 1.9 for torch.linalg.solve; raises PyTorch's error."""
+    raise RuntimeError(_SOLVE_REMOVED)
+
+
+_REINFORCE_REMOVED = (
+    "reinforce() was removed.\nUse torch.distributions instead.\nSee "
+    "https://pytorch.org/docs/main/distributions.html\n\nInstead of:\n\nprobs = "
+    "policy_network(state)\naction = probs.multinomial()\nnext_state, reward = "
+    "env.step(action)\naction.reinforce(reward)\naction.backward()\n\nUse:\n\nprobs = "
+    "policy_network(state)\n# NOTE: categorical is equivalent to what used to be called "
+    "multinomial\nm = torch.distributions.Categorical(probs)\naction = m.sample()\n"
+    "next_state, reward = env.step(action)\nloss = -m.log_prob(action) * reward\n"
+    "loss.backward()\n")
+
+
+class FatalError(Exception):
+    """torch.FatalError: an unrecoverable error of the runtime."""
+
+
+class StorageBase:
+    """torch.StorageBase, the base of PyTorch's C storage type; chainrule's storages are
+    UntypedStorage and TypedStorage."""
+
+
+def _install_tensor_methods():
+    """Tensor methods that are these functions, or PyTorch's errors for removed ones."""
+    from ._tensor import Tensor
+
+    def reinforce(self, reward):
+        raise RuntimeError(_REINFORCE_REMOVED)
+
+    def solve(self, A):
+        raise RuntimeError(_SOLVE_REMOVED)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        """A dense tensor: this one (converted to dtype when given), as for PyTorch's strided
+        tensors."""
+        return self if dtype is None else self.to(dtype)
+
+    for f in (reinforce, solve, to_dense, is_nonzero, is_same_size, is_signed, is_distributed):
+        setattr(Tensor, f.__name__, f)
+
+
+_install_tensor_methods()
+
+
 def compiled_with_cxx11_abi():
     """Whether the C++ parts were built with the C++11 ABI: chainrule has none; PyTorch's
     wheels answer True."""

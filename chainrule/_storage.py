@@ -306,3 +306,7 @@ def legacy_storage_class(d):
 def is_storage(obj):
     """Whether `obj` is a storage."""
     return isinstance(obj, (UntypedStorage, TypedStorage))
+
+
+# torch.Storage: the legacy name of the default float storage class
+Storage = LEGACY_NAMES["FloatStorage"]

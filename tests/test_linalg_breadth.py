@@ -590,3 +590,56 @@ def test_half_is_refused_by_solvers(prog):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same_error(prog)
+
+
+# ---- vander, nuclear_norm -----------------------------------------------------------------
+
+def test_vander_values_graph_and_pytorchs_broken_backward():
+    def graph(fn, depth=6):
+        if fn is None or depth == 0:
+            return None if fn is None else fn.name()
+        return (fn.name(), tuple(graph(f, depth - 1) for f, _ in fn.next_functions))
+
+    def prog(T):
+        v = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        r = T.vander(v, 4)
+        return (r, graph(r.grad_fn), T.vander(v.detach(), increasing=True),
+                T.vander(T.tensor([1, 2], dtype=T.int8)), T.vander(T.tensor([True, False])),
+                T.vander(T.tensor([1.0, 2.0]), 0), T.vander(T.tensor([2.0], dtype=T.float16)))
+    same(prog)
+    # ATen overwrites the slice its cumprod saved: backward fails in PyTorch, and so here
+    same_error(lambda T: T.vander(T.tensor([1.0, 2.0, 3.0], requires_grad=True), 4).sum()
+               .backward())
+    same_error(lambda T: T.vander(T.ones(2, 2)))
+    same_error(lambda T: T.vander(T.ones(2), -1))
+
+
+def test_nuclear_norm():
+    a = np.random.default_rng(3).standard_normal((2, 3, 4))
+
+    def prog(T):
+        x = T.tensor(a, requires_grad=True)
+        out = [T.nuclear_norm(x), T.nuclear_norm(x, True), T.nuclear_norm(x, (0, 2)),
+               T.nuclear_norm(x, dim=(2, 0), keepdim=True)]
+        return out + [T.autograd.grad(sum(o.sum() for o in out), x)[0],
+                      T.nuclear_norm(x.detach()[0], out=T.empty(0, dtype=T.float64))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same(prog)
+        for call in (lambda T: T.nuclear_norm(T.ones(2, 3, 4), dim=(0,)),
+                     lambda T: T.nuclear_norm(T.ones(2, 3, 4), dim=(1, 1)),
+                     lambda T: T.nuclear_norm(T.ones(3)),
+                     lambda T: T.nuclear_norm(T.ones(2, 2, dtype=T.int32)),
+                     lambda T: T.nuclear_norm(T.ones(2, 2), out=T.empty(0, dtype=T.float64))):
+            same_error(call)
+
+
+def test_nuclear_norm_warns_once():
+    code = ("import warnings, {lib} as T\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    T.nuclear_norm(T.ones(2, 2)); T.nuclear_norm(T.ones(2, 2))\n"
+            "print(len(w), str(w[0].message).split(' (Triggered')[0])")
+    out = [subprocess.run([sys.executable, "-c", code.format(lib=lib)], capture_output=True,
+                          text=True, check=True).stdout for lib in ("torch", "chainrule")]
+    assert out[0] == out[1] and out[0].startswith("1 ")

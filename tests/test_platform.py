@@ -1301,3 +1301,42 @@ def test_submodule_namespaces():
         same_outcome(make)
     same_outcome(lambda T: T.cuda.amp.grad_scaler.GradScaler().is_enabled())
     same_outcome(lambda T: T.cuda.amp.autocast_mode.autocast().__enter__()._enabled)
+
+
+# ---- queries and removed functions ------------------------------------------------------
+
+def test_tensor_queries_as_methods_and_functions():
+    def prog(T):
+        x, i = T.tensor([1.0, 2.0]), T.tensor([3], dtype=T.uint8)
+        return (x.is_same_size(x[:1]), x.is_same_size(x * 2), x.is_signed(), i.is_signed(),
+                i.is_nonzero(), T.tensor([0.0]).is_nonzero(), x.is_distributed(),
+                T.is_distributed(x), T.get_device(x), x.to_dense() is x,
+                x.to_dense(T.float64), x.to_dense(masked_grad=True) is x)
+    same(prog)
+    same_error(lambda T: T.tensor([1.0, 2.0]).is_nonzero())
+    same_error(lambda T: T.get_device(3))
+
+
+def test_removed_functions_raise_pytorchs_errors():
+    same_error(lambda T: T.solve(T.eye(2), T.eye(2)))
+    same_error(lambda T: T.eye(2).solve(T.eye(2)))
+    same_error(lambda T: T.ones(2).reinforce(T.ones(2)))
+
+
+def test_set_anomaly_enabled():
+    def prog(T):
+        T.set_anomaly_enabled(True, False)
+        state = (T.is_anomaly_enabled(), T.is_anomaly_check_nan_enabled())
+        T.set_anomaly_enabled(False)
+        return state + (T.is_anomaly_enabled(), T.is_anomaly_check_nan_enabled())
+    same(prog)
+
+
+def test_storage_types_and_version_names():
+    def prog(T):
+        v = T.torch_version.TorchVersion("2.13.0+cpu")
+        return (T.Storage.__name__, T.storage.__all__, sorted(T.types.__all__),
+                issubclass(T.FatalError, Exception), isinstance(T.StorageBase, type),
+                v >= "2.0", v < (3, 0), v == "2.13", v > (2, 13, 0), str(v),
+                T.__version__ < (1000, 0))
+    same(prog)

@@ -308,3 +308,22 @@ def test_searchsorted_non_contiguous_warns_once():
         "ndim", "bool", "complex", "complex scalar", "bucketize 2-d"])
 def test_searchsorted_errors(prog):
     same_error(prog)
+
+
+# ---- isin ---------------------------------------------------------------------------------
+
+def test_isin():
+    def prog(T):
+        a = T.tensor([[1, 2], [3, 4]])
+        return (T.isin(a, T.tensor([1, 4])), T.isin(a, T.tensor([[1, 4]]), invert=True,
+                                                   assume_unique=True),
+                T.isin(T.tensor([1, 2], dtype=T.uint8), T.tensor([1.5, 2.0])),
+                T.isin(T.tensor([1.0, 2.0], dtype=T.float16), 1), T.isin(2, a),
+                T.isin(T.tensor([1.0, float("nan")]), T.tensor([float("nan")])),
+                T.isin(T.tensor([1.0, 2.0], requires_grad=True), T.tensor([1.0])),
+                T.isin(a, T.tensor([2]), out=T.empty(0, dtype=T.bool)))
+    same(prog)
+    for call in (lambda T: T.isin(T.tensor([1, 2]), T.tensor([True])),
+                 lambda T: T.isin(T.tensor([1.0, 2.0]), T.tensor([1 + 0j])),
+                 lambda T: T.isin(T.tensor([1, 2]), T.tensor([1]), out=T.empty(0))):
+        same_error(call)

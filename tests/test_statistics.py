@@ -820,3 +820,69 @@ def test_quantile_out_records_the_copy():
         return r is out, out, out.grad_fn, x.grad
     same(prog)
     same_error(lambda T: T.quantile(T.ones(3), 0.5, out=T.empty(0, requires_grad=True)))
+
+
+# ---- segment_reduce, hash_tensor ----------------------------------------------------------
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "prod", "max", "min", "amax", "amin"])
+@pytest.mark.parametrize("initial", [None, 2.0])
+def test_segment_reduce_values_and_gradients(reduce, initial):
+    data = np.array([1.0, 2.0, 3.0, 0.0, 2.0, 2.0, 5.0, float("nan"), 0.0, float("nan"), 3.0,
+                     float("inf"), 2.0])
+
+    def prog(T):
+        x = T.tensor(data, requires_grad=True)
+        r = T.segment_reduce(x, reduce, lengths=T.tensor([2, 0, 3, 2, 1, 3, 2]), initial=initial)
+        g, = T.autograd.grad(r, x, T.arange(1.0, 8.0, dtype=T.float64))
+        return r, g
+    same(prog)
+
+
+def test_segment_reduce_batched_offsets_and_axis():
+    a = np.arange(24.0).reshape(2, 3, 4)
+
+    def prog(T):
+        x = T.tensor(a, requires_grad=True)
+        by_rows = T.segment_reduce(x, "sum", lengths=T.tensor([[1, 2], [3, 0]]), axis=1)
+        by_offsets = T.segment_reduce(x, "max", offsets=T.tensor([0, 1, 2]), axis=0)
+        unsafe = T.segment_reduce(x[0, 0], "mean", lengths=T.tensor([1, 1]), unsafe=True)
+        return by_rows, by_offsets, unsafe, T.autograd.grad(by_rows.sum(), x)[0]
+    same(prog)
+
+
+def test_segment_reduce_backward_has_no_derivative():
+    def prog(T):
+        x = T.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        r = T.segment_reduce(x, "max", lengths=T.tensor([2, 2]))
+        g, = T.autograd.grad((r * r).sum(), x, create_graph=True)
+        return g, g.grad_fn.name(), [f.name() for f, _ in g.grad_fn.next_functions]
+    same(prog)
+    same_error(lambda T: prog(T)[0].sum().backward())
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.segment_reduce(T.ones(4), "foo", lengths=T.tensor([4])),
+    lambda T: T.segment_reduce(T.ones(4), "sum"),
+    lambda T: T.segment_reduce(T.ones(4), "sum", indices=T.tensor([0, 0, 1, 1])),
+    lambda T: T.segment_reduce(T.ones(4), "sum", lengths=T.tensor([2])),
+    lambda T: T.segment_reduce(T.ones(4), "sum", lengths=T.tensor([-1, 5])),
+    lambda T: T.segment_reduce(T.ones(4), "sum", lengths=T.tensor([2.0, 2.0])),
+    lambda T: T.segment_reduce(T.ones(4, dtype=T.int64), "sum", lengths=T.tensor([4])),
+    lambda T: T.segment_reduce(T.ones(2, 2), "sum", lengths=T.tensor([1, 1]), axis=1),
+])
+def test_segment_reduce_errors(call):
+    same_error(call)
+
+
+def test_hash_tensor():
+    def prog(T):
+        x = T.tensor([[1.5, -2.0, 0.0], [3.0, 4.0, -0.0]])
+        return (T.hash_tensor(x), T.hash_tensor(x, 1), T.hash_tensor(x, [0], keepdim=True),
+                x.hash_tensor(), T.hash_tensor(x.half()), T.hash_tensor(T.tensor([-1, 3], dtype=T.int8)),
+                T.hash_tensor(T.tensor([True, False])), T.hash_tensor(T.zeros(0, 2), 1),
+                T.hash_tensor(x, out=T.empty(0, dtype=T.uint64)))
+    same(prog)
+    same_error(lambda T: T.hash_tensor(T.zeros(0)))
+    same_error(lambda T: T.hash_tensor(T.zeros(0, 2), 0))
+    same_error(lambda T: T.hash_tensor(T.ones(2), mode=1))
+    same_error(lambda T: T.hash_tensor(T.tensor([1 + 2j])))

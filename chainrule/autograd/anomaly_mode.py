@@ -4,7 +4,7 @@ import warnings
 from .grad_mode import _DecoratorContextManager
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled"]
+           "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
 
 
 class _State:
@@ -22,6 +22,12 @@ def is_anomaly_enabled():
 
 def is_anomaly_check_nan_enabled():
     return state.check_nan
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """Turn anomaly detection on or off (torch.set_anomaly_enabled)."""
+    state.enabled = bool(enabled)
+    state.check_nan = bool(check_nan)
 
 
 class detect_anomaly(_DecoratorContextManager):

@@ -14,7 +14,7 @@ from .._dims import sizes_str
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from .linalg import _matmul_impl as _mm
-from .registry import EXACT, FUNCTIONS, not_implemented, op, out_cast, public
+from .registry import EXACT, FUNCTIONS, not_implemented, op, out_cast, out_exact, public
 from .shape import _warn_once
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "pinv", "cholesky_ex", "qr",
@@ -940,6 +940,40 @@ def svd(A, full_matrices=True):
 def svdvals(A):
     """torch.linalg.svdvals: the singular values, descending."""
     return _svd_row(A, False, A.requires_grad)[1]
+
+
+_NUCLEAR_NORM = ("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It "
+                 "will be removed in a future PyTorch release. Please use "
+                 "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
+
+
+@public("nuclear_norm", method=False,
+        out=out_exact("linalg.matrix_norm expected out tensor dtype {expected} but got: {got}"))
+def nuclear_norm(input, dim=None, keepdim=False):
+    """The sum of the singular values of each matrix over `dim` (default the last two);
+    deprecated for linalg.matrix_norm(A, 'nuc'), whose graph it builds."""
+    if isinstance(dim, bool):           # the nuclear_norm(input, keepdim) overload
+        dim, keepdim = None, dim
+    _warn_once(_NUCLEAR_NORM)
+    if input.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {input.dtype.legacy}")
+    dims = (-2, -1) if dim is None else tuple(dim)
+    if len(dims) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           + " ".join(str(d) for d in dims))
+    d0, d1 = (d % input.dim() for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, "
+                           f"{dims[1]})")
+    permutation = [d for d in range(input.dim()) if d not in (d0, d1)] + [d0, d1]
+    result = svdvals(input.permute(permutation)).sum(-1, keepdim)
+    if keepdim:
+        result = result.unsqueeze(-1).permute(list(np.argsort(permutation)))
+    return result
 
 
 @public("svd")

@@ -1374,6 +1374,28 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
+# ---- vander -------------------------------------------------------------------------------
+
+@public("vander", method=False)
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of the 1-D `x`: columns x**(N-1), ..., x, 1 (or increasing).
+    Built as ATen builds it (ones, a copy of x, an in-place cumprod, a flip), so its graph is
+    PyTorch's."""
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dtype = _dtype.promote_types(x.dtype, _dtype.int64)
+    result = make_tensor(np.empty((x.shape[0], n), dtype.np))
+    if n > 0:
+        result.select(1, 0).fill_(1)
+        if n > 1:
+            result[:, 1:].copy_(x.unsqueeze(1))
+            result[:, 1:].copy_(result[:, 1:].cumprod(1))
+    return result if increasing else result.flip(1)
+
+
 # last: matmul squeezes its mm result in place (squeeze_), an intermediate nobody else sees,
 # so squeeze_'s row called out of place gives PyTorch's graph
 from .aliasing import _squeeze_dim_inplace as _squeeze_  # noqa: E402

@@ -675,3 +675,28 @@ all = op("all", None, "self, dim=None, keepdim=False", _logical(np.ndarray.all),
          out=_logical_out("all"))
 any = op("any", None, "self, dim=None, keepdim=False", _logical(np.ndarray.any), self=None,
          out=_logical_out("any"))
+
+
+# ---- hash_tensor --------------------------------------------------------------------------
+
+def _hash_tensor(a, dim, keepdim, mode):
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    if a.dtype.kind == "c":
+        raise NotImplementedError(f"\"xor_sum_cpu\" not implemented for "
+                                  f"'{FROM_NP[a.dtype].legacy}'")
+    if a.size == 0 and not isinstance(dim, int) and not dim:
+        raise RuntimeError("hash_tensor: Expected reduction dim to be specified for "
+                           "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           "argument.")
+    dims = _reduce_dims(dim, a.ndim)
+    for d in dims:
+        if a.shape[d] == 0:
+            raise IndexError(f"hash_tensor: Expected reduction dim {d} to have non-zero size.")
+    # each element upcast to its 64-bit float or integer, its bits xor-ed together
+    wide = a.astype(np.float64 if a.dtype.kind == "f" else np.int64).view(np.uint64)
+    return np.bitwise_xor.reduce(wide, axis=dims, keepdims=keepdim)
+
+
+hash_tensor = op("hash_tensor", None, "self, dim=(), *, keepdim=False, mode=0", _hash_tensor,
+                 self=None)

@@ -521,3 +521,20 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
         raise RuntimeError("boundaries tensor must be 1 dimension, but got "
                            f"dim({boundaries.dim()})")
     return _searchsorted_row(boundaries, input, None, out_int32, right, None)
+
+
+# ---- isin ---------------------------------------------------------------------------------
+
+def _isin(elements, test_elements, assume_unique, invert):
+    for x in (elements, test_elements):
+        kind = np.asarray(x).dtype.kind
+        if kind in "bc":
+            raise RuntimeError("Unsupported input type encountered for isin(): "
+                               f"{_dtype.from_numpy_dtype(np.asarray(x).dtype).legacy}")
+    t = _dtype.result_type((elements, test_elements)).np
+    return np.isin(np.asarray(elements, t), np.asarray(test_elements, t),
+                   assume_unique=assume_unique, invert=invert)
+
+
+isin = op("isin", None, "elements, test_elements, *, assume_unique=False, invert=False", _isin,
+          numbers=True, method=False, out=EXACT, elements=None, test_elements=None)

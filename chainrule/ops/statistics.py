@@ -1382,3 +1382,135 @@ def norm_except_dim(v, pow=2, dim=0):
         size[last] = v.shape[last]
         return _norm_dim_row(v.contiguous().view(-1, v.shape[last]), pow, (0,), True).view(size)
     return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
+
+
+# ---- segment_reduce -----------------------------------------------------------------------
+# Segments of `data` along `axis` (lengths, or offsets whose differences are the lengths;
+# leading dims of lengths batch over data's leading dims) reduced with one ufunc.reduceat
+# over the flattened batch; an empty segment gives the reduction's identity, or `initial`.
+
+_SEGMENT_REDUCTIONS = {"sum": "sum", "mean": "mean", "prod": "prod", "max": "amax",
+                       "amax": "amax", "min": "amin", "amin": "amin"}
+_SEGMENT_UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
+                   "amin": np.minimum}
+_SEGMENT_EMPTY = {"sum": 0.0, "mean": np.nan, "prod": 1.0, "amax": -np.inf, "amin": np.inf}
+
+
+def _segments(data_shape, lengths, axis):
+    """(flat shape of data, segment starts in it, lengths flat, output shape)."""
+    batch = data_shape[:axis]
+    n = data_shape[axis]
+    rows = int(np.prod(batch, dtype=np.int64))
+    lengths = lengths.reshape(rows, -1)
+    starts = np.cumsum(lengths, axis=1) - lengths + (np.arange(rows) * n)[:, None]
+    rest = data_shape[axis + 1:]
+    return ((rows * n,) + rest, starts.reshape(-1), lengths.reshape(-1),
+            batch + (lengths.shape[1],) + rest)
+
+
+def _reduceat(ufunc, flat, starts, counts):
+    """ufunc over each segment [start, start + count) of flat's rows, vectorized: reduceat
+    over the interleaved starts and ends, keeping every other result. A row of the ufunc's
+    identity is appended so an end (or the start of an empty last segment) may be the end
+    of the data; empty segments come out as garbage for the caller to mask."""
+    pad = np.full((1,) + flat.shape[1:], ufunc.identity if ufunc.identity is not None
+                  else (-np.inf if ufunc is np.maximum else np.inf), flat.dtype)
+    bounds = np.stack([starts, starts + counts], axis=1).reshape(-1)
+    return ufunc.reduceat(np.concatenate([flat, pad]), bounds, axis=0)[::2]
+
+
+def _segment_reduce(data, lengths, reduce, axis, initial):
+    flat_shape, starts, counts, out_shape = _segments(data.shape, lengths, axis)
+    flat = data.reshape(flat_shape)
+    ufunc = _SEGMENT_UFUNCS[reduce]
+    out = _reduceat(ufunc, flat, starts, counts)
+    empty = (counts == 0).reshape((-1,) + (1,) * (flat.ndim - 1))
+    if initial is not None:
+        out = ufunc(out, data.dtype.type(initial))
+    out = np.where(empty, data.dtype.type(_SEGMENT_EMPTY[reduce] if initial is None else initial),
+                   out)
+    if reduce == "mean":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.where(empty, out, out / counts.reshape(empty.shape).astype(data.dtype))
+    return out.astype(data.dtype, copy=False).reshape(out_shape)
+
+
+def _segment_reduce_backward(grad, output, data, lengths, reduce, axis, initial):
+    """ATen's _segment_reduce_backward: each element's share of its segment's gradient."""
+    flat_shape, starts, counts, _ = _segments(data.shape, lengths, axis)
+    seg = np.repeat(np.arange(len(counts)), counts)          # segment of each element
+    g = grad.reshape((len(counts),) + flat_shape[1:])[seg]
+    x = data.reshape(flat_shape)
+    if reduce == "sum":
+        return g.reshape(data.shape)
+    if reduce == "mean":
+        return (g / counts[seg].reshape((-1,) + (1,) * (x.ndim - 1))).reshape(data.shape)
+    out = output.reshape((len(counts),) + flat_shape[1:])[seg]
+    if reduce in ("amax", "amin"):
+        hit = (x == out) | (np.isnan(x) & np.isnan(out))
+        ties = _reduceat(np.add, hit.astype(data.dtype), starts, counts)
+        return np.where(hit, g / ties[seg], 0).astype(data.dtype).reshape(data.shape)
+    # prod: grad * output / x, except at zeros and NaNs, which get grad times the product
+    # of the others (and of initial), as ATen computes it
+    zero, nan = x == 0, np.isnan(x)
+    special = zero | nan
+    safe = np.where(special, 1, x)
+    others = _reduceat(np.multiply, safe, starts, counts)[seg]
+    if initial is not None:
+        others = others * data.dtype.type(initial)
+    zeros_left = _reduceat(np.add, zero.astype(np.int64), starts, counts)[seg] - zero
+    nans_left = _reduceat(np.add, nan.astype(np.int64), starts, counts)[seg] - nan
+    others = np.where(zeros_left > 0, others * 0, others)
+    others = np.where(nans_left > 0, np.nan, others)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        grad_input = np.where(special, g * others, g * out / safe)
+    return grad_input.astype(data.dtype).reshape(data.shape)
+
+
+_segment_reduce_backward_row = op(
+    "_segment_reduce_backward", NOT_IMPLEMENTED,
+    "grad, output, data, lengths, reduce, axis, initial", _segment_reduce_backward,
+    function=False, method=False, grad=no_derivative("aten::_segment_reduce_backward"),
+    output=no_derivative("aten::_segment_reduce_backward"),
+    data=no_derivative("aten::_segment_reduce_backward"))
+
+_segment_reduce_row = op(
+    "segment_reduce", "SegmentReduceBackward0", "data, lengths, reduce, axis, initial",
+    _segment_reduce, function=False, method=False,
+    data=lambda grad, result, data, lengths, reduce, axis, initial: _segment_reduce_backward_row(
+        grad, result, data, lengths, reduce, axis, initial))
+
+
+@public("segment_reduce", method=False)
+def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0,
+                   unsafe=False, initial=None):
+    """Reduce `data` over consecutive segments along `axis` ('sum', 'mean', 'prod', 'max'/
+    'amax', 'min'/'amin'), given by `lengths` or `offsets`; empty segments take `initial`."""
+    if reduce not in _SEGMENT_REDUCTIONS:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    reduce = _SEGMENT_REDUCTIONS[reduce]
+    if indices is not None:
+        raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
+    if lengths is None and offsets is None:
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined.")
+    if data._data.dtype.kind not in "f":
+        raise _not_implemented("_segment_reduce_cpu", data._data)
+    lens = lengths if lengths is not None else offsets
+    if lens._data.dtype.kind not in "iu":
+        raise _not_implemented("_segment_reduce_lengths_cpu_kernel1" if lengths is not None
+                               else "_segment_reduce_offsets_cpu_kernel1", lens._data)
+    axis = wrap_dim(axis, data.dim())
+    if axis != lens.dim() - 1:
+        raise RuntimeError("segment_reduce(): Expected axis to be the last dimension of "
+                           f"{'lengths' if lengths is not None else 'offsets'} but got {axis}.")
+    counts = lens._data.astype(np.int64)
+    if lengths is None:
+        counts = np.diff(counts, axis=-1)
+    if not unsafe:
+        if (counts < 0).any():
+            raise RuntimeError("lengths contains negative value!")
+        if (counts.sum(-1) != data.shape[axis]).any():
+            raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to "
+                               "sum to data.size(lengths.dim()-1) when !unsafe.")
+    return _segment_reduce_row(data, counts, reduce, axis, initial)

@@ -67,6 +67,18 @@ def _einsum(equation, *shapes, name=None):
                   check_node=False)
 
 
+def _vander_samples(rng):
+    # values and graph only: PyTorch's vander saves the slice its in-place cumprod then
+    # overwrites, so its backward fails (test_linalg_breadth.py checks that it does here too)
+    return [Sample(randn(rng, 4), grad=()), Sample(randn(rng, 3), 5, grad=()),
+            Sample(randn(rng, 3), 2, True, grad=()), Sample(randn(rng, 3), 1, grad=())]
+
+
+def _nuclear_norm_samples(rng):
+    return [Sample(randn(rng, 3, 4)), Sample(randn(rng, 4, 3), True),
+            Sample(randn(rng, 2, 3, 4), (0, 2)), Sample(randn(rng, 2, 3, 4), (2, 1), True)]
+
+
 OPS_DB = [
     OpInfo("mm", lambda lib, a, b: a.mm(b), _mm),
     OpInfo("bmm", lambda lib, a, b: lib.bmm(a, b), _bmm),
@@ -272,4 +284,9 @@ OPS_DB += [
                         Sample(randn(rng, 3, 4), randn(rng, 3, 4), p=3.0),
                         Sample(randn(rng, 5), randn(rng, 5), p=float("inf"))],
            ops=("norm.ScalarOpt_dim", "sub", "add")),
+    # ATen's vander: ones, a broadcast copy of x, an in-place cumprod, a flip
+    OpInfo("vander", lambda lib, x, *args: lib.vander(x, *args), _vander_samples,
+           ops=("copy", "cumprod", "flip", "unsqueeze"), gradcheck=False),
+    OpInfo("nuclear_norm", lambda lib, x, *args: lib.nuclear_norm(x, *args),
+           _nuclear_norm_samples, ops=("_linalg_svd", "permute", "sum.dim_IntList")),
 ]

@@ -173,6 +173,28 @@ def _positive_quantile(rng):
     return [Sample(positive(rng, 4, 5), 0.5, 1)]
 
 
+def _segment_reduce(lib, x, lengths, reduce, initial=None):
+    return lib.segment_reduce(x, reduce, lengths=lib.tensor(lengths), initial=initial)
+
+
+def _segment_reduce_grad(lib, x, lengths, reduce, initial=None):
+    # values only: the result's NotImplemented node cannot be backwarded (test_statistics.py
+    # checks it)
+    y = _segment_reduce(lib, x, lengths, reduce, initial)
+    return lib.autograd.grad(y, x, lib.ones_like(y) * 2, create_graph=True)[0].detach()
+
+
+def _segment_samples(rng):
+    x = np.asarray(rng.permutation(7) + rng.uniform(0.1, 0.4, 7)) - 2.5
+    x2 = np.asarray(rng.permutation(12) + rng.uniform(0.1, 0.4, 12)).reshape(6, 2) / 3
+    # an empty segment's mean, max and min (nan, -inf, inf) have no finite differences
+    return [Sample(x, [2, 0, 3, 2], r) for r in ("sum", "prod")] + [
+        Sample(x, [2, 3, 2], r) for r in ("mean", "max", "min")] + [
+        Sample(x, [3, 4], "sum", 1.5, name="sum, initial"),
+        Sample(x2, [1, 3, 2], "max", name="2-d data"),
+        Sample(x2, [6], "mean", name="one segment")]
+
+
 OPS_DB = [
     OpInfo("nansum", lambda lib, x, *args, **kw: x.nansum(*args, **kw), _nansum_samples),
     OpInfo("nanmean", lambda lib, x, *args, **kw: lib.nanmean(x, *args, **kw), _nanmean_samples,
@@ -264,4 +286,9 @@ OPS_DB = [
            _norm_except_dim_samples, ops=("norm.Scalar", "norm.ScalarOpt_dim")),
     OpInfo("frobenius_norm", lambda lib, x, *args: lib.frobenius_norm(x, *args),
            _frobenius_samples, ops=("norm.ScalarOpt_dim",)),
+    # distinct values keep max/min/prod smooth; an empty segment and `initial` included
+    OpInfo("segment_reduce", _segment_reduce, _segment_samples, gradgradcheck=False),
+    # the backward has no derivative in PyTorch: its node is NotImplemented
+    OpInfo("segment_reduce backward", _segment_reduce_grad, _segment_samples, gradcheck=False,
+           ops=("_segment_reduce_backward",)),
 ]

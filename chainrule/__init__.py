@@ -135,7 +135,8 @@ _LAZY_MODULES |= {"futures", "functional", "return_types", "special", "multiproc
 _LAZY_NAMES.update({"Storage": ("_storage", "Storage"), "windows": ("signal", "windows"),
                     "Future": ("futures", "_CFuture"), "fork": ("futures", "fork"),
                     "wait": ("futures", "wait"), "cond": ("_higher_order", "cond"),
-                    "while_loop": ("_higher_order", "while_loop")})
+                    "while_loop": ("_higher_order", "while_loop"),
+                    "lobpcg": ("_lobpcg", "lobpcg")})
 
 
 _LEGACY_STORAGE_DTYPES = {"Double", "Float", "Half", "Long", "Int", "Short", "Char", "Byte",

@@ -226,3 +226,73 @@ def test_structseqs_pickle():
         back = pickle.loads(pickle.dumps(r))
         assert type(back) is type(r)
         assert all(bool((a == b).all()) for a, b in zip(back, r))
+
+
+# ---- lobpcg --------------------------------------------------------------------------------
+
+def spd(T, m=20, dtype=None, seed=0, batch=()):
+    T.manual_seed(seed)
+    M = T.randn(*batch, m, m, dtype=dtype or T.float64)
+    return M @ M.mT + m * T.eye(m, dtype=dtype or T.float64)
+
+
+def signless(result):
+    """(eigenvalues, |eigenvectors|): eigenvectors are defined up to sign, and LAPACK builds
+    choose signs differently."""
+    E, V = result
+    return E, V.abs()
+
+
+@pytest.mark.parametrize("kw", [dict(k=2), dict(k=3, largest=False), dict(k=2, method="basic"),
+                                dict(k=1, n=2), dict(k=2, niter=3), dict(k=2, tol=1e-4),
+                                dict(k=2, ortho_bparams={"ortho_use_drop": True}),
+                                dict(k=2, ortho_iparams={"ortho_i_max": 1},
+                                     ortho_fparams={"ortho_tol": 1e-6})])
+def test_lobpcg_values(kw):
+    same(lambda T: signless(T.lobpcg(spd(T), **kw)), atol=1e-9, rtol=1e-9)
+
+
+def test_lobpcg_inputs():
+    def prog(T):
+        A = spd(T)
+        B = spd(T, seed=1) / 20
+        X = T.randn(20, 2, dtype=T.float64)
+        iK = T.eye(20, dtype=T.float64) * 0.5
+        f32 = spd(T, dtype=T.float32)
+        return (signless(T.lobpcg(A, B=B, k=2)), signless(T.lobpcg(A, X=X.clone())),
+                signless(T.lobpcg(A, X=X.clone(), method="basic", iK=iK)),
+                signless(T.lobpcg(spd(T, 12, batch=(2,)), k=1)),
+                signless(T.lobpcg(f32, k=2)))
+    same(prog, atol=1e-4, rtol=1e-4)
+
+    def tracked(T):
+        seen = []
+
+        def tracker(worker):
+            seen.append((worker.ivars["istep"], worker.ivars["converged_count"],
+                         type(worker).__name__))
+            if worker.ivars["istep"] >= 2:
+                worker.bvars["force_stop"] = True
+        T.lobpcg(spd(T), k=2, tracker=tracker)
+        return seen
+    same(tracked)
+    same_error(lambda T: T.lobpcg(spd(T, 5), k=2))
+    same_error(lambda T: T.lobpcg(T.ones(6, 5, dtype=T.float64), k=1))
+    same_error(lambda T: T.lobpcg(spd(T), B=T.eye(10, dtype=T.float64)))
+    same_error(lambda T: T.lobpcg(spd(T), X=T.ones(20, 2, 1, dtype=T.float64)))
+
+
+def test_lobpcg_gradient():
+    def prog(T, k):
+        A = spd(T).requires_grad_()
+        E, V = T.lobpcg(A, k=k)
+        (E.sum() + (V ** 2).sum(0).sum()).backward()
+        return E, V.abs(), type(E.grad_fn).__name__, A.grad
+    for k in (2, 6):
+        same(lambda T: prog(T, k), atol=1e-7, rtol=1e-6)
+
+    def with_b(T):
+        A = spd(T).requires_grad_()
+        E, _ = T.lobpcg(A, B=T.eye(20, dtype=T.float64), k=1)
+        E.sum().backward()
+    same_error(with_b)

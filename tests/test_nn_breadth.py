@@ -12,7 +12,7 @@ import torch
 
 import chainrule
 
-from helpers import compare, same, same_error, same_warnings
+from helpers import compare, same_error, same_warnings
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal((3, 4))

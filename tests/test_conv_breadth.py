@@ -398,3 +398,163 @@ def test_conv3d_trains_like_pytorch(rng):
             opt.step()
         return loss, [p.detach() for p in net.parameters()]
     same(prog, atol=1e-5, rtol=1e-4)
+
+
+# ---- 3-D, fractional, power-average pooling and unpooling ---------------------------------
+
+def _distinct(rng, *shape):
+    return rng.permutation(int(np.prod(shape))).reshape(shape) / 7.0
+
+
+POOLS = [
+    ("avg_pool3d", (1, 2, 5, 6, 7), (2,), {}),
+    ("avg_pool3d", (2, 5, 6, 7), (3,), dict(stride=2, padding=1, ceil_mode=True,
+                                            count_include_pad=False)),
+    ("avg_pool3d", (1, 2, 5, 6, 7), ((2, 3, 2),), dict(stride=(1, 2, 3), padding=(1, 0, 1),
+                                                        divisor_override=5)),
+    ("adaptive_avg_pool3d", (1, 2, 5, 6, 7), ((3, None, 4),), {}),
+    ("adaptive_max_pool3d", (1, 2, 5, 6, 7), (3,), dict(return_indices=True)),
+    ("adaptive_max_pool3d", (2, 5, 6, 7), ((2, None, 4),), {}),
+    ("lp_pool1d", (2, 3, 7), (2, 3), {}),
+    ("lp_pool2d", (2, 3, 7, 6), (1.5, 2), dict(stride=1, ceil_mode=True)),
+    ("lp_pool3d", (2, 3, 5, 6, 7), (3, 2), {}),
+    ("lp_pool2d", (2, 3, 7, 6), (float("inf"), 2), {}),
+    ("lp_pool1d", (2, 3, 7), (-float("inf"), 3), dict(stride=2)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(POOLS)), ids=[p[0] for p in POOLS])
+def test_pools(i, rng):
+    name, shape, args, kw = POOLS[i]
+    a = _distinct(rng, *shape) + 0.5
+
+    def prog(T):
+        x = T.tensor(a, requires_grad=True)
+        out = getattr(T.nn.functional, name)(x, *args, **kw)
+        y = out[0] if isinstance(out, tuple) else out
+        return out, T.autograd.grad((y * y).sum(), x), _graph(y.grad_fn)
+    same(prog)
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_max_unpool(dims, rng):
+    a = _distinct(rng, *((2, 3) + (6,) * dims))
+
+    def prog(T):
+        F = T.nn.functional
+        pool = (F.max_pool1d, F.max_pool2d, F.max_pool3d)[dims - 1]
+        unpool = (F.max_unpool1d, F.max_unpool2d, F.max_unpool3d)[dims - 1]
+        x = T.tensor(a, requires_grad=True)
+        y, idx = pool(x, 2, return_indices=True)
+        u = unpool(y, idx, 2)
+        u2 = unpool(y, idx, 2, output_size=(7,) * dims)
+        g = T.autograd.grad((u * u).sum() + u2.sum(), x)
+        return u, u2, g, _graph(u.grad_fn)[:2]
+    same(prog)
+
+
+def test_fractional_max_pool(rng):
+    a2, a3 = _distinct(rng, 2, 3, 7, 8), _distinct(rng, 1, 2, 6, 7, 8)
+
+    def prog(T):
+        F = T.nn.functional
+        T.manual_seed(4)      # the random samples come from the global generator
+        x2, x3 = T.tensor(a2, requires_grad=True), T.tensor(a3, requires_grad=True)
+        y2, i2 = F.fractional_max_pool2d(x2, (2, 3), output_size=(4, 5), return_indices=True)
+        y3 = F.fractional_max_pool3d(x3, 2, output_ratio=0.6)
+        y4 = F.fractional_max_pool2d(x2[0], 2, output_ratio=(0.5, 0.6))
+        m = T.nn.FractionalMaxPool3d(2, output_size=3, return_indices=True)
+        y5, i5 = m(x3)
+        grads = T.autograd.grad((y2 * y2).sum() + y3.sum() + y4.sum() + y5.sum(), (x2, x3))
+        return y2, i2, y3, y4, y5, i5, grads, repr(m), _graph(y2.grad_fn), _graph(y3.grad_fn)
+    same(prog)
+
+
+POOL_ERRORS = [
+    lambda F, T: F.avg_pool3d(_z(T, 1, 2, 5, 6, 7), 6),
+    lambda F, T: F.avg_pool3d(_z(T, 1, 2, 5, 6, 7), 2, padding=2),
+    lambda F, T: F.avg_pool3d(_z(T, 1, 2, 5, 6, 7), 0),
+    lambda F, T: F.avg_pool3d(_z(T, 1, 2, 5, 6, 7), 2, stride=0),
+    lambda F, T: F.avg_pool3d(_z(T, 1, 2, 5, 6, 7), (2, 2)),
+    lambda F, T: F.avg_pool3d(_z(T, 1, 2, 5, 6, 7), 2, divisor_override=0),
+    lambda F, T: F.avg_pool3d(_z(T, 5, 6, 7), 2),
+    lambda F, T: F.avg_pool3d(_z(T, 1, 2, 0, 6, 7), 2),
+    lambda F, T: F.avg_pool3d(_z(T, 1, 2, 5, 6, 7), 2, padding=-1),
+    lambda F, T: F.adaptive_max_pool3d(_z(T, 5, 6, 7), 3),
+    lambda F, T: F.adaptive_max_pool3d(_z(T, 1, 2, 5, 6, 7), (2, 2)),
+    lambda F, T: F.adaptive_max_pool3d(_z(T, 1, 2, 5, 6, 7), -1),
+    lambda F, T: F.adaptive_max_pool3d(_z(T, 1, 2, 5, 6, 7, dtype="int64"), 2),
+    lambda F, T: F.adaptive_max_pool3d(_z(T, 1, 2, 0, 6, 7), 2),
+    lambda F, T: F.adaptive_avg_pool3d(_z(T, 5, 6, 7), 2),
+    lambda F, T: F.adaptive_avg_pool3d(_z(T, 1, 2, 5, 6, 7), (2, 2)),
+    lambda F, T: F.adaptive_avg_pool3d(_z(T, 1, 2, 5, 6, 7), -1),
+    lambda F, T: F.adaptive_avg_pool3d(_z(T, 1, 2, 0, 6, 7), 2),
+    lambda F, T: F.adaptive_avg_pool3d(_z(T, 1, 2, 5, 6, 7, dtype="int64"), 2),
+    lambda F, T: F.max_unpool2d(_z(T, 2, 5, 3, 3), (T.arange(90).reshape(2, 5, 3, 3) == 50) * 40,
+                                2, output_size=(5, 7)),
+    lambda F, T: F.max_unpool2d(_z(T, 2, 5, 3, 3), T.zeros(2, 5, 3, 3, dtype=T.int32), 2),
+    lambda F, T: F.max_unpool2d(_z(T, 2, 5, 3, 3), T.zeros(2, 1, 3, 3, dtype=T.int64), 2),
+    lambda F, T: F.max_unpool2d(_z(T, 2, 5, 3, 3), T.zeros(2, 5, 3, 3, dtype=T.int64), 2,
+                                output_size=(5,)),
+    lambda F, T: F.max_unpool2d(_z(T, 2, 5, 3, 3), T.zeros(2, 5, 3, 3, dtype=T.int64), 2,
+                                output_size=(9, 7)),
+    lambda F, T: F.max_unpool2d(_z(T, 3, 3), T.zeros(3, 3, dtype=T.int64), 2),
+    lambda F, T: F.max_unpool3d(_z(T, 2, 1, 3, 3, 3), T.zeros(2, 1, 3, 3, 3, dtype=T.int64), 2,
+                                stride=(0, 2, 2)),
+    lambda F, T: F.fractional_max_pool2d(_z(T, 2, 5, 6, 7), 2),
+    lambda F, T: F.fractional_max_pool2d(_z(T, 2, 5, 6, 7), 2, output_ratio=0.5),
+    lambda F, T: F.fractional_max_pool2d(_z(T, 2, 5, 6, 7), 2, output_size=7),
+    lambda F, T: F.fractional_max_pool2d(_z(T, 2, 5, 6, 7), 2, output_size=3,
+                                         _random_samples=_z(T, 1, 5, 2)),
+    lambda F, T: F.fractional_max_pool2d(_z(T, 2, 5, 6, 7), 2, output_size=3,
+                                         _random_samples=_z(T, 2, 4, 2)),
+    lambda F, T: F.fractional_max_pool2d(_z(T, 2, 5, 6, 7), 2, output_size=3,
+                                         _random_samples=_z(T, 2, 5, 3)),
+    lambda F, T: F.fractional_max_pool2d(_z(T, 2, 5, 6, 7), 2, output_size=3,
+                                         _random_samples=_z(T, 2, 5, 2, dtype="float32")),
+    lambda F, T: F.fractional_max_pool3d(_z(T, 1, 2, 6, 6, 6), 2, output_size=5),
+    lambda F, T: T.nn.FractionalMaxPool2d(2),
+    lambda F, T: T.nn.FractionalMaxPool2d(2, output_size=2, output_ratio=0.5),
+    lambda F, T: T.nn.FractionalMaxPool2d(2, output_ratio=1.5),
+    lambda F, T: T.nn.FractionalMaxPool3d(0, output_ratio=0.5),
+]
+
+
+@pytest.mark.parametrize("i", range(len(POOL_ERRORS)))
+def test_pool_errors(i):
+    same_error(lambda T: POOL_ERRORS[i](T.nn.functional, T))
+
+
+@pytest.mark.parametrize("build, shape", [
+    (lambda nn: nn.AvgPool3d(2, stride=1, padding=1, ceil_mode=True), (2, 3, 4, 5, 4)),
+    (lambda nn: nn.AdaptiveAvgPool3d((2, None, 3)), (2, 3, 4, 5, 4)),
+    (lambda nn: nn.AdaptiveMaxPool3d(2), (3, 4, 5, 4)),
+    (lambda nn: nn.AdaptiveMaxPool3d((1, 2, 3), return_indices=True), (2, 3, 4, 5, 4)),
+    (lambda nn: nn.LPPool1d(2, 3, stride=2), (2, 3, 9)),
+    (lambda nn: nn.LPPool2d(1.5, (2, 3)), (2, 3, 6, 7)),
+    (lambda nn: nn.LPPool3d(3, 2, ceil_mode=True), (2, 3, 5, 5, 5)),
+])
+def test_pool_modules(build, shape, rng):
+    a = _distinct(rng, *shape) + 0.5
+
+    def prog(T):
+        m = build(T.nn)
+        x = T.tensor(a, requires_grad=True)
+        out = m(x)
+        y = out[0] if isinstance(out, tuple) else out
+        return repr(m), out, T.autograd.grad(y.sum(), x)
+    same(prog)
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_unpool_modules(dims, rng):
+    a = _distinct(rng, *((2, 3) + (5,) * dims))
+
+    def prog(T):
+        pool = (T.nn.MaxPool1d, T.nn.MaxPool2d, T.nn.MaxPool3d)[dims - 1](2, return_indices=True)
+        unpool = (T.nn.MaxUnpool1d, T.nn.MaxUnpool2d, T.nn.MaxUnpool3d)[dims - 1](2)
+        x = T.tensor(a, requires_grad=True)
+        y, idx = pool(x)
+        u = unpool(y, idx, output_size=x.size())
+        return repr(unpool), u, T.autograd.grad(u.sum(), x)
+    same(prog)

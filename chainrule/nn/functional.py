@@ -690,3 +690,15 @@ from ..ops.sampling import (affine_grid, functional_ctc_loss as ctc_loss,  # noq
 
 __all__ += ["adaptive_avg_pool3d", "affine_grid", "ctc_loss", "grid_sample", "interpolate",
             "upsample", "upsample_bilinear", "upsample_nearest"]
+
+
+# ---- 3-D, fractional, power-average pooling and unpooling (ops/conv.py) ---------------------
+from ..ops.conv import (adaptive_max_pool3d, adaptive_max_pool3d_with_indices,  # noqa: E402
+                        avg_pool3d, fractional_max_pool2d, fractional_max_pool2d_with_indices,
+                        fractional_max_pool3d, fractional_max_pool3d_with_indices, lp_pool1d,
+                        lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d)
+
+__all__ += ["adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool3d",
+            "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+            "fractional_max_pool3d", "fractional_max_pool3d_with_indices", "lp_pool1d",
+            "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d"]

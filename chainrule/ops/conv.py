@@ -19,14 +19,18 @@ from numpy.lib.stride_tricks import sliding_window_view
 from .padding import constant_pad_nd
 from .pointwise import _zeros, _zeros_of
 from .._tensor import Tensor
-from .registry import op, public
+from .registry import FUNCTIONS, op, public
 from .shape import _warn_once
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-           "conv_transpose3d", "convolution", "conv_tbc", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
-           "max_pool2d_with_indices", "functional_max_pool1d", "functional_max_pool2d",
-           "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-           "adaptive_avg_pool3d"]
+           "conv_transpose3d", "convolution", "conv_tbc", "unfold", "fold", "max_pool1d",
+           "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices",
+           "functional_max_pool1d", "functional_max_pool2d", "avg_pool1d", "avg_pool2d",
+           "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+           "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "fractional_max_pool2d",
+           "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+           "fractional_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+           "max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 
 # ---- convolution --------------------------------------------------------------------------
@@ -1259,3 +1263,520 @@ def adaptive_avg_pool1d(input, output_size):
     _check_dim_range("adaptive_avg_pool1d", input)
     size = _one_int("adaptive_avg_pool1d", "output_size", output_size)
     return _adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+# ---- avg_pool3d: separable, as avg_pool2d ---------------------------------------------------
+
+def _avg3_parts(x_shape, kernel, stride, padding, ceil_mode, count_include_pad):
+    return [_avg_windows(n, k, s, p, _out_size(n, k, s, p, 1, ceil_mode), count_include_pad)
+            for n, k, s, p in zip(x_shape[-3:], kernel, stride, padding)]
+
+
+def _avg3_matrices(x_shape, dtype, kernel, stride, padding, ceil_mode, count_include_pad,
+                   divisor_override):
+    parts = _avg3_parts(x_shape, kernel, stride, padding, ceil_mode, count_include_pad)
+    if divisor_override:
+        ms = [m.astype(dtype) for m, _ in parts]
+        ms[0] = (parts[0][0] / dtype.type(divisor_override)).astype(dtype)
+        return ms
+    return [(m / c[:, None]).astype(dtype) for m, c in parts]
+
+
+def _avg_pool3d(x, *args):
+    if x.dtype.kind in "fV":
+        y = x
+        for axis, m in enumerate(_avg3_matrices(x.shape, x.dtype, *args), x.ndim - 3):
+            y = _along(m, y, axis)
+        return np.ascontiguousarray(y)
+    # int64: the window sums, divided as C++ divides integers (toward zero)
+    parts = _avg3_parts(x.shape, *args[:-1])
+    total = x
+    for axis, (m, _) in enumerate(parts, x.ndim - 3):
+        total = _along(m.astype(x.dtype), total, axis)
+    divisor = args[-1] or (parts[0][1][:, None, None] * parts[1][1][:, None] * parts[2][1])
+    return np.sign(total) * (np.abs(total) // divisor)
+
+
+def _avg_pool3d_backward(g, x, *args):
+    y = g
+    for axis, m in enumerate(_avg3_matrices(x.shape, g.dtype, *args), g.ndim - 3):
+        y = _along(m.T, y, axis)
+    return np.ascontiguousarray(y)
+
+
+avg_pool3d_backward = op(
+    "avg_pool3d_backward", "AvgPool3DBackwardBackward0", "grad_output, self, " + _AVG,
+    _avg_pool3d_backward, function=False, method=False,
+    grad_output=lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
+        divisor_override: avg_pool3d_row(grad, kernel_size, stride, padding, ceil_mode,
+                                         count_include_pad, divisor_override),
+    self=_zeros)
+
+avg_pool3d_row = op(
+    "avg_pool3d", "AvgPool3DBackward0", "self, " + _AVG, _avg_pool3d,
+    function=False, method=False,
+    self=lambda grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+        divisor_override: avg_pool3d_backward(grad, self, kernel_size, stride, padding,
+                                              ceil_mode, count_include_pad, divisor_override))
+
+
+def _triple_arg(name, what, v, allow_empty=False):
+    """A 3-d pooling argument: one int, or three (PyTorch's meta-function errors)."""
+    v = () if v is None else _arg_ints(v, 1)
+    if allow_empty and not v:
+        return None
+    if len(v) not in (1, 3):
+        raise RuntimeError(f"{name}: {what}")
+    return (v[0],) * 3 if len(v) == 1 else tuple(v)
+
+
+def _pool3d_check(name, input, kernel, stride, padding, dilation, out, check_input_size):
+    """pool3d_shape_check."""
+    (kt, kh, kw), (dt, dh, dw), (pt, ph, pw), (lt, lh, lw) = kernel, stride, padding, dilation
+    if min(kernel) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kT: {kt} kH: {kh} "
+                           f"kW: {kw}")
+    if min(stride) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dT: {dt} dH: {dh} "
+                           f"dW: {dw}")
+    if min(dilation) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {lt} "
+                           f"dilationH: {lh} dilationW: {lw}")
+    shape = list(input.shape)
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"{name}: Expected 4D or 5D tensor for input, but got: {shape}")
+    for i, n in enumerate(shape):
+        if not (input.dim() == 5 and i == 0) and n <= 0:
+            raise RuntimeError(f"{name}: Expected input's non-batch dimensions to have positive "
+                               f"length, but input has a shape of {shape} and non-batch "
+                               f"dimension {n} has length zero!")
+    it, ih, iw = shape[-3:]
+    if check_input_size and (it < kt or ih < kh or iw < kw):
+        raise RuntimeError(f"input image (T: {it} H: {ih} W: {iw}) smaller than kernel size "
+                           f"(kT: {kt} kH: {kh} kW: {kw})")
+    if kt // 2 < pt or kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
+                           f"kT: {kt} kW: {kw} kH: {kh} padT: {pt} padW: {pw} padH: {ph}")
+    if min(out) < 1:
+        c = shape[-4]
+        raise RuntimeError(f"Given input size: ({c}x{it}x{ih}x{iw}). Calculated output size: "
+                           f"({c}x{out[0]}x{out[1]}x{out[2]}). Output size is too small")
+
+
+def _pooling_output_shape(size, k, p, s, d, ceil_mode):
+    """pooling_output_shape with its own checks."""
+    if s == 0:
+        raise RuntimeError("stride should not be zero")
+    if p < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+    if p > int(((k - 1) * d + 1) / 2):
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                           f"pad={p}, kernel_size={k} and dilation={d}")
+    return _out_size(size, k, s, p, d, ceil_mode)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """3-D average pooling of (N, C, D, H, W) or (C, D, H, W) input."""
+    kernel = _triple_arg("avg_pool3d", "kernel_size must be a single int, or a tuple of three "
+                         "ints", kernel_size)
+    stride = _triple_arg("avg_pool3d", "stride must be omitted, a single int, or a tuple of "
+                         "three ints", stride, allow_empty=True) or kernel
+    padding = _triple_arg("avg_pool3d", "padding must be a single int, or a tuple of three "
+                          "ints", padding)
+    if input.dim() not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    out = [_pooling_output_shape(n, k, p, s, 1, ceil_mode)
+           for n, k, p, s in zip(input.shape[-3:], kernel, padding, stride)]
+    _pool3d_check("avg_pool3d()", input, kernel, stride, padding, (1, 1, 1), out, True)
+    if input._data.dtype.kind not in "fV" and input._data.dtype != np.int64:
+        _no_kernel("avg_pool3d_out_frame", input)
+    return avg_pool3d_row(input, kernel, stride, padding, ceil_mode, count_include_pad,
+                          divisor_override)
+
+
+# ---- adaptive_max_pool3d --------------------------------------------------------------------
+
+def _adaptive_bounds(size, out):
+    o = np.arange(out)
+    return o * size // out, -(-(o + 1) * size // out)
+
+
+def _adaptive_max3d(x, output_size):
+    """(values, flat indices in each D*H*W volume): the first maximum of each adaptive
+    window, a NaN when there is one (PyTorch's `val > max || isnan(val)`, scanning in order,
+    so the last NaN)."""
+    sizes = x.shape[-3:]
+    bounds = [_adaptive_bounds(n, o) for n, o in zip(sizes, output_size)]
+    kmax = [int((e - s).max()) if len(s) else 0 for s, e in bounds]
+    lead = x.shape[:-3]
+    values = np.full(lead + tuple(output_size), -np.inf if x.dtype.kind == "f" else 0, x.dtype)
+    indices = np.zeros(lead + tuple(output_size), np.int64)
+    first = np.ones(lead + tuple(output_size), bool)
+    for tap in np.ndindex(*kmax):        # window offsets, in PyTorch's scan order
+        pos = [s + t for (s, _), t in zip(bounds, tap)]
+        inside = [p < e for p, (_, e) in zip(pos, bounds)]
+        pos = [np.minimum(p, n - 1) for p, n in zip(pos, sizes)]
+        ok = inside[0][:, None, None] & inside[1][:, None] & inside[2]
+        v = x[..., pos[0][:, None, None], pos[1][:, None], pos[2]]
+        flat = (pos[0][:, None, None] * sizes[1] + pos[1][:, None]) * sizes[2] + pos[2]
+        take = ok & (first | (v > values) | np.isnan(v))
+        values = np.where(take, v, values)
+        indices = np.where(take, flat, indices)
+        first = first & ~ok
+    return values, indices
+
+
+def _adaptive_max3d_backward(g, x, indices):
+    planes = int(np.prod(x.shape[:-3]))
+    vol = int(np.prod(x.shape[-3:]))
+    outs = int(np.prod(indices.shape[-3:]))
+    flat = (indices.reshape(planes, outs) + np.arange(planes)[:, None] * vol).ravel()
+    return np.bincount(flat, g.ravel(), planes * vol).astype(x.dtype).reshape(x.shape)
+
+
+def _gather_volume(grad, indices):
+    """grad (shaped like the input) at the argmax indices: the max pools' double backward."""
+    flat = grad.flatten(-3)
+    return flat.gather(-1, indices.flatten(-3)).reshape(indices.shape)
+
+
+adaptive_max_pool3d_backward = op(
+    "adaptive_max_pool3d_backward", "AdaptiveMaxPool3DBackwardBackward0",
+    "grad_output, self, indices", _adaptive_max3d_backward, function=False, method=False,
+    grad_output=lambda grad, indices: _gather_volume(grad, indices),
+    self=_zeros, indices=None)
+
+adaptive_max_pool3d_row = op(
+    "adaptive_max_pool3d", "AdaptiveMaxPool3DBackward0", "self, output_size", _adaptive_max3d,
+    returns=("output", "indices"), differentiable_outputs=(0,), function=False, method=False,
+    self=lambda grads, self, result1: adaptive_max_pool3d_backward(grads[0], self, result1))
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """(output, indices) of 3-D adaptive max pooling (return_indices ignored, as PyTorch)."""
+    if isinstance(output_size, (tuple, list)):
+        if input.dim() <= len(output_size):
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+        output_size = [n if o is None else o
+                       for o, n in zip(output_size, input.shape[-len(output_size):])]
+    size = _arg_ints(output_size, 3)
+    shape = list(input.shape)
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: {shape}")
+    for i in range(1, input.dim()):
+        if shape[i] <= 0:
+            raise RuntimeError("adaptive_max_pool3d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {shape} with "
+                               f"dimension {i} being empty")
+    if len(size) != 3:
+        raise RuntimeError("adaptive_max_pool3d(): internal error: output_size.size() must be 3")
+    for n in size:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"{shape[:-3] + list(size)}")
+    if input._data.dtype.kind not in "fV":
+        _no_kernel("adaptive_max_pool3d_cpu", input)
+    return tuple(adaptive_max_pool3d_row(input, size))
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """nn.functional.adaptive_max_pool3d: the output, or (output, indices)."""
+    out = adaptive_max_pool3d_with_indices(input, output_size)
+    return out if return_indices else out[0]
+
+
+# ---- max_unpool -----------------------------------------------------------------------------
+
+def _max_unpool(x, indices, output_size):
+    lead = x.shape[:-len(output_size)]
+    planes = int(np.prod(lead))
+    vol = int(np.prod(output_size))
+    out = np.zeros((planes, vol), x.dtype)
+    np.put_along_axis(out, indices.reshape(planes, -1), x.reshape(planes, -1), 1)
+    return out.reshape(lead + tuple(output_size))
+
+
+def _unpool_row(dims):
+    def formula(grad, indices):
+        flat = grad.flatten(-dims)
+        return flat.gather(-1, indices.flatten(-dims)).reshape(indices.shape)
+    return op(f"max_unpool{dims}d", f"MaxUnpool{dims}DBackward0",
+              "self, indices, output_size", _max_unpool, function=False, method=False,
+              self=formula, indices=None)
+
+
+max_unpool2d_row = _unpool_row(2)
+max_unpool3d_row = _unpool_row(3)
+
+
+def _check_unpool(input, indices, output_size, dims):
+    names = {2: "(height, width)", 3: "(depth, height, width)"}
+    if indices._data.dtype != np.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{indices.dtype.legacy}")
+    if len(output_size) != dims:
+        raise RuntimeError(f"There should be exactly {('two', 'three')[dims - 2]} elements "
+                           f"{names[dims]} in output_size, but got {len(output_size)} elements.")
+    if input.dim() not in (dims + 1, dims + 2):
+        raise RuntimeError(f"Input to max_unpooling{dims}d should be a {dims + 1}d or "
+                           f"{dims + 2}d Tensor, but got a tensor with {input.dim()} dimensions.")
+    if tuple(input.shape) != tuple(indices.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    for i in range(1, input.dim()):
+        if input.shape[i] <= 0:
+            raise RuntimeError(f"max_unpooling{dims}d_forward_out_cpu(): Expected input to have "
+                               f"non-zero size for non-batch dimensions, but got "
+                               f"{list(input.shape)} with dimension {i} being empty.")
+    vol = int(np.prod(output_size))
+    a = indices._data
+    bad = (a < 0) | (a >= vol)
+    if bad.any():
+        raise RuntimeError(f"Found an invalid max index: {a[bad].flat[0]} (output volumes are "
+                           f"of size {'x'.join(map(str, output_size))})")
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """nn.functional._unpool_output_size."""
+    input_size = input.size()
+    default_size = [(input_size[-len(kernel_size) + d] - 1) * stride[d] + kernel_size[d]
+                    - 2 * padding[d] for d in range(len(kernel_size))]
+    if output_size is None:
+        ret = default_size
+    else:
+        if len(output_size) == len(kernel_size) + 2:
+            output_size = output_size[2:]
+        if len(output_size) != len(kernel_size):
+            raise ValueError(f"output_size should be a sequence containing {len(kernel_size)} or "
+                             f"{len(kernel_size) + 2} elements, but it has a length of "
+                             f"'{len(output_size)}'")
+        for d in range(len(kernel_size)):
+            min_size = default_size[d] - stride[d]
+            max_size = default_size[d] + stride[d]
+            if not (min_size < output_size[d] < max_size):
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                                 f'{min_size} and {max_size})')
+        ret = output_size
+    for d in range(len(kernel_size)):
+        if ret[d] < 0:
+            raise ValueError("max_unpooling: output_size must contain non-negative spatial "
+                             f"dimensions, but got output_size[{d}]={ret[d]}")
+    return ret
+
+
+def _unpool_args(dims, kernel_size, stride, padding):
+    kernel = _arg_ints(kernel_size, dims)
+    return kernel, (kernel if stride is None else _arg_ints(stride, dims)), \
+        _arg_ints(padding, dims)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """nn.functional.max_unpool1d: max_pool1d's values put back at their indices."""
+    kernel, stride, padding = _unpool_args(1, kernel_size, stride, padding)
+    size = list(_unpool_output_size(input, kernel, stride, padding, output_size)) + [1]
+    return max_unpool2d_functional(input.unsqueeze(-1), indices.unsqueeze(-1), size).squeeze(-1)
+
+
+def max_unpool2d_functional(input, indices, output_size):
+    """torch._C._nn.max_unpool2d."""
+    size = tuple(_arg_ints(output_size, 1))
+    _check_unpool(input, indices, size, 2)
+    return max_unpool2d_row(input, indices, size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """nn.functional.max_unpool2d: max_pool2d's values put back at their indices."""
+    kernel, stride, padding = _unpool_args(2, kernel_size, stride, padding)
+    size = _unpool_output_size(input, kernel, stride, padding, output_size)
+    return max_unpool2d_functional(input, indices, size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """nn.functional.max_unpool3d: max_pool3d's values put back at their indices."""
+    kernel, stride, padding = _unpool_args(3, kernel_size, stride, padding)
+    size = tuple(_unpool_output_size(input, kernel, stride, padding, output_size))
+    if min(stride) <= 0:
+        raise RuntimeError(f"strides should be greater than zero, but got stride: "
+                           f"{list(stride)}")
+    _check_unpool(input, indices, size, 3)
+    return max_unpool3d_row(input, indices, size)
+
+
+# ---- fractional_max_pool2d/3d ---------------------------------------------------------------
+
+def _intervals(samples, input_size, output_size, pool_size, t):
+    """generate_intervals for every plane: (planes, output_size) window starts."""
+    seq = np.empty(samples.shape + (output_size,), np.int64)
+    if output_size > 1:
+        alpha = t(input_size - pool_size) / t(output_size - 1)
+        i = np.arange(output_size - 1).astype(t)
+        s = samples.astype(t)[..., None]
+        seq[..., :-1] = ((i + s) * alpha).astype(np.int64) - (s * alpha).astype(np.int64)
+    if output_size > 0:
+        seq[..., -1] = input_size - pool_size
+    return seq
+
+
+def _fractional_max(x, kernel, output_size, samples):
+    """(values, flat indices): the first maximum of each pseudo-random window (a NaN wins)."""
+    d = len(kernel)
+    sizes = x.shape[-d:]
+    lead = x.shape[:-d]
+    t = x.dtype.type if x.dtype.kind == "f" else np.float32
+    # samples (N, C, d): in 2-D, [.., 0] drives W and [.., 1] H; in 3-D, [.., i] dim i
+    order = (1, 0) if d == 2 else (0, 1, 2)
+    starts = [_intervals(samples[..., order[i]], n, o, k, t)
+              for i, (n, o, k) in enumerate(zip(sizes, output_size, kernel))]
+    shape = lead + tuple(output_size)
+    values = np.full(shape, -np.inf, x.dtype)
+    indices = np.full(shape, -1, np.int64)
+    flat_x = x.reshape(lead + (-1,))
+    for tap in np.ndindex(*kernel):
+        pos = []
+        for i, (st, k) in enumerate(zip(starts, tap)):
+            view = [1] * d
+            view[i] = output_size[i]
+            pos.append((st + k).reshape(lead + tuple(view)))
+        flat = pos[0]
+        for i in range(1, d):
+            flat = flat * sizes[i] + pos[i]
+        flat = np.broadcast_to(flat, shape)
+        v = np.take_along_axis(flat_x, flat.reshape(lead + (-1,)), -1).reshape(shape)
+        take = (v > values) | np.isnan(v)
+        values = np.where(take, v, values)
+        indices = np.where(take, flat, indices)
+    return values, indices
+
+
+def _fractional_rows(d):
+    node = f"FractionalMaxPool{d}D"
+
+    def back(g, x, indices):
+        planes = int(np.prod(x.shape[:-d]))
+        vol = int(np.prod(x.shape[-d:]))
+        outs = int(np.prod(indices.shape[-d:]))
+        flat = (indices.reshape(planes, outs) + np.arange(planes)[:, None] * vol).ravel()
+        return np.bincount(flat, g.ravel(), planes * vol).astype(x.dtype).reshape(x.shape)
+
+    def gather(grad, indices):
+        flat = grad.flatten(-d)
+        return flat.gather(-1, indices.flatten(-d)).reshape(indices.shape)
+    backward = op(f"fractional_max_pool{d}d_backward", f"{node}BackwardBackward0",
+                  "grad_output, self, indices", back, function=False, method=False,
+                  grad_output=lambda grad, indices: gather(grad, indices), self=_zeros,
+                  indices=None)
+    return op(f"fractional_max_pool{d}d", f"{node}Backward0",
+              "self, kernel_size, output_size, random_samples",
+              _fractional_max, returns=("output", "indices"), differentiable_outputs=(0,),
+              function=False, method=False,
+              self=lambda grads, self, result1: backward(grads[0], self, result1))
+
+
+fractional_max_pool2d_row = _fractional_rows(2)
+fractional_max_pool3d_row = _fractional_rows(3)
+
+
+def _fractional(d, input, kernel_size, output_size, output_ratio, samples):
+    name = f"fractional_max_pool{d}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if d == 2 and len(output_ratio) > 2:      # a float has no len(), as in PyTorch
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single "
+                             "Int or tuple of Ints.")
+        ratio = output_ratio if isinstance(output_ratio, (tuple, list)) else (output_ratio,) * d
+        output_size = [int(input.size(-d + i) * ratio[i]) for i in range(d)]
+    if samples is None:
+        from .._creation import rand
+        n_batch = 1 if input.dim() == d + 1 else input.size(0)
+        samples = rand(n_batch, input.size(-d - 1), d, dtype=input.dtype)
+    kernel, size = _arg_ints(kernel_size, d), _arg_ints(output_size, d)
+    if input.dim() not in (d + 1, d + 2):
+        raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got: "
+                           f"{list(input.shape)}")
+    batch = 1 if input.dim() == d + 1 else input.shape[0]
+    if samples.shape[0] < batch:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.shape[1] != input.shape[-d - 1]:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if samples.shape[2] != d:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {d}; got "
+                           f"{samples.shape[2]}.")
+    if samples.dtype is not input.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    labels = ("time", "height", "width")[3 - d:]
+    prefix = f"{name}(): " if d == 2 else f"{name}_out(): "
+    for label, k, o, n in zip(labels, kernel, size, input.shape[-d:]):
+        # PyTorch's 2-D check allows a last window ending at the border, its 3-D check not
+        if o + k - 1 > n or d == 3 and o + k - 1 == n:
+            raise RuntimeError(f"{prefix}pool {label} {k} too large relative to input {label} "
+                               f"{n}")
+    if input._data.dtype.kind not in "fV":
+        _no_kernel(f"{name}_out_frame", input)
+    s = samples._data[:batch] if input.dim() == d + 2 else samples._data[0]
+    row = fractional_max_pool2d_row if d == 2 else fractional_max_pool3d_row
+    return tuple(row(input, kernel, size, s))
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """(output, indices) of 2-D fractional max pooling."""
+    return _fractional(2, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """(output, indices) of 3-D fractional max pooling."""
+    return _fractional(3, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """nn.functional.fractional_max_pool2d: the output, or (output, indices)."""
+    out = _fractional(2, input, kernel_size, output_size, output_ratio, _random_samples)
+    return out if return_indices else out[0]
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """nn.functional.fractional_max_pool3d: the output, or (output, indices)."""
+    out = _fractional(3, input, kernel_size, output_size, output_ratio, _random_samples)
+    return out if return_indices else out[0]
+
+
+# ---- lp_pool: nn.functional's composition -------------------------------------------------
+
+def _lp_pool(d, input, norm_type, kernel_size, stride, ceil_mode):
+    from .pointwise import relu, sign
+    kernel = _arg_ints(kernel_size, d)
+    pools = {1: (max_pool1d, avg_pool1d), 2: (max_pool2d, avg_pool2d),
+             3: (lambda *a: FUNCTIONS["max_pool3d"](*a), avg_pool3d)}[d]
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return pools[0](input.abs(), kernel_size, stride or (), 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -pools[0](-input.abs(), kernel_size, stride or (), 0, 1, ceil_mode)
+    if stride is not None:
+        out = pools[1](input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = pools[1](input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return (sign(out) * relu(out.abs())).mul(int(np.prod(kernel))).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """nn.functional.lp_pool1d: (sum over each window of x^p)^(1/p)."""
+    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """nn.functional.lp_pool2d: (sum over each window of x^p)^(1/p)."""
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """nn.functional.lp_pool3d: (sum over each window of x^p)^(1/p)."""
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)

@@ -135,7 +135,52 @@ def _adaptive_samples(rng):
 
 _CONV_OPS = ("convolution", "convolution_backward")
 
+
+def _avg3d_samples(rng):
+    return [Sample(randn(rng, 1, 2, 4, 5, 6), 2),
+            Sample(randn(rng, 2, 5, 4, 6), 3, stride=2, padding=1, ceil_mode=True,
+                   count_include_pad=False, name="unbatched ceil exclude pad"),
+            Sample(randn(rng, 1, 1, 4, 5, 4), (2, 3, 2), stride=(1, 2, 1), padding=(1, 0, 1),
+                   divisor_override=5, name="divisor_override")]
+
+
+def _adaptive_max3d_samples(rng):
+    return [Sample(_distinct(rng, 1, 2, 4, 5, 6), 3),
+            Sample(_distinct(rng, 2, 5, 4, 3), (2, None, 4), return_indices=True,
+                   name="unbatched, None keeps a size")]
+
+
+def _unpool_samples(dims):
+    def samples(rng):
+        planes, size = (2, 3), (4,) * dims
+        vol = int(np.prod(size))
+        # distinct positions in each output volume, as a max pool's indices are
+        idx = np.stack([rng.permutation(vol)[:2 ** dims] for _ in range(6)]).reshape(
+            planes + (2,) * dims)
+        return [Sample(randn(rng, *planes, *(2,) * dims), idx, 2)]
+    return samples
+
+
+def _fractional_samples(dims):
+    def samples(rng):
+        x = _distinct(rng, *((2, 2) + (7, 6, 5)[:dims]))
+        s = rng.uniform(0, 1, (2, 2, dims))
+        # (input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+        return [Sample(x, 2, (4, 3, 3)[:dims], None, False, s, grad=(0,)),
+                Sample(x[0], (2, 3, 2)[:dims], None, (0.6, 0.5, 0.6)[:dims], True, s[:1],
+                       grad=(0,), name="unbatched ratio")]
+    return samples
+
 OPS_DB = [
+    _entry("avg_pool3d", _avg3d_samples, ("avg_pool3d", "avg_pool3d_backward")),
+    _entry("adaptive_max_pool3d", _adaptive_max3d_samples,
+           ("adaptive_max_pool3d", "adaptive_max_pool3d_backward")),
+    _entry("max_unpool2d", _unpool_samples(2), ("max_unpool2d",)),
+    _entry("max_unpool3d", _unpool_samples(3), ("max_unpool3d",)),
+    _entry("fractional_max_pool2d", _fractional_samples(2),
+           ("fractional_max_pool2d", "fractional_max_pool2d_backward")),
+    _entry("fractional_max_pool3d", _fractional_samples(3),
+           ("fractional_max_pool3d", "fractional_max_pool3d_backward")),
     _entry("conv3d", _conv3d_samples, _CONV_OPS),
     _entry("conv_transpose1d", _transpose_samples(1), _CONV_OPS),
     _entry("conv_transpose2d", _transpose_samples(2), _CONV_OPS),

@@ -72,6 +72,9 @@ from ._dtype import FROM_NP as _SUPPORTED_NP, TENSOR_DTYPES as _DTYPES
 from ._tensor import Tensor, make_tensor
 
 __all__ = ["save", "load"]
+from ._serialization_api import *  # noqa: E402,F401,F403  (torch.serialization's other names)
+from ._serialization_api import __all__ as _api_all  # noqa: E402
+__all__ += _api_all
 
 _FORMAT, _VERSION = "chainrule", 1
 _MANIFEST = "manifest.json"
@@ -162,9 +165,11 @@ def _address(a):
     return a.__array_interface__["data"][0]
 
 
-def save(obj, f):
+def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
     """Save `obj` (tensors, numbers, strings, None and nested list/tuple/dict of them) to `f`,
-    a path or a writable binary file object, in the format described in this module."""
+    a path or a writable binary file object, in the format described in this module. The
+    pickle and legacy-format arguments of torch.save are accepted; nothing is pickled."""
     enc = _Encoder()
     manifest = {"format": _FORMAT, "version": _VERSION,
                 "storages": None, "tensors": enc.tensors, "root": enc.node(obj, "obj")}
@@ -228,10 +233,17 @@ class _Corrupt(Exception):
     """A problem with the file's contents, reported by load() as a RuntimeError."""
 
 
-def load(f, map_location=None):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
+         **pickle_load_args):
     """Load an object saved by `save` from `f`, a path or a readable binary file object.
 
-    Only the CPU exists, so `map_location` may be None, "cpu" or a cpu device."""
+    Only the CPU exists, so `map_location` may be None, "cpu" or a cpu device. Loading is
+    always weights-only (the format holds data, never code), whatever `weights_only` says;
+    as PyTorch, a pickle_module is refused with weights_only=True. mmap=True reads the
+    file into memory as well, and pickle_load_args have nothing to apply to."""
+    if pickle_module is not None and weights_only:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
+                           "specified")
     if map_location is not None and str(map_location) != "cpu":
         raise ValueError(f"chainrule.load: map_location must be None or 'cpu', got "
                          f"{map_location!r}")

@@ -1,5 +1,7 @@
 """Smaller namespaces against PyTorch: cond/while_loop, torch.functional, torch.return_types,
 torch.serialization names, torch.hub, lobpcg, and leftovers of torch / torch.Tensor."""
+import io
+import os
 import pickle
 
 import numpy as np
@@ -296,3 +298,92 @@ def test_lobpcg_gradient():
         E, _ = T.lobpcg(A, B=T.eye(20, dtype=T.float64), k=1)
         E.sum().backward()
     same_error(with_b)
+
+
+# ---- torch.serialization names -------------------------------------------------------------
+
+class Payload:
+    """A class a PyTorch checkpoint can name as a global."""
+
+
+def test_serialization_names():
+    import torch.serialization as TS
+    import chainrule.serialization as CS
+    assert set(CS.__all__) == set(TS.__all__) - {"skip_data"}
+    import inspect
+    for name in ("save", "load"):
+        assert inspect.signature(getattr(CS, name)).parameters.keys() == \
+            inspect.signature(getattr(TS, name)).parameters.keys()
+
+    def prog(T):
+        S = T.serialization
+        S.clear_safe_globals()
+        S.add_safe_globals([Payload, (dict, "x.y")])
+        added = sorted(map(repr, S.get_safe_globals()))
+        with S.safe_globals([pickle.Pickler]):
+            inside = len(S.get_safe_globals())
+        S.clear_safe_globals()
+        st = T.ones(2).untyped_storage()
+        crc = S.get_crc32_options()
+        S.set_crc32_options(False)
+        crc_off = S.get_crc32_options()
+        S.set_crc32_options(True)
+        S.set_default_load_endianness(S.LoadEndianness.BIG)
+        endian = S.get_default_load_endianness().name
+        S.set_default_load_endianness(None)
+        import mmap
+        mm = S.get_default_mmap_options()
+        with S.set_default_mmap_options(mmap.MAP_SHARED):
+            inside_mm = S.get_default_mmap_options()
+        with S.mkdtemp() as d:
+            made = os.path.isdir(d)
+        return (added, inside, S.get_safe_globals(), S.location_tag(st),
+                S.default_restore_location(st, "cpu") is st, crc, crc_off, endian,
+                S.get_default_load_endianness(), mm == mmap.MAP_PRIVATE,
+                inside_mm == mmap.MAP_SHARED, S.get_default_mmap_options() == mm, made,
+                str(S.StorageType("FloatStorage")), S.StorageType("LongStorage").dtype,
+                S.normalize_storage_type(T.FloatStorage).__name__,
+                S.check_module_version_greater_or_equal(np, (1, 0)),
+                issubclass(S.SourceChangeWarning, Warning), [e.name for e in S.LoadEndianness])
+    same(prog)
+    same_error(lambda T: T.serialization.validate_cuda_device("cuda:0"))
+    same_error(lambda T: T.serialization.validate_hpu_device("hpu:0"))
+    same_error(lambda T: T.serialization.default_restore_location(
+        T.ones(2).untyped_storage(), "cuda:0"))
+    same_error(lambda T: T.serialization.default_restore_location(
+        T.ones(2).untyped_storage(), "xyz"))
+    same_error(lambda T: T.serialization.set_default_load_endianness("big"))
+    same_error(lambda T: T.serialization.set_default_mmap_options(5))
+    same_error(lambda T: T.serialization.StorageType("Foo"))
+    same_error(lambda T: T.serialization.check_module_version_greater_or_equal(pickle, (2, 0)))
+    same_error(lambda T: T.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(b"abc")))
+
+
+def test_load_arguments_and_unsafe_globals(tmp_path):
+    def prog(T):
+        b = io.BytesIO()
+        T.save({"a": T.arange(3.)}, b, pickle_protocol=2)
+        b.seek(0)
+        first = T.load(b, weights_only=True, mmap=False)
+        b.seek(0)
+        second = T.load(b, map_location="cpu", weights_only=None)
+        b.seek(0)
+        return first, second, T.serialization.get_unsafe_globals_in_checkpoint(b)
+    same(prog)
+
+    def pickle_module(T):
+        b = io.BytesIO()
+        T.save({"a": T.arange(3.)}, b)
+        b.seek(0)
+        return T.load(b, pickle_module=pickle, weights_only=True)
+    same_error(pickle_module)
+
+    # a PyTorch checkpoint naming a class: found without unpickling it
+    path = tmp_path / "torch.pt"
+    torch.save({"x": Payload(), "t": torch.ones(2)}, path)
+    for lib in (chainrule, torch):
+        assert lib.serialization.get_unsafe_globals_in_checkpoint(path) == \
+            [f"{__name__}.Payload"]
+        lib.serialization.add_safe_globals([Payload])
+        assert lib.serialization.get_unsafe_globals_in_checkpoint(path) == []
+        lib.serialization.clear_safe_globals()

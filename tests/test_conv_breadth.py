@@ -558,3 +558,76 @@ def test_unpool_modules(dims, rng):
         u = unpool(y, idx, output_size=x.size())
         return repr(unpool), u, T.autograd.grad(u.sum(), x)
     same(prog)
+
+
+# ---- lazy modules -------------------------------------------------------------------------
+
+LAZY = [
+    (lambda nn: nn.LazyConv1d(4, 3, padding=1), (2, 3, 7)),
+    (lambda nn: nn.LazyConv2d(4, (2, 3), stride=2, bias=False), (3, 6, 7)),
+    (lambda nn: nn.LazyConv3d(2, 2, groups=2), (1, 4, 3, 4, 3)),
+    (lambda nn: nn.LazyConvTranspose1d(3, 2, stride=2), (4, 5)),
+    (lambda nn: nn.LazyConvTranspose2d(4, 3, output_padding=1, stride=2, groups=2),
+     (1, 2, 3, 4)),
+    (lambda nn: nn.LazyConvTranspose3d(2, 2, dtype=None), (1, 3, 2, 3, 2)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(LAZY)))
+def test_lazy_convolutions(i, rng):
+    build, shape = LAZY[i]
+    a = rng.standard_normal(shape)
+
+    def prog(T):
+        T.manual_seed(i)
+        m = build(T.nn)
+        before = (type(m).__name__, repr(m), repr(m.weight), m.in_channels,
+                  m.has_uninitialized_params(), list(m.state_dict()),
+                  isinstance(m.weight, T.nn.UninitializedParameter))
+        x = T.tensor(a, dtype=T.float32, requires_grad=True)
+        y = m(x)
+        after = (type(m).__name__, repr(m), m.in_channels, type(m.weight).__name__,
+                 hasattr(m, "_initialize_hook"), list(m.state_dict()))
+        params = [p.detach() for p in m.parameters()]
+        return before, after, params, y, T.autograd.grad(y.sum(), x)
+    ours, theirs = same(prog, atol=1e-5, rtol=1e-5)
+    for o, t in zip(ours[2], theirs[2]):     # PyTorch's seeded values, bit for bit
+        np.testing.assert_array_equal(o.numpy(), t.numpy())
+
+
+def test_lazy_load_state_dict_materializes():
+    def prog(T):
+        T.manual_seed(0)
+        src = T.nn.Conv2d(3, 2, 2)
+        m = T.nn.LazyConv2d(2, 2)
+        m.load_state_dict(src.state_dict())
+        return type(m).__name__, m.weight.shape, m.weight.detach(), m.bias.detach(), \
+            m(T.ones(1, 3, 4, 4)).detach()
+    same(prog)
+
+
+LAZY_ERRORS = [
+    lambda T: T.nn.LazyConv2d(4, 3)(T.ones(3, 5)),
+    lambda T: T.nn.LazyConv2d(4, 3, groups=2)(T.ones(1, 3, 5, 5)),
+    lambda T: T.nn.LazyConv1d(4, 3).weight.shape,
+    lambda T: T.nn.UninitializedParameter().shape,
+    lambda T: T.nn.UninitializedBuffer().share_memory_(),
+]
+
+
+@pytest.mark.parametrize("i", range(len(LAZY_ERRORS)))
+def test_lazy_errors(i):
+    same_error(LAZY_ERRORS[i])
+
+
+def test_uninitialized_parameter_and_buffer():
+    def prog(T):
+        p = T.nn.UninitializedParameter(dtype=T.float64)
+        b = T.nn.UninitializedBuffer()
+        reprs = (repr(p), repr(b), p.requires_grad, b.requires_grad, p.dtype,
+                 T.nn.parameter.is_lazy(p), T.nn.parameter.is_lazy(T.ones(1)))
+        p.materialize((2, 3))
+        b.materialize(4)
+        return reprs, type(p).__name__, type(b).__name__, p.shape, b.shape, p.requires_grad, \
+            T.nn.parameter.is_lazy(p)
+    same(prog)

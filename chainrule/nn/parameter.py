@@ -26,3 +26,85 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, protocol):
         return (Parameter, (self.detach(), self._requires_grad))
+
+
+class UninitializedTensorMixin:
+    """A parameter or buffer whose shape is not known yet (lazy modules): `materialize`
+    gives it one and turns it into its `cls_to_become`."""
+    __module__ = "torch.nn.parameter"
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Gives the tensor `shape` (uninitialized values) and makes it `cls_to_become`."""
+        from .._creation import empty
+        self.data = empty(shape, dtype=self.data.dtype if dtype is None else dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into "
+            "an initialized one. Call `forward` to initialize the parameters before accessing "
+            "their attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+            "initialize the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+
+def is_lazy(param):
+    """True for an uninitialized parameter or buffer."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A Parameter of a lazy module, before its first forward gives it a shape."""
+    __module__ = "torch.nn.parameter"
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from .._creation import empty
+        t = Parameter.__new__(cls, empty(0, dtype=dtype), requires_grad)
+        return t
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.requires_grad, None, self.data.dtype)
+        memo[id(self)] = result
+        return result
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer of a lazy module, before its first forward gives it a shape."""
+    __module__ = "torch.nn.parameter"
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        from .._creation import empty
+        src = empty(0, dtype=dtype)
+        t = _new(cls)
+        t._data, t._vc = src._data, src._vc
+        t._grad = t._grad_fn = t._base = t._acc = t._extra = None
+        t._output_nr = 0
+        t._requires_grad = False
+        t.requires_grad_(requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass
+
+
+__all__ += ["UninitializedParameter", "UninitializedBuffer"]

@@ -6,11 +6,13 @@ from itertools import repeat
 
 from ..._creation import empty
 from .. import functional as F, init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d", "Fold", "Unfold"]
+           "ConvTranspose3d", "Fold", "Unfold", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+           "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
 def _ntuple(n):
@@ -284,3 +286,81 @@ class Unfold(Module):
     def extra_repr(self):
         return ("kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
                 "stride={stride}".format(**self.__dict__))
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """Lazy convolutions: in_channels, the weight's and the bias' shapes from the first
+    input."""
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if not isinstance(self.weight, UninitializedParameter):
+                raise AssertionError("self.weight must be an UninitializedParameter")
+            if self.transposed:
+                shape = (self.in_channels, self.out_channels // self.groups)
+            else:
+                shape = (self.out_channels, self.in_channels // self.groups)
+            self.weight.materialize(shape + tuple(self.kernel_size))
+            if self.bias is not None:
+                if not isinstance(self.bias, UninitializedParameter):
+                    raise AssertionError("self.bias must be an UninitializedParameter")
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input):
+        num_dims_no_batch = self._get_num_spatial_dims() + 1
+        num_dims_batch = num_dims_no_batch + 1
+        if input.dim() not in (num_dims_no_batch, num_dims_batch):
+            raise RuntimeError(f"Expected {num_dims_no_batch}D (unbatched) or {num_dims_batch}D "
+                               f"(batched) input to {self.__class__.__name__}, but got input of "
+                               f"size: {input.shape}")
+        return input.shape[1] if input.dim() == num_dims_batch else input.shape[0]
+
+    def _get_num_spatial_dims(self):
+        return len(self.kernel_size)
+
+    def _lazy_parameters(self, out_channels, bias, dtype):
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+
+def _lazy_conv(name, base, transposed):
+    """LazyConv{1,2,3}d / LazyConvTranspose{1,2,3}d: `base` without in_channels (the bias is
+    created uninitialized rather than materialized and overwritten). LazyModuleMixin's
+    __init__ registers the hooks, then (next in the MRO) base's __init__ runs."""
+    if transposed:
+        def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                     groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                     dtype=None):
+            LazyModuleMixin.__init__(self, 0, 0, kernel_size, stride, padding, output_padding,
+                                     groups, False, dilation, padding_mode, device, dtype)
+            self._lazy_parameters(out_channels, bias, dtype)
+    else:
+        def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                     bias=True, padding_mode="zeros", device=None, dtype=None):
+            LazyModuleMixin.__init__(self, 0, 0, kernel_size, stride, padding, dilation,
+                                     groups, False, padding_mode, device, dtype)
+            self._lazy_parameters(out_channels, bias, dtype)
+    doc = (f"{base.__name__} whose in_channels (and weight and bias) are inferred from the "
+           "first input.")
+    cls = type(name, (_LazyConvXdMixin, base), {"__init__": __init__, "cls_to_become": base,
+                                                 "__doc__": doc, "__module__": __name__})
+    cls.__qualname__ = name
+    return cls
+
+
+LazyConv1d = _lazy_conv("LazyConv1d", Conv1d, False)
+LazyConv2d = _lazy_conv("LazyConv2d", Conv2d, False)
+LazyConv3d = _lazy_conv("LazyConv3d", Conv3d, False)
+LazyConvTranspose1d = _lazy_conv("LazyConvTranspose1d", ConvTranspose1d, True)
+LazyConvTranspose2d = _lazy_conv("LazyConvTranspose2d", ConvTranspose2d, True)
+LazyConvTranspose3d = _lazy_conv("LazyConvTranspose3d", ConvTranspose3d, True)

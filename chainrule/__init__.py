@@ -131,7 +131,8 @@ def __getattr__(name):
 
 # Smaller namespaces (futures, multiprocessing, masked, ...), loaded on first use.
 _LAZY_MODULES |= {"futures", "functional", "return_types", "special", "multiprocessing",
-                  "storage", "types"}
+                  "masked", "storage", "types"}
+_LAZY_MODULES |= {"hub"}
 _LAZY_NAMES.update({"Storage": ("_storage", "Storage"), "windows": ("signal", "windows"),
                     "Future": ("futures", "_CFuture"), "fork": ("futures", "fork"),
                     "wait": ("futures", "wait"), "cond": ("_higher_order", "cond"),

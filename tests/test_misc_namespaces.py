@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import chainrule
-from helpers import same, same_error
+from helpers import same, same_error, same_warnings
 
 
 def head(T, prog, stop="\n\n  Developer debug context"):
@@ -387,3 +387,100 @@ def test_load_arguments_and_unsafe_globals(tmp_path):
         lib.serialization.add_safe_globals([Payload])
         assert lib.serialization.get_unsafe_globals_in_checkpoint(path) == []
         lib.serialization.clear_safe_globals()
+
+
+# ---- torch.hub -------------------------------------------------------------------------------
+
+HUBCONF = '''
+dependencies = ["numpy"]
+
+
+def tiny(scale=1.0, *, shift=0):
+    """A tiny entrypoint."""
+    return [scale * 2, shift]
+
+
+def _private():
+    return 0
+'''
+
+
+def test_hub_dirs(monkeypatch, tmp_path):
+    for lib in (chainrule, torch):
+        monkeypatch.setattr(lib.hub, "_hub_dir", None)
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path / "home"))
+    same(lambda T: T.hub.get_dir())
+    monkeypatch.delenv("TORCH_HOME")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    same(lambda T: T.hub.get_dir())
+
+    def set_then_get(T):
+        T.hub.set_dir("~/somewhere")
+        d = T.hub.get_dir()
+        T.hub.set_dir(str(tmp_path))
+        return d, T.hub.get_dir()
+    same(set_then_get)
+    monkeypatch.setenv("TORCH_HUB", "x")
+    same_warnings(lambda T: T.hub.get_dir())
+    assert set(chainrule.hub.__all__) == set(torch.hub.__all__)
+
+
+def test_hub_local_and_cached_github(monkeypatch, tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "hubconf.py").write_text(HUBCONF)
+    hub_dir = tmp_path / "hub"
+    (hub_dir / "someone_models_main").mkdir(parents=True)
+    (hub_dir / "someone_models_main" / "hubconf.py").write_text(HUBCONF)
+    for lib in (chainrule, torch):
+        monkeypatch.setattr(lib.hub, "_hub_dir", str(hub_dir))
+
+    def prog(T):
+        return (T.hub.load(str(repo), "tiny", 3.0, source="local", shift=1),
+                T.hub.load(str(repo), "tiny", source="LOCAL"),
+                T.hub.list("someone/models:main", trust_repo=True),
+                T.hub.help("someone/models:main", "tiny", trust_repo=True),
+                T.hub.load("someone/models:main", "tiny", 2.0, trust_repo=True, verbose=False))
+    same(prog)
+    same_error(lambda T: T.hub.load(str(repo), "tiny", source="svn"))
+    same_error(lambda T: T.hub.load(str(repo), "_missing", source="local"))
+    same_error(lambda T: T.hub.load(str(repo), 5, source="local"))
+    (repo / "hubconf.py").write_text(HUBCONF.replace('["numpy"]', '["no_such_module_x"]'))
+    same_error(lambda T: T.hub.load(str(repo), "tiny", source="local"))
+
+
+def test_hub_downloads(monkeypatch, tmp_path):
+    import hashlib
+    src = tmp_path / "payload.bin"
+    src.write_bytes(b"chainrule" * 1000)
+    digest = hashlib.sha256(src.read_bytes()).hexdigest()
+    url = src.as_uri()
+
+    def prog(T):
+        dst = tmp_path / f"out_{T.__name__}.bin"
+        T.hub.download_url_to_file(url, str(dst), hash_prefix=digest[:8], progress=False)
+        return dst.read_bytes() == src.read_bytes()
+    same(prog)
+    same_error(lambda T: T.hub.download_url_to_file(url, str(tmp_path / "bad"), "00ff",
+                                                    progress=False))
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+
+    # load_state_dict_from_url: each library reads its own format
+    for lib in (chainrule, torch):
+        name = f"weights_{lib.__name__}-{'0' * 4}.pt"
+        lib.save({"w": lib.arange(4.)}, tmp_path / name)
+        model_dir = tmp_path / f"cache_{lib.__name__}"
+        sd = lib.hub.load_state_dict_from_url((tmp_path / name).as_uri(),
+                                              model_dir=str(model_dir), progress=False)
+        assert sd["w"].tolist() == [0., 1., 2., 3.] and (model_dir / name).exists()
+        sd = lib.hub.load_state_dict_from_url("https://unused.invalid/" + name,
+                                              model_dir=str(model_dir), progress=False)
+        assert sd["w"].tolist() == [0., 1., 2., 3.]      # from the cache, no download
+    with pytest.raises(RuntimeError, match="does not unpickle PyTorch checkpoints"):
+        chainrule.hub.load_state_dict_from_url(
+            (tmp_path / "weights_torch-0000.pt").as_uri(), model_dir=str(tmp_path / "c2"),
+            progress=False)
+    empty = tmp_path / "empty.pt"
+    chainrule.save({}, empty)
+    assert chainrule.hub.load_state_dict_from_url(empty.as_uri(), model_dir=str(tmp_path / "c3"),
+                                                  progress=False) == {}

@@ -577,6 +577,20 @@ class Tensor:
     def __complex__(self):
         return complex(self._scalar())
 
+    __nonzero__ = __bool__      # Python 2 names PyTorch still has
+    __long__ = __int__
+
+    def __contains__(self, element):
+        """Whether `element` (a tensor or a number) equals some element of this tensor."""
+        if isinstance(element, (Tensor, numbers.Number)):
+            return bool((element == self).any().item())
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {type(element)}.")
+
+    def __reversed__(self):
+        """This tensor flipped along dimension 0 (itself when 0-d)."""
+        return self if self._data.ndim == 0 else self.flip(0)
+
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")

@@ -484,3 +484,29 @@ def test_hub_downloads(monkeypatch, tmp_path):
     chainrule.save({}, empty)
     assert chainrule.hub.load_state_dict_from_url(empty.as_uri(), model_dir=str(tmp_path / "c3"),
                                                   progress=False) == {}
+
+
+# ---- torch.Tensor leftovers and nn.functional aliases -----------------------------------------
+
+def test_tensor_contains_reversed_and_python2_names():
+    def prog(T):
+        x = T.tensor([1., 2.])
+        m = T.tensor([[1, 2], [3, 4]])
+        y = T.tensor([1., 2., 3.], requires_grad=True) * 1
+        return (2 in x, 5 in x, T.tensor(2.) in x, 1 in m, T.tensor([1, 2]) in m, 2.5 in m,
+                list(reversed(x)), reversed(T.tensor(3.)), reversed(y), reversed(m),
+                T.tensor(2.).__nonzero__(), T.tensor(0.).__nonzero__(),
+                T.tensor(2.5).__long__(), T.tensor([7]).__long__())
+    same(prog)
+    same_error(lambda T: "a" in T.tensor([1.]))
+    same_error(lambda T: [1] in T.tensor([1.]))
+    same_error(lambda T: T.tensor([1., 2.]).__nonzero__())
+    same_error(lambda T: T.tensor([1., 2.]).__long__())
+
+
+def test_functional_aliases_are_the_top_level_functions():
+    import chainrule.nn.functional as F
+    assert F.cosine_similarity is chainrule.cosine_similarity
+    assert F.pairwise_distance is chainrule.pairwise_distance
+    same(lambda T: (T.nn.functional.pairwise_distance(T.ones(2, 3), T.zeros(2, 3)),
+                    T.nn.functional.cosine_similarity(T.ones(2, 3), T.arange(6.).view(2, 3))))

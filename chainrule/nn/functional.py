@@ -384,14 +384,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return input / denom
 
 
-def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    if tuple(x1.shape) != tuple(x2.shape):
-        check_broadcast([x1._data, x2._data])
-        shape = np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
-        x1, x2 = x1.expand(shape), x2.expand(shape)
-    n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
-    n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
-    return ((x1 / n1) * (x2 / n2)).sum(dim)
+# the very functions torch.cosine_similarity and torch.pairwise_distance, as in PyTorch
+from ..ops.linalg import cosine_similarity, pairwise_distance  # noqa: E402
 
 
 def linear(input, weight, bias=None):
@@ -678,6 +672,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 from ..ops.conv import (conv3d, conv_tbc, conv_transpose1d, conv_transpose2d,  # noqa: E402
                         conv_transpose3d, fold, unfold)
 
+__all__ += ["pairwise_distance"]
 __all__ += ["conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
             "fold", "unfold"]
 

@@ -133,6 +133,9 @@ def __getattr__(name):
 _LAZY_MODULES |= {"futures", "functional", "return_types", "special", "multiprocessing",
                   "masked", "storage", "types"}
 _LAZY_MODULES |= {"hub"}
+_LAZY_NAMES.update({n: ("_sym", n) for n in (
+    "sym_float", "sym_int", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_ite", "sym_sum",
+    "sym_fresh_size", "thread_safe_generator")})
 _LAZY_NAMES.update({"Storage": ("_storage", "Storage"), "windows": ("signal", "windows"),
                     "Future": ("futures", "_CFuture"), "fork": ("futures", "fork"),
                     "wait": ("futures", "wait"), "cond": ("_higher_order", "cond"),

@@ -510,3 +510,17 @@ def test_functional_aliases_are_the_top_level_functions():
     assert F.pairwise_distance is chainrule.pairwise_distance
     same(lambda T: (T.nn.functional.pairwise_distance(T.ones(2, 3), T.zeros(2, 3)),
                     T.nn.functional.cosine_similarity(T.ones(2, 3), T.arange(6.).view(2, 3))))
+
+
+def test_sym_helpers():
+    same(lambda T: (T.sym_max(2, 3.5), T.sym_max(np.int64(2), 1), T.sym_max(True, 0),
+                    T.sym_min(1, 1.0), T.sym_min(4, 2), T.sym_int(-3.7), T.sym_float("2.5"),
+                    T.sym_sqrt(4), T.sym_sqrt(T.tensor(4.)), T.sym_ite(True, 1, 2),
+                    T.sym_ite(False, "a", "b"), T.sym_sum(1, 2.5), T.sym_sum([]),
+                    T.sym_sum([1, 2, 3]), T.sym_fresh_size(3), T.sym_not(0),
+                    T.sym_not(T.tensor(True)), T.thread_safe_generator(),
+                    T.sym_sqrt.__name__, T.sym_int.__module__))
+    same_error(lambda T: T.sym_max(T.tensor(2), 3))
+    same_error(lambda T: T.sym_min("a", 1))
+    same_error(lambda T: T.sym_ite(1, 1, 2))
+    same_error(lambda T: T.sym_ite(True, 1, 2.0))

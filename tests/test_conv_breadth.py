@@ -631,3 +631,23 @@ def test_uninitialized_parameter_and_buffer():
         return reprs, type(p).__name__, type(b).__name__, p.shape, b.shape, p.requires_grad, \
             T.nn.parameter.is_lazy(p)
     same(prog)
+
+
+def test_functional_spellings(rng):
+    """nn.functional's names for these ops, each called once against PyTorch."""
+    a = _distinct(rng, 1, 2, 6, 6, 6) + 0.5
+
+    def prog(T):
+        F = T.nn.functional
+        x = T.tensor(a)
+        return (F.avg_pool3d(x, 2), F.adaptive_max_pool3d_with_indices(x, 2),
+                F.lp_pool1d(x[0, 0, 0], 2, 2), F.lp_pool2d(x[0, 0], 2, 3),
+                F.lp_pool3d(x, 1.5, 2),
+                F.fractional_max_pool2d_with_indices(x[0, 0], 2, output_size=3,
+                                                     _random_samples=T.full((1, 6, 2), 0.3,
+                                                                            dtype=T.float64)),
+                F.fractional_max_pool3d_with_indices(x, 2, output_size=3,
+                                                     _random_samples=T.full((1, 2, 3), 0.6,
+                                                                            dtype=T.float64)),
+                F.conv_tbc(x[0, 0], x[0, 1, :2, :, :4], x[0, 0, 0, 0, :4]))
+    same(prog)

@@ -367,3 +367,16 @@ CTC_ERRORS = [
 @pytest.mark.parametrize("i", range(len(CTC_ERRORS)))
 def test_ctc_errors(i):
     same_error(lambda T: CTC_ERRORS[i](T.nn.functional, T))
+
+
+def test_deprecated_spellings_values(rng):
+    a = rng.standard_normal((1, 2, 3, 4))
+
+    def prog(T):
+        F = T.nn.functional
+        x = T.tensor(a)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return (F.upsample(x, scale_factor=2), F.upsample_nearest(x, size=(5, 5)),
+                    F.upsample_bilinear(x, scale_factor=1.5))
+    same(prog)

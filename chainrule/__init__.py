@@ -29,6 +29,7 @@ from .ops.registry import FUNCTIONS as _FUNCTIONS
 from . import optim
 from . import serialization
 from . import utils
+from . import fft
 save = serialization.save; load = serialization.load  # noqa: E702
 from ._platform import (FatalError, StorageBase, are_deterministic_algorithms_enabled,
                         compiled_with_cxx11_abi, get_deterministic_debug_mode, get_device,

@@ -124,7 +124,10 @@ def storage_to_tensor_type(storage):
     import importlib
     storage_type = type(storage)
     module = importlib.import_module(storage_type.__module__.replace("torch", "chainrule", 1))
-    return getattr(module, storage_type.__name__.replace("Storage", "Tensor"))
+    name = storage_type.__name__.replace("Storage", "Tensor")
+    if not hasattr(module, name):    # in PyTorch's words: its module names
+        raise AttributeError(f"module '{storage_type.__module__}' has no attribute '{name}'")
+    return getattr(module, name)
 
 
 class StorageType:

@@ -191,7 +191,8 @@ def test_functional_module():
                         T.arange(2), T.arange(3), indexing="ij"),
                     T.functional.norm(T.ones(3)), T.functional.unique(T.tensor([2, 1, 2])),
                     T.functional.broadcast_shapes((2, 1), (3,)),
-                    T.functional.atleast_2d(T.ones(2)), T.functional.tensordot(
+                    T.functional.atleast_1d(T.tensor(2.)), T.functional.atleast_2d(T.ones(2)),
+                    T.functional.atleast_3d(T.ones(2)), T.functional.tensordot(
                         T.ones(2, 3), T.ones(3, 2), 1), T.functional.cdist(T.ones(1, 2),
                                                                            T.zeros(1, 2)),
                     T.functional.unravel_index(T.tensor(5), (2, 3))))
@@ -337,7 +338,10 @@ def test_serialization_names():
             inside_mm = S.get_default_mmap_options()
         with S.mkdtemp() as d:
             made = os.path.isdir(d)
-        return (added, inside, S.get_safe_globals(), S.location_tag(st),
+        S.register_package(5, lambda s: "cpu" if s.device.type == "cpu" else None,
+                           lambda s, loc: s if loc == "mine" else None)
+        mine = S.default_restore_location(st, "mine") is st
+        return (added, inside, S.get_safe_globals(), S.location_tag(st), mine,
                 S.default_restore_location(st, "cpu") is st, crc, crc_off, endian,
                 S.get_default_load_endianness(), mm == mmap.MAP_PRIVATE,
                 inside_mm == mmap.MAP_SHARED, S.get_default_mmap_options() == mm, made,
@@ -355,6 +359,7 @@ def test_serialization_names():
     same_error(lambda T: T.serialization.set_default_load_endianness("big"))
     same_error(lambda T: T.serialization.set_default_mmap_options(5))
     same_error(lambda T: T.serialization.StorageType("Foo"))
+    same_error(lambda T: T.serialization.storage_to_tensor_type(T.ones(2).storage()))
     same_error(lambda T: T.serialization.check_module_version_greater_or_equal(pickle, (2, 0)))
     same_error(lambda T: T.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(b"abc")))
 
@@ -524,3 +529,78 @@ def test_sym_helpers():
     same_error(lambda T: T.sym_min("a", 1))
     same_error(lambda T: T.sym_ite(1, 1, 2))
     same_error(lambda T: T.sym_ite(True, 1, 2.0))
+
+
+def test_every_return_type_by_name():
+    def prog(T):
+        types = (
+            T.return_types.aminmax,
+            T.return_types.aminmax_out,
+            T.return_types.cummax,
+            T.return_types.cummax_out,
+            T.return_types.cummin,
+            T.return_types.cummin_out,
+            T.return_types.frexp,
+            T.return_types.frexp_out,
+            T.return_types.geqrf,
+            T.return_types.geqrf_out,
+            T.return_types.histogram,
+            T.return_types.histogram_out,
+            T.return_types.histogramdd,
+            T.return_types.kthvalue,
+            T.return_types.kthvalue_out,
+            T.return_types.linalg_cholesky_ex,
+            T.return_types.linalg_cholesky_ex_out,
+            T.return_types.linalg_eig,
+            T.return_types.linalg_eig_out,
+            T.return_types.linalg_eigh,
+            T.return_types.linalg_eigh_out,
+            T.return_types.linalg_inv_ex,
+            T.return_types.linalg_inv_ex_out,
+            T.return_types.linalg_ldl_factor,
+            T.return_types.linalg_ldl_factor_ex,
+            T.return_types.linalg_ldl_factor_ex_out,
+            T.return_types.linalg_ldl_factor_out,
+            T.return_types.linalg_lstsq,
+            T.return_types.linalg_lstsq_out,
+            T.return_types.linalg_lu,
+            T.return_types.linalg_lu_factor,
+            T.return_types.linalg_lu_factor_ex,
+            T.return_types.linalg_lu_factor_ex_out,
+            T.return_types.linalg_lu_factor_out,
+            T.return_types.linalg_lu_out,
+            T.return_types.linalg_qr,
+            T.return_types.linalg_qr_out,
+            T.return_types.linalg_slogdet,
+            T.return_types.linalg_slogdet_out,
+            T.return_types.linalg_solve_ex,
+            T.return_types.linalg_solve_ex_out,
+            T.return_types.linalg_svd,
+            T.return_types.linalg_svd_out,
+            T.return_types.lu_unpack,
+            T.return_types.lu_unpack_out,
+            T.return_types.max,
+            T.return_types.max_out,
+            T.return_types.median,
+            T.return_types.median_out,
+            T.return_types.min,
+            T.return_types.min_out,
+            T.return_types.mode,
+            T.return_types.mode_out,
+            T.return_types.nanmedian,
+            T.return_types.nanmedian_out,
+            T.return_types.qr,
+            T.return_types.qr_out,
+            T.return_types.slogdet,
+            T.return_types.slogdet_out,
+            T.return_types.sort,
+            T.return_types.sort_out,
+            T.return_types.svd,
+            T.return_types.svd_out,
+            T.return_types.topk,
+            T.return_types.topk_out,
+            T.return_types.triangular_solve,
+            T.return_types.triangular_solve_out)
+        return [(t.__name__, t.__module__, tuple(t(tuple(range(len(t.__match_args__))))
+                 if T is torch else t(*range(len(t._fields))))) for t in types]
+    same(prog)

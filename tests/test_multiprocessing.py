@@ -73,7 +73,8 @@ def test_spawn_runs_each_rank():
         pids = ctx.pids()
         while not ctx.join():
             pass
-        return type(ctx).__name__, len(pids), ctx.join(), out
+        return (type(ctx).__name__, isinstance(ctx, T.multiprocessing.ProcessContext), len(pids),
+                ctx.join(), out)
     both(no_join)
 
 
@@ -89,7 +90,7 @@ def test_spawn_errors():
     def raising(T, name):
         e = _raised(T, T.multiprocessing.spawn, mp_workers.raise_in, args=(name, 1), nprocs=2)
         lines = e.msg.strip().splitlines()
-        return (type(e).__name__, type(e).__mro__[1].__name__, e.error_index, lines[0],
+        return (type(e).__name__, isinstance(e, T.multiprocessing.ProcessRaisedException), type(e).__mro__[1].__name__, e.error_index, lines[0],
                 lines[1], lines[-1], isinstance(e.error_pid, int))
     both(raising)
 
@@ -100,7 +101,7 @@ def test_spawn_errors():
             e = _raised(T, T.multiprocessing.spawn, mp_workers.exit_with, args=(name, 3),
                         nprocs=1, start_method="fork")
         back = pickle.loads(pickle.dumps(e))
-        return (type(e).__name__, str(e), e.error_index, e.exit_code, e.signal_name,
+        return (type(e).__name__, isinstance(e, T.multiprocessing.ProcessExitedException), str(e), e.error_index, e.exit_code, e.signal_name,
                 type(back).__name__, back.exit_code,
                 [(x.category.__name__, str(x.message)) for x in w])
     both(exiting)

@@ -28,7 +28,10 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
            "randint_like", "FloatTensor", "DoubleTensor",
            "LongTensor", "IntTensor", "BoolTensor", "ByteTensor", "HalfTensor", "BFloat16Tensor",
            "ShortTensor",
-           "CharTensor", "scalar_tensor", "is_tensor", "numel", "complex", "polar"]
+           "CharTensor", "scalar_tensor", "is_tensor", "numel", "complex", "polar",
+           "bartlett_window", "blackman_window", "hamming_window", "hann_window",
+           "kaiser_window", "asarray", "frombuffer", "from_file", "from_dlpack",
+           "empty_strided", "empty_permuted"]
 
 
 
@@ -42,18 +45,21 @@ def _finish(data, requires_grad):
     return t
 
 
-def _infer_array(data, dtype=None):
+def _infer_array(data, dtype=None, copy_numpy=True):
     """A NumPy array for Python data, with PyTorch's dtype inference; Python numbers are
-    converted straight to `dtype` when one is given."""
+    converted straight to `dtype` when one is given. NumPy arrays pass PyTorch's checks
+    (warning once about a read-only one unless it is to be copied)."""
     if isinstance(data, Tensor):
         return data._data
     if isinstance(data, np.ndarray):
-        if data.dtype.isbuiltin != 1 or data.dtype not in FROM_NP:     # ml_dtypes: refused
-            _dtype.from_numpy_dtype(data.dtype)
-        return data
+        return _interop.from_numpy_checked(data, not copy_numpy)
     if isinstance(data, np.generic):
         a = np.asarray(data)
+        if (dtype or FROM_NP.get(a.dtype)) is _dtype.uint64:
+            raise TypeError("an integer is required")    # unpacked as a Python int only
         return a if dtype is None else _convert(a, dtype)
+    if type(data) is int and dtype is None and not -2**63 <= data < 2**63:
+        raise ValueError("Overflow when unpacking long long")
     inferred = None
     if isinstance(data, (list, tuple)):
         a = _plain_numbers(data)
@@ -62,7 +68,9 @@ def _infer_array(data, dtype=None):
                 _dtype.result_type([a.flat[0].item()]).np, copy=False)
         if data and isinstance(data[0], np.ndarray):
             _warn_list_of_arrays()
-        data, inferred = _unwrap_nested(data)
+        data, inferred, typed = _unwrap_nested(data)
+        if typed and (dtype or inferred) is _dtype.uint64:
+            raise TypeError("an integer is required")    # unpacked as a Python int only
     try:
         a = np.asarray(data)
     except ValueError as e:
@@ -168,13 +176,16 @@ def _unwrap_nested(data):
     """Nested sequences as nested lists, one-element tensors unwrapped to numbers, and the
     dtype PyTorch infers for them: each number's own (bool, int64, the default float or
     complex dtype; NumPy scalars and arrays, and tensors, keep theirs), promoted together.
-    None when there is no number."""
+    None when there is no number; and whether some number is not a Python number."""
     inferred = None
+    typed = False
 
     def walk(x):
-        nonlocal inferred
+        nonlocal inferred, typed
         if isinstance(x, (list, tuple)):
             return [walk(y) for y in x]
+        if isinstance(x, (Tensor, np.generic, np.ndarray)):
+            typed = True
         if isinstance(x, Tensor):
             if x._data.size != 1:
                 if x._data.dtype.kind in "iub":
@@ -191,7 +202,7 @@ def _unwrap_nested(data):
         inferred = d if inferred is None else _dtype.promote_types(inferred, d)
         return x
 
-    return walk(data), inferred
+    return walk(data), inferred, typed
 
 
 def _check_nested(data):
@@ -240,7 +251,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data if dtype is None or dtype is data.dtype else data.to(dtype)
     if isinstance(data, np.ndarray):
-        _dtype.from_numpy_dtype(data.dtype)
+        _interop.from_numpy_checked(data)
         return make_tensor(data if dtype is None else data.astype(dtype.np, copy=False))
     a = _infer_array(data, dtype)
     return make_tensor(a if dtype is None else a.astype(dtype.np, copy=False))
@@ -250,8 +261,7 @@ def from_numpy(ndarray):
     """A tensor sharing memory with `ndarray`."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    _dtype.from_numpy_dtype(ndarray.dtype)
-    return make_tensor(ndarray)
+    return make_tensor(_interop.from_numpy_checked(ndarray))
 
 
 def is_tensor(obj):
@@ -264,24 +274,82 @@ def numel(input):
 
 def _size(size, name):
     """The shape from `size` (ints, or one sequence of ints), with PyTorch's errors for
-    factory `name`."""
-    if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
-        if not isinstance(size[0], (tuple, list, Size)):
-            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
-                            f"{type(size[0]).__name__}")
-        size = tuple(size[0])
-    for pos, s in enumerate(size, 1):
-        if not isinstance(s, (int, np.integer)):
-            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {pos} "
-                            f"with error \"type must be tuple of ints,but got {type(s).__name__}\"")
-    size = tuple(int(s) for s in size)
+    factory `name`. Integers may be NumPy integers, 0-d integer arrays and one-element
+    integer tensors, as PyTorch's argument parser takes them."""
+    if not size:
+        if name in ("rand", "randn"):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (), "
+                            f"but expected one of:\n * (tuple of ints size, *, torch.Generator "
+                            f"generator, {_SAMPLER_KW})\n * (tuple of ints size, *, "
+                            f"{_SAMPLER_KW})\n")
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    if not all(type(s) is int for s in size):
+        size = _parse_size(size, name)
     for s in size:
         if s < 0:
             if name == "zeros":
                 raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"[{', '.join(str(x) for x in size)}]")
-    return size
+    return tuple(size)
+
+
+_SAMPLER_KW = ("Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+               "torch.device device = None, bool pin_memory = False, bool requires_grad = False")
+
+
+def _as_index(x):
+    """x as an int when PyTorch's parser takes it as one in a size, else None (bool too:
+    where bools pass is the caller's decision)."""
+    if isinstance(x, (bool, np.bool_)):
+        return None
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, Tensor):
+        a = x._data
+        if a.size != 1 or a.dtype.kind not in "iub":
+            return None
+        if a.dtype.kind == "b":
+            raise RuntimeError("Expected scalar.isIntegral( false) to be true, but got false.  "
+                               "(Could this error message be improved?  If so, please report an "
+                               "enhancement request to PyTorch.)")
+        return int(a.reshape(()))
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iu":
+        return int(x)
+    return None
+
+
+def _unpack_error(name, pos, x):
+    return TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {pos} with "
+                     f"error \"type must be tuple of ints,but got {_arg_type(x)}\"")
+
+
+def _parse_size(size, name):
+    first = size[0] if size else None
+    if len(size) == 1 and isinstance(first, (tuple, list, Size)):
+        out = []
+        for i, x in enumerate(first):
+            v = _as_index(x)
+            if v is None and (i == 0 or type(x) is not bool):
+                if i == 0:
+                    raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of "
+                                    f"ints, but found element of type {_arg_type(x)} at pos 0")
+                raise _unpack_error(name, i + 1, x)
+            out.append(int(x) if v is None else v)
+        return out
+    v = _as_index(first)
+    if v is None:
+        if len(size) > 1:
+            raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given")
+        raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{_arg_type(first)}")
+    out = [v]
+    for i, x in enumerate(size[1:], 2):
+        w = _as_index(x)
+        if w is None and type(x) is not bool:
+            raise _unpack_error(name, i, x)
+        out.append(int(x) if w is None else w)
+    return out
 
 
 def _np(dtype):
@@ -327,56 +395,239 @@ def _size_arg(size, name):
     return _size((size,), name)
 
 
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    check_factory(device, "empty")
+def _numpy_number(value):
+    """The Python number PyTorch's parser reads a NumPy scalar as: a bool as a float, a
+    complex64 as its real part (with NumPy's warning), an integer as an int (uint64 past
+    int64 refused)."""
+    if isinstance(value, np.integer):
+        if isinstance(value, np.uint64) and value > 2**63 - 1:
+            raise TypeError("an integer is required")
+        return int(value)
+    if isinstance(value, builtins.complex):     # np.complex128
+        return builtins.complex(value)
+    return float(value)
+
+
+def python_numbers(values):
+    """values with NumPy scalars read as Python numbers."""
+    return tuple(_numpy_number(v) if isinstance(v, np.generic) else v for v in values)
+
+
+def _number_arg(value, fname, argname, position):
+    """A `Scalar` argument as PyTorch's parser reads it: Python numbers, NumPy scalars
+    (_numpy_number) and 0-d tensors that do not require grad; anything else is refused."""
+    kind = type(value)
+    if kind in (int, float, bool, builtins.complex):
+        return value
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        return _numpy_number(value)
+    if isinstance(value, Tensor):
+        if value._data.ndim == 0 and not value.requires_grad:
+            return value._data.item()
+    elif isinstance(value, numbers.Number):
+        return value
+    raise TypeError(f"{fname}(): argument '{argname}' (position {position}) must be Number, "
+                    f"not {_arg_type(value)}")
+
+
+def _filled(shape, value, d):
+    """np.full of a number converted to dtype d as fill_ converts it (c10's checked_convert:
+    PyTorch's overflow errors, unsigned wrap-around of negative integers)."""
+    from .ops.pointwise import _checked_scalar
+    if d.is_complex and d.np.kind != "c":
+        v = builtins.complex(value)     # complex32: ml_dtypes holds it, no range check
+    elif d in _REDUCED and math.prod(shape) == 1:
+        # fill_ of one element: checked as a double, then rounded (overflowing to inf)
+        v = _checked_scalar(value, np.dtype(np.float64))
+    else:
+        v = _checked_scalar(value, d.np)
+    with np.errstate(over="ignore"):
+        return np.full(shape, _dtype.cast(np.asarray(v), d.np))
+
+
+def _scalar_dtype(value):
+    """The dtype PyTorch infers for a factory's fill value."""
+    if type(value) is bool:
+        return _dtype.bool
+    if isinstance(value, int):
+        return _dtype.int64
+    return _dtype.result_type([value])
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False):
+    """A tensor of `size` filled with `fill_value` (its dtype inferred from the value: bool,
+    int64, the default float or complex dtype)."""
+    check_factory(device, "empty", pin_memory)
     shape = _size_arg(size, "full")
+    value = _number_arg(fill_value, "full", "fill_value", 2)
     if out is not None:
         d = _factory_dtype(out, dtype, "full")
-        return _write_out(out, np.full(shape, fill_value, d.np), "full")
+        return _write_out(out, _filled(shape, value, d), "full")
     if dtype is None:
-        dtype = _dtype.result_type([fill_value])
-    return _finish(np.full(shape, fill_value, dtype.np), requires_grad)
+        dtype = _scalar_dtype(value)
+    if dtype is _dtype.complex32:
+        _dtype.warn_complex32(3)
+    return _finish(_filled(shape, value, dtype), requires_grad)
 
 
-def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
-    check_factory(device, "empty")
-    return _finish(np.array(s, _np(dtype)), requires_grad)
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
+                  requires_grad=False):
+    """A 0-d tensor holding the number s (the default dtype unless told)."""
+    check_factory(device, "empty", pin_memory)
+    value = _number_arg(s, "scalar_tensor", "s", 1)
+    return _finish(_filled((), value, dtype or _dtype.get_default_dtype()), requires_grad)
 
 
-def _like(input, dtype):
-    return input._data.shape, (dtype or input.dtype).np
+def _dense_strides(a):
+    """Whether array a is non-overlapping and dense with non-negative strides (PyTorch's
+    is_non_overlapping_and_dense: its elements fill its span, in some order of the dims)."""
+    dims = sorted((st, n) for st, n in zip(a.strides, a.shape) if n != 1)
+    expected = a.itemsize
+    for st, n in dims:
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _strided_empty(shape, strides, np_dtype):
+    """An uninitialized array of `shape` with these strides (in elements) over fresh memory
+    just large enough (zero-filled: NumPy has no uninitialized as_strided)."""
+    if any(n == 0 for n in shape):
+        need = 0
+    else:
+        need = 1 + builtins.sum((n - 1) * st for n, st in zip(shape, strides))
+    storage = np.zeros(need, np_dtype)
+    return np.lib.stride_tricks.as_strided(storage, shape,
+                                           tuple(st * storage.itemsize for st in strides))
+
+
+def _like_array(input, dtype, memory_format, fname):
+    """empty_like's memory: preserve_format (the default) keeps a dense input's strides and
+    lays out others as suggest_memory_format says; other formats as asked."""
+    from ._tensor import memory_format_arg, preserve_format, suggest_memory_format
+    from ._tensor import to_memory_format
+    a = input._data
+    d = (dtype or input.dtype).np
+    if memory_format is None or memory_format is preserve_format:
+        if memory_format is not None:
+            memory_format_arg(memory_format, fname)
+        if _dense_strides(a):
+            return _strided_empty(a.shape, tuple(st // a.itemsize for st in a.strides), d)
+        memory_format = suggest_memory_format(a)
+    else:
+        memory_format_arg(memory_format, fname)
+    return to_memory_format(np.empty(a.shape, d), memory_format)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
+    """Zeros shaped (and, by default, laid out) like input."""
     if device is not None:
         check_factory(device, "empty_strided", default=False)
-    shape, d = _like(input, dtype)
-    return _finish(np.zeros(shape, d), requires_grad)
+    a = _like_array(input, dtype, memory_format, "zeros_like")
+    a[...] = 0
+    return _finish(a, requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    """Ones shaped (and, by default, laid out) like input."""
     if device is not None:
         check_factory(device, "empty_strided", default=False)
-    shape, d = _like(input, dtype)
-    return _finish(np.ones(shape, d), requires_grad)
+    a = _like_array(input, dtype, memory_format, "ones_like")
+    a[...] = 1
+    return _finish(a, requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
+    """An uninitialized tensor shaped (and, by default, laid out) like input."""
     if device is not None:
         check_factory(device, "empty_strided", default=False)
-    shape, d = _like(input, dtype)
-    return _finish(np.empty(shape, d), requires_grad)
+    return _finish(_like_array(input, dtype, memory_format, "empty_like"), requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    """fill_value everywhere, shaped (and, by default, laid out) like input."""
     if device is not None:
         check_factory(device, "empty_strided", default=False)
-    shape, d = _like(input, dtype)
-    return _finish(np.full(shape, fill_value, d), requires_grad)
+    value = _number_arg(fill_value, "full_like", "fill_value", 2)
+    a = _like_array(input, dtype, memory_format, "full_like")
+    a[...] = _filled(a.shape, value, dtype or input.dtype)
+    return _finish(a, requires_grad)
+
+
+def _int_list(values, fname, argname, position):
+    if not isinstance(values, (tuple, list, Size)):
+        raise TypeError(f"{fname}(): argument '{argname}' (position {position}) must be tuple "
+                        f"of ints, not {_arg_type(values)}")
+    out = []
+    for i, v in enumerate(values):
+        n = _as_index(v)
+        if n is None:
+            if i == 0:
+                raise TypeError(f"{fname}(): argument '{argname}' (position {position}) must be "
+                                f"tuple of ints, but found element of type {_arg_type(v)} at "
+                                "pos 0")
+            raise TypeError(f"{fname}(): argument '{argname}' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{_arg_type(v)}\"")
+        out.append(n)
+    return tuple(out)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
+                  requires_grad=False):
+    """An uninitialized tensor with these sizes and strides (in elements), over fresh memory
+    just large enough."""
+    check_factory(device, "empty_strided", pin_memory)
+    size = _int_list(size, "empty_strided", "size", 1)
+    stride = _int_list(stride, "empty_strided", "stride", 2)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of "
+                           f"strides ({len(stride)})")
+    for n in size:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"[{', '.join(map(str, size))}]")
+    if 0 not in size and any(n > 1 and st < 0 for n, st in zip(size, stride)):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes="
+                           f"[{', '.join(map(str, size))}] and strides="
+                           f"[{', '.join(map(str, stride))}]")
+    d = dtype or _dtype.get_default_dtype()
+    return _finish(_strided_empty(size, stride, _np(d)), requires_grad)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   pin_memory=False, requires_grad=False):
+    """An uninitialized tensor of `size` whose dims lie in memory in the order
+    `physical_layout` (outermost first)."""
+    check_factory(device, "empty", pin_memory)
+    size = _int_list(size, "empty_permuted", "size", 1)
+    perm = _int_list(physical_layout, "empty_permuted", "physical_layout", 2)
+    if len(perm) != len(size):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
+                           f"len(physical_layout) = {len(perm)}")
+    seen = [False] * len(size)
+    for i, p in enumerate(perm):
+        if not 0 <= p < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and "
+                               f"{len(size) - 1}, but got {p} at index {i}).  NB: negative dims "
+                               "not currently supported; file an issue if you want it.")
+        if seen[p]:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen[p] = True
+    for n in size:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"[{', '.join(map(str, size))}]")
+    d = dtype or _dtype.get_default_dtype()
+    physical = np.empty(tuple(size[p] for p in perm), _np(d))
+    return _finish(physical.transpose(np.argsort(perm)), requires_grad)
 
 
 # ---- Tensor.new_*: self's dtype unless told otherwise -----------------------------------
@@ -417,10 +668,9 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
     checks as fill_ converts it."""
     if device is not None or pin_memory:
         check_factory(device, "empty", pin_memory, default=False)
-    from .ops.pointwise import _checked_scalar
-    d = (dtype or self.dtype).np
     shape = _size_arg(size, "new_full")
-    return _finish(np.full(shape, _checked_scalar(fill_value, d), d), requires_grad)
+    value = _number_arg(fill_value, "new_full", "fill_value", 2)
+    return _finish(_filled(shape, value, dtype or self.dtype), requires_grad)
 
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
@@ -731,12 +981,285 @@ def _no_kernel(kernel, dtype, refused):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype.legacy}'")
 
 
+# ---- window functions (TensorFactories.cpp: arange, then in-place ops in the window's dtype) ---
+
+_MISSING = object()
+_WINDOW_KW = ("dtype", "layout", "device", "pin_memory", "requires_grad")
+_WINDOW_KW_SIG = ("*, torch.dtype dtype = None, torch.layout layout = None, torch.device device = "
+                  "None, bool pin_memory = False, bool requires_grad = False")
+
+
+def _arg_type(x):
+    """A value's type as PyTorch's argument parser names it in its messages (C types by
+    their tp_name, numpy.ndarray; Python classes by their name)."""
+    if isinstance(x, Tensor):
+        return "Tensor"
+    if isinstance(x, (_dtype.dtype,)):
+        return "torch.dtype"
+    kind = type(x)
+    module = kind.__module__
+    if module == "torch" or module.startswith("chainrule"):
+        return f"torch.{kind.__name__}"
+    if module == "builtins" or kind.__flags__ & (1 << 9):     # Py_TPFLAGS_HEAPTYPE
+        return kind.__name__
+    return f"{module}.{kind.__name__}"
+
+
+def _is_int(x):
+    if isinstance(x, Tensor):
+        return x._data.ndim == 0 and x._data.dtype.kind in "iu"
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _is_float(x):
+    if isinstance(x, Tensor):
+        return x._data.ndim == 0 and x._data.dtype.kind in "iuf"
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, np.bool_)
+
+
+_ARG_CHECKS = {"int": _is_int, "bool": lambda x: isinstance(x, (bool, np.bool_)),
+               "float": _is_float}
+
+
+def _window_args(name, extra, args, kwargs):
+    """PyTorch's overload resolution for a window function: (window_length, periodic,
+    *extra) from positional and keyword arguments, with the parser's TypeErrors. The
+    overloads take window_length, then periodic, then each of `extra` in turn."""
+    params = [("window_length", "int"), ("periodic", "bool")] + [(e, "float") for e in extra]
+    given = len(args) + len(kwargs)
+    sigs = [params[:n] for n in builtins.range(1, len(params) + 1)]
+    plausible = [s for s in sigs if len(s) <= given <= len(s) + len(_WINDOW_KW)]
+    values = list(args)
+    for sig in plausible:
+        if len(args) > len(sig):
+            continue
+        values = list(args) + [kwargs.get(p, _MISSING) for p, _ in sig[len(args):]]
+        unknown = [k for k in kwargs if k not in {p for p, _ in sig[len(args):]}]
+        if _MISSING in values or unknown:
+            continue
+        bad = [(i, v) for i, (v, (_, t)) in enumerate(zip(values, sig)) if not _ARG_CHECKS[t](v)]
+        if not bad:
+            return [int(v) if t == "int" else bool(v) if t == "bool" else float(v)
+                    for v, (_, t) in zip(values, sig)]
+        if len(plausible) == 1:
+            i, v = bad[0]
+            p, t = sig[i]
+            where = f" (position {i + 1})" if i < len(args) else ""
+            raise TypeError(f"{name}(): argument '{p}'{where} must be {t}, not "
+                            f"{_arg_type(v)}")
+    got = ", ".join([_arg_type(a) for a in args] +
+                    [f"{k}={_arg_type(v)}" for k, v in reversed(kwargs.items())])
+    options = "".join(f" * ({', '.join(f'{t} {p}' for p, t in sig)}, {_WINDOW_KW_SIG})\n"
+                      for sig in sigs)
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                    f"but expected one of:\n{options}")
+
+
+def _window(name, extra, args, kwargs, defaults):
+    """Parse a window function's call; return (window_length, periodic, extras, dtype,
+    requires_grad) after window_function_checks."""
+    options = {k: kwargs.pop(k) for k in _WINDOW_KW if k in kwargs}
+    n, *rest = _window_args(name, extra, args, kwargs)
+    rest += defaults[len(rest):]
+    dtype, layout = options.get("dtype"), options.get("layout")
+    check_factory(options.get("device"), "empty", options.get("pin_memory", False))
+    d = dtype or _dtype.get_default_dtype()
+
+    def what():
+        shown = d.cpp + (" (default)" if dtype is None and name == "hann_window" else "")
+        kind = "Sparse" if layout is _sparse_coo() else "Strided" + \
+            ("" if layout is not None else " (default)")
+        pinned = "true" if options.get("pin_memory") else "false"
+        return (f"TensorOptions(dtype={shown}, device=cpu, layout={kind}, requires_grad=false "
+                f"(default), pinned_memory={pinned}, memory_format=(nullopt))")
+    if layout is not None and layout is _sparse_coo():
+        raise RuntimeError(f"{name} is not implemented for sparse types, got: {what()}")
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError(f"{name} expects floating point dtypes, got: {what()}")
+    if n < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got window_length={n}")
+    return n, rest[0], rest[1:], d, options.get("requires_grad", False)
+
+
+def _sparse_coo():
+    from ._tensor import sparse_coo
+    return sparse_coo
+
+
+def _windowed(n, periodic, d, requires_grad, body):
+    """The steps every window shares: empty for 0, ones for 1, else body(arange(N), N,
+    scalar) over N = n (+1 when periodic, then cut back to n). The C++ kernels pass their
+    constants as Scalars, which reach the kernel converted to the window's dtype: scalar(x)
+    is that 0-d tensor."""
+    if n == 0 or n == 1:
+        if d in _NO_ARANGE and n == 1 and d.is_complex:
+            return _finish(np.ones(1, d.np), requires_grad)
+        return _finish(np.ones(n, _np(d)), requires_grad)
+    length = n + 1 if periodic else n
+    with _grad_mode.no_grad():
+        w = body(arange(length, dtype=d), length, lambda x: make_tensor(_round(x, d)))
+    data = w._data[:n] if periodic else w._data
+    return _finish(data, requires_grad)
+
+
+def bartlett_window(*args, **kwargs):
+    """The Bartlett (triangular) window: 1 - |2n/(N-1) - 1|."""
+    n, periodic, _, d, rg = _window("bartlett_window", (), args, kwargs, [True])
+
+    def body(w, length, scalar):
+        w.mul_(scalar(2. / (length - 1)))
+        half = ((length - 1) >> 1) + 1
+        w[half:].mul_(scalar(-1)).add_(scalar(2))
+        return w
+    return _windowed(n, periodic, d, rg, body)
+
+
+def blackman_window(*args, **kwargs):
+    """The Blackman window: 0.42 - 0.5 cos(2 pi n/(N-1)) + 0.08 cos(4 pi n/(N-1))."""
+    n, periodic, _, d, rg = _window("blackman_window", (), args, kwargs, [True])
+
+    def body(w, length, scalar):
+        w.mul_(scalar(math.pi / (length - 1)))
+        return (w.mul(scalar(4)).cos_().mul_(scalar(0.08))
+                - w.mul(scalar(2)).cos_().mul_(scalar(0.5)) + scalar(0.42))
+    return _windowed(n, periodic, d, rg, body)
+
+
+def hamming_window(*args, **kwargs):
+    """The generalized Hamming window: alpha - beta cos(2 pi n/(N-1))."""
+    n, periodic, (alpha, beta), d, rg = _window("hamming_window", ("alpha", "beta"), args,
+                                                kwargs, [True, 0.54, 0.46])
+    return _hamming(n, periodic, alpha, beta, d, rg)
+
+
+def _hamming(n, periodic, alpha, beta, d, requires_grad):
+    def body(w, length, scalar):
+        return w.mul_(scalar(math.pi * 2. / (length - 1))).cos_().mul_(scalar(-beta)).add_(
+            scalar(alpha))
+    return _windowed(n, periodic, d, requires_grad, body)
+
+
+def hann_window(*args, **kwargs):
+    """The Hann window: 0.5 - 0.5 cos(2 pi n/(N-1))."""
+    n, periodic, _, d, rg = _window("hann_window", (), args, kwargs, [True])
+    return _hamming(n, periodic, 0.5, 0.5, d, rg)
+
+
+def kaiser_window(*args, **kwargs):
+    """The Kaiser window: I0(beta sqrt(1 - ((n - N/2) / (N/2))^2)) / I0(beta)."""
+    n, periodic, (beta,), d, rg = _window("kaiser_window", ("beta",), args, kwargs,
+                                          [True, 12.0])
+
+    def body(w, length, scalar):
+        # kaiser_window_kernel, in the op math type (float for half and bfloat16)
+        work = np.float64 if d is _dtype.float64 else np.float32
+        a = w._data.astype(work)
+        alpha, b = work((length - 1) / 2.0), work(beta)
+        r = (a - alpha) / alpha
+        x = b * np.sqrt(np.abs(_fma(r, -r, np.ones_like(r), work)))   # 1 - r*r, fused
+        i0 = make_tensor(np.concatenate([x, [b]])).i0()._data
+        with np.errstate(invalid="ignore"):    # inf / inf for a large beta, as in C++
+            return make_tensor(_round(i0[:-1] / i0[-1], d))
+    return _windowed(n, periodic, d, rg, body)
+
+
+# ---- complex and polar: complex tensors from real ones (ComplexKernel.cpp) ----------------
+
+_COMPLEX_PARTS = frozenset((np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)))
+
+
+def _complex_check(a, b):
+    """complex_check_floating and complex_check_dtype: Half, Float or Double, both alike."""
+    if a.dtype not in _COMPLEX_PARTS or b.dtype not in _COMPLEX_PARTS:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{FROM_NP[a.dtype].legacy} and {FROM_NP[b.dtype].legacy}")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"Expected object of scalar type {FROM_NP[a.dtype].legacy} but got "
+                           f"scalar type {FROM_NP[b.dtype].legacy} for second argument")
+    return FROM_NP[a.dtype].to_complex()
+
+
+def _complex_parts(re, im, d):
+    """A complex array of dtype d with these real and imaginary parts (broadcast, laid out
+    as TensorIterator lays out its output), each part stored as is."""
+    shape = np.broadcast_shapes(re.shape, im.shape)
+    if d is _dtype.complex32:       # exact: half parts fit complex64's
+        return _dtype.cast(_complex_parts(re.astype(np.float32), im.astype(np.float32),
+                                          _dtype.complex64), d.np)
+    out = _iterator_empty(shape, d.np, re, im)
+    out.real, out.imag = re, im
+    return out
+
+
+def _checked_parts(name, a, b):
+    """complex and polar's checks of their (tensor) arguments, before dispatch."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        d = _complex_check(a._data, b._data)
+        if d is _dtype.complex32:
+            if name == "polar":
+                raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")
+            _dtype.warn_complex32(5)
+
+
+_COS, _SIN = np.frompyfunc(math.cos, 1, 1), np.frompyfunc(math.sin, 1, 1)
+
+
+def _polar_forward(abs, angle):
+    # polar_kernel: abs * std::cos(angle), abs * std::sin(angle), in the inputs' type
+    with np.errstate(all="ignore"):
+        if abs.dtype == np.float64:
+            # glibc's cos and sin (NumPy's float64 kernels agree with them)
+            c, s = np.cos(angle), np.sin(angle)
+        else:
+            c, s = (f(angle.astype(np.float64)).astype(np.float32) for f in (np.cos, np.sin))
+        return _complex_parts(abs * c, abs * s, FROM_NP[abs.dtype].to_complex())
+
+
+def _real_of(t):
+    from .ops.pointwise import real
+    return real(t)
+
+
+def _imag_of(t):
+    from .ops.pointwise import imag
+    return imag(t)
+
+
+_OUT_COMPLEX = registry.out_exact("Expected object of scalar type {expected} but got scalar type "
+                                  "{got} for argument 'out'")
+
+_complex = registry.op(
+    "complex", "ComplexBackward0", "real, imag",
+    lambda re, im: _complex_parts(re, im, FROM_NP[re.dtype].to_complex()), function=False,
+    method=False, out=_OUT_COMPLEX,
+    real=lambda grad: _real_of(grad), imag=lambda grad: _imag_of(grad))
+
+_polar = registry.op(
+    "polar", "PolarBackward0", "abs, angle", _polar_forward, function=False, method=False,
+    out=_OUT_COMPLEX,
+    abs=lambda grad, result: _real_of(grad.conj() * result.sgn()),
+    angle=lambda grad, result: _real_of(grad.conj() * (result * _j_like(result))))
+
+
+def _j_like(t):
+    # 1j as a 0-d tensor of t's dtype: a Python complex factor's conjugate is not taken in
+    # MulBackward0's formula, so the double backward would see i where PyTorch sees -i
+    return make_tensor(np.array(1j, t._data.dtype))
+
+
+@public("complex", method=False, out=_OUT_COMPLEX)
 def complex(real, imag):
-    return make_tensor(real._data + 1j * imag._data).to(real.dtype.to_complex())
+    """A complex tensor with real part `real` and imaginary part `imag` (both Half, Float or
+    Double, of one dtype)."""
+    _checked_parts("complex", real, imag)
+    return _complex(real, imag)
 
 
+@public("polar", method=False, out=_OUT_COMPLEX)
 def polar(abs, angle):
-    return make_tensor(abs._data * np.exp(1j * angle._data)).to(abs.dtype.to_complex())
+    """The complex tensor abs * (cos(angle) + i sin(angle))."""
+    _checked_parts("polar", abs, angle)
+    return _polar(abs, angle)
 
 
 # ---- random sampling (values bit-identical to PyTorch's CPU generator) --------------------
@@ -757,6 +1280,16 @@ def _iter_order(shape, *strides):
     """Logical flat indices in the order PyTorch's TensorIterator visits a tensor of `shape`
     whose operands have these byte strides (reorder_dimensions' insertion sort); None when
     that is the logical order."""
+    outer = _iter_perm(shape, *strides)
+    if outer is None:
+        return None
+    return np.arange(math.prod(shape)).reshape(shape).transpose(outer).ravel()
+
+
+def _iter_perm(shape, *strides):
+    """The dims from outermost to innermost as PyTorch's TensorIterator orders them for
+    operands with these byte strides (reorder_dimensions' insertion sort); None when that
+    is the logical order."""
     nd = len(shape)
     if nd < 2:
         return None
@@ -783,9 +1316,16 @@ def _iter_order(shape, *strides):
             elif c < 0:
                 break
     outer = perm[::-1]
-    if outer == sorted(outer):
-        return None
-    return np.arange(math.prod(shape)).reshape(shape).transpose(outer).ravel()
+    return None if outer == sorted(outer) else outer
+
+
+def _iterator_empty(shape, np_dtype, *operands):
+    """An empty array of `shape` laid out as TensorIterator lays out the output of an op
+    over these operand arrays (broadcast to shape)."""
+    outer = _iter_perm(shape, *(np.broadcast_to(a, shape).strides for a in operands))
+    if outer is None:
+        return np.empty(shape, np_dtype)
+    return np.empty(tuple(shape[d] for d in outer), np_dtype).transpose(np.argsort(outer))
 
 
 def _place(values, shape, order):
@@ -1487,10 +2027,9 @@ def _multinomial_with_replacement(a, num_samples, g):
         right = np.where(active & ~below, mid, right)
 
 
-def _empty_like(input, dtype, name):
-    """empty_like(input) (preserve_format: a dense input's strides), dtype refused as the
-    sampler `name`'s kernel refuses it."""
-    return make_tensor(np.empty_like(input._data, (dtype or input.dtype).np))
+def _empty_like(input, dtype, name, memory_format=None):
+    """empty_like(input) (preserve_format: a dense input's strides) for sampler `name`."""
+    return make_tensor(_like_array(input, dtype, memory_format, name))
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -1499,7 +2038,7 @@ def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
     if device is not None:
         check_factory(device, "empty_strided", default=False)
     _no_kernel("check_uniform_bounds", dtype or input.dtype, _NO_UNIFORM)
-    t = uniform_(_empty_like(input, dtype, "rand_like"), 0, 1, generator=generator)
+    t = uniform_(_empty_like(input, dtype, "rand_like", memory_format), 0, 1, generator=generator)
     return _finish(t._data, requires_grad)
 
 
@@ -1509,7 +2048,7 @@ def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     if device is not None:
         check_factory(device, "empty_strided", default=False)
     _no_kernel("normal_kernel_cpu", dtype or input.dtype, _NO_UNIFORM)
-    t = normal_(_empty_like(input, dtype, "randn_like"), generator=generator)
+    t = normal_(_empty_like(input, dtype, "randn_like", memory_format), generator=generator)
     return _finish(t._data, requires_grad)
 
 
@@ -1521,7 +2060,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
     if high is None:
         low, high = 0, low
     _check_randint(dtype or input.dtype)
-    t = random_(_empty_like(input, dtype, "randint_like"), low, high, generator=generator)
+    t = random_(_empty_like(input, dtype, "randint_like", memory_format), low, high, generator=generator)
     return _finish(t._data, requires_grad)
 
 
@@ -1594,3 +2133,8 @@ CharTensor = _legacy("CharTensor", _dtype.int8)
 ByteTensor = _legacy("ByteTensor", _dtype.uint8)
 BoolTensor = _legacy("BoolTensor", _dtype.bool)
 
+
+
+# last: the interop module reads this one's helpers
+from . import _interop  # noqa: E402
+from ._interop import asarray, from_dlpack, from_file, frombuffer  # noqa: E402

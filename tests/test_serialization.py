@@ -11,6 +11,7 @@ import pytest
 
 import chainrule
 from chainrule import serialization
+from chainrule._tensor import make_tensor   # from_numpy refuses negative strides, as torch's
 
 
 def _roundtrip(obj):
@@ -101,7 +102,7 @@ def test_tensor_keys_and_identity():
 def test_shared_memory_views_come_back_sharing():
     base = chainrule.arange(24.).reshape(4, 6)
     views = [base, base.detach()[1:, ::2], base.t(), base.reshape(-1)[5:], base[2, 3],
-             chainrule.from_numpy(base.numpy()[::-1, ::-1]), base[:0]]
+             make_tensor(base.numpy()[::-1, ::-1]), base[:0]]    # negative strides
     other = chainrule.zeros(2)
     r = _roundtrip(views + [other])
     for got, want in zip(r, views):

@@ -406,8 +406,12 @@ def dispatch(op, inputs, params):
         elif x is None:
             arrays.append(x)
         elif op.number_inputs:
-            arrays.append(x)
             c = _NUMBER_CATEGORY.get(type(x), 9)    # 9: not a plain number, promote fully
+            if c == 9 and isinstance(x, np.generic):
+                # PyTorch reads a NumPy scalar as the Python number it converts to
+                from .._creation import python_numbers
+                return dispatch(op, python_numbers(inputs), params)
+            arrays.append(x)
             if c > number_category:
                 number_category = c
         else:
@@ -641,7 +645,7 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
         for n in _names(method, public_name):
             setattr(Tensor, n, fn)
     for d in dunders:
-        setattr(Tensor, d, _operator(row, fn, False))
+        setattr(Tensor, d, _operator(row, fn, False, _EQ_OPERANDS if d == "__eq__" else _OPERANDS))
     for d in rdunders:
         setattr(Tensor, d, _operator(row, fn, True))
     if inplace:
@@ -649,7 +653,7 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
         inplace_fn = make_inplace(row, signature, names)
         setattr(Tensor, inplace, inplace_fn)
         for d in idunders:
-            setattr(Tensor, d, inplace_fn)
+            setattr(Tensor, d, _binary_dunder(inplace_fn))
     return fn
 
 
@@ -933,10 +937,13 @@ def out_variant(f, rule=True, name=None):
 
 
 # Concrete types first: an isinstance check against the numbers.Number ABC is 4x slower.
-_OPERANDS = (Tensor, float, int, np.ndarray, numbers.Number)
+# NumPy arrays are refused (NotImplemented: NumPy then computes, and Tensor.__array_wrap__
+# makes a tensor of its result), except by __eq__, as PyTorch's operators do.
+_OPERANDS = (Tensor, float, int, numbers.Number, np.generic)
+_EQ_OPERANDS = _OPERANDS + (np.ndarray,)
 
 
-def _operator(row, fn, reflected):
+def _operator(row, fn, reflected, operands=_OPERANDS):
     """An operator method (`__mul__`, or `__rsub__` with reflected=True). It returns
     NotImplemented for operands it does not take, so Python can try the other side (and
     raise its usual TypeError). When the other parameters all have defaults it calls
@@ -949,23 +956,48 @@ def _operator(row, fn, reflected):
                f"    if not isinstance(other, OPERANDS):\n"
                f"        return NotImplemented\n"
                f"    return dispatch(row, {args}, PARAMS)\n")
-        ns = {"dispatch": dispatch, "row": row, "OPERANDS": _OPERANDS, "PARAMS": tuple(params),
+        ns = {"dispatch": dispatch, "row": row, "OPERANDS": operands, "PARAMS": tuple(params),
               "__name__": __name__}
         exec(src, ns)
         _GENERATED.append((ns, "dispatch", dispatch))
         operator = ns["operator"]
     elif reflected:
         def operator(self, other):
-            if not isinstance(other, _OPERANDS):
+            if not isinstance(other, operands):
                 return NotImplemented
-            return fn(other, self)
+            return fn(_python_number(other), self)
     else:
         def operator(self, *other):
-            if other and not isinstance(other[0], _OPERANDS):
+            if other and not isinstance(other[0], operands):
                 return NotImplemented
-            return fn(self, *other)
+            return fn(self, *map(_python_number, other))
     operator.__name__ = fn.__name__
     return operator
+
+
+def _python_number(x):
+    """A NumPy scalar operand as the Python number PyTorch reads it as."""
+    if isinstance(x, np.generic):
+        from .._creation import python_numbers
+        return python_numbers((x,))[0]
+    return x
+
+
+# hand-written binary operators: NumPy arrays refused, NumPy scalars read as numbers
+# (__rtruediv__ is not one: PyTorch's is reciprocal(self) * other, whose __mul__ refuses)
+_BINARY_DUNDERS = frozenset(("__pow__", "__rpow__", "__ipow__", "__mod__", "__imod__",
+                             "__ifloordiv__"))
+
+
+def _binary_dunder(f):
+    def dunder(self, other):
+        if type(other) is not Tensor:
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented
+            other = _python_number(other)
+        return f(self, other)
+    dunder.__name__ = dunder.__qualname__ = f.__name__
+    return dunder
 
 
 def public(name=None, *, method=True, function=True, dunders=(), out=False, out_name=None):
@@ -978,9 +1010,10 @@ def public(name=None, *, method=True, function=True, dunders=(), out=False, out_
         if function:
             FUNCTIONS[n] = out_variant(f, out, out_name) if out else f
         if method:
-            setattr(Tensor, n if method is True else method, f)
+            m = n if method is True else method
+            setattr(Tensor, m, _binary_dunder(f) if m in _BINARY_DUNDERS else f)
         for d in dunders:
-            setattr(Tensor, d, f)
+            setattr(Tensor, d, _binary_dunder(f) if d in _BINARY_DUNDERS else f)
         return f
     return deco
 

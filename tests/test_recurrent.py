@@ -434,3 +434,19 @@ def test_lstm_trains_like_pytorch(rng):
             opt.step()
         return loss, [p.detach() for p in params]
     same(prog, atol=1e-5, rtol=1e-4)
+
+
+def test_copies_and_weight_assignment():
+    """deepcopy keeps _flat_weights tied to the copy's parameters; assigning a parameter
+    updates _flat_weights (RNNBase.__setattr__), as in PyTorch."""
+    import copy
+
+    def prog(T):
+        T.manual_seed(0)
+        m = T.nn.LSTM(3, 4, 2)
+        c = copy.deepcopy(m)
+        m.weight_ih_l0 = T.nn.Parameter(T.zeros(16, 3))
+        x = T.ones(2, 1, 3)
+        return (c._flat_weights[0] is c.weight_ih_l0, m._flat_weights[0] is m.weight_ih_l0,
+                c(x)[0].detach(), m(x)[0].detach(), repr(copy.deepcopy(T.nn.Upsample(size=3))))
+    same(prog)

@@ -205,7 +205,7 @@ class RNNBase(Module):
         return state
 
     def __setstate__(self, d):
-        super().__setstate__(d)
+        self.__dict__.update(d)
         self._flat_weights = [getattr(self, wn) if hasattr(self, wn) else None
                               for wn in self._flat_weights_names]
         self._flat_weight_refs = [weakref.ref(w) if w is not None else None

@@ -29,7 +29,7 @@ class Upsample(Module):
     def __setstate__(self, state):
         if "recompute_scale_factor" not in state:
             state["recompute_scale_factor"] = True
-        super().__setstate__(state)
+        self.__dict__.update(state)
 
     def extra_repr(self):
         if self.scale_factor is not None:

@@ -80,6 +80,12 @@ def same_or_error(prog, **tolerances):
     return same(prog, **tolerances)
 
 
+def _hann(L, n, periodic=False):
+    """A Hann window, float64: without its zero ends (positive everywhere), or periodic as
+    torch.hann_window's (zero at its first sample)."""
+    return L.tensor(np.hanning(n + 1)[:n] if periodic else np.hanning(n + 2)[1:-1])
+
+
 def _grads(L, y, inputs, seed=1):
     """Gradients of a fixed real-valued function of y (its real and imaginary parts squared
     and weighted), and the gradient of their squared norm: second derivatives through the
@@ -475,7 +481,7 @@ def _stft_case(kw, shape, dtype, window):
         w = None
         if window:
             n = kw.get("win_length", 16)
-            w = L.tensor(np.hanning(n + 2)[1:-1], requires_grad=True)
+            w = _hann(L, n).requires_grad_()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             y = L.stft(x, 16, window=w, **kw)
@@ -495,7 +501,7 @@ def test_stft(kw, shape, dtype, window):
 def test_stft_method_and_float32():
     def prog(L):
         x = L.tensor(_data((2, 50), "float32"))
-        w = L.hann_window(16)
+        w = _hann(L, 16).float()
         return (value(x.stft(16, window=w, return_complex=True)),
                 value(x.stft(16, 4, 12, w[:12], False, "constant", True, True, True)))
     same(prog, atol=1e-5, rtol=1e-4)
@@ -558,7 +564,7 @@ def test_stft_errors(kw):
 def _istft_case(stft_kw, istft_kw, shape, dtype):
     def prog(L):
         x = L.tensor(_data(shape, dtype))
-        w = L.tensor(np.hanning(stft_kw.get("win_length", 16) + 2)[1:-1], requires_grad=True)
+        w = _hann(L, stft_kw.get("win_length", 16)).requires_grad_()
         z = L.stft(x, 16, window=w.detach(), return_complex=True, **stft_kw).requires_grad_()
         shared = {k: v for k, v in stft_kw.items()
                   if k in ("hop_length", "win_length", "normalized", "center")}
@@ -610,10 +616,10 @@ ISTFT_ERRORS = {
     "win too big": lambda L: L.istft(_spectrum(L), 16, win_length=17),
     "window shape": lambda L: L.istft(_spectrum(L), 16, win_length=10, window=L.ones(16)),
     "NOLA": lambda L: L.istft(_spectrum(L), 16, hop_length=16,
-                              window=L.hann_window(16, dtype=L.float64)),
+                              window=_hann(L, 16, periodic=True)),
     "zero window": lambda L: L.istft(_spectrum(L), 16, window=L.zeros(16, dtype=L.float64)),
     "not centred": lambda L: L.istft(_spectrum(L), 16, center=False,
-                                     window=L.hann_window(16, dtype=L.float64)),
+                                     window=_hann(L, 16, periodic=True)),
     "onesided complex": lambda L: L.istft(_spectrum(L), 16, return_complex=True),
     "complex window": lambda L: L.istft(_spectrum(L), 16,
                                         window=L.ones(16, dtype=L.complex128)),

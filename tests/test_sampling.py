@@ -92,16 +92,17 @@ def test_interpolate_dtypes(rng):
     same(prog, atol=1e-3, rtol=1e-3)
 
 
-def test_interpolate_uint8_linear_modes_within_one(rng):
-    """PyTorch's uint8 bilinear/bicubic kernels use fixed-point weights; chainrule computes in
-    float and rounds once, so the results agree to within one unit."""
-    a = rng.integers(0, 256, (1, 2, 9, 8)).astype(np.uint8)
-    for kw in (dict(mode="bilinear", scale_factor=1.5), dict(mode="bicubic", size=(5, 4)),
-               dict(mode="bilinear", scale_factor=0.5, antialias=True)):
-        ours = chainrule.nn.functional.interpolate(chainrule.tensor(a), **kw)
-        theirs = torch.nn.functional.interpolate(torch.tensor(a), **kw)
-        assert ours.dtype == chainrule.uint8 and tuple(ours.shape) == tuple(theirs.shape)
-        assert np.abs(ours.numpy().astype(int) - theirs.numpy().astype(int)).max() <= 1
+@pytest.mark.parametrize("kw", [
+    dict(mode="bilinear", scale_factor=1.5), dict(mode="bicubic", size=(5, 4)),
+    dict(mode="bilinear", size=(13, 3), align_corners=True),
+    dict(mode="bicubic", scale_factor=0.7, align_corners=True),
+    dict(mode="bilinear", scale_factor=0.5, antialias=True),
+    dict(mode="bicubic", size=(4, 11), antialias=True),
+    dict(mode="lanczos", scale_factor=0.6, antialias=True)])
+def test_interpolate_uint8_fixed_point(kw, rng):
+    """uint8 images resize as PyTorch's (Pillow's) fixed-point kernels: bit for bit."""
+    a = rng.integers(0, 256, (2, 3, 9, 8)).astype(np.uint8)
+    same(lambda T: T.nn.functional.interpolate(T.tensor(a), **kw))
 
 
 INTERPOLATE_ERRORS = [

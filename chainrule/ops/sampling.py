@@ -10,7 +10,7 @@ index and weight arithmetic (UpSample.h: area_pixel_compute_scale, the source in
 cubic coefficients with A = -0.75, Pillow's antialias filters), applied along its axis with
 one tensordot; its backward applies the transposes, and the backward's derivative is the
 forward again (so double backward has PyTorch's UpsampleXBackwardBackward0 nodes). Nearest
-modes gather instead (exact for uint8).
+modes gather instead (exact for uint8); uint8 images take Note [uint8 interpolation].
 """
 import math
 import warnings
@@ -166,16 +166,76 @@ def _interpolate(x, kind, output_size, align_corners, scales):
     d = len(output_size)
     if kind in ("nearest", "nearest-exact"):
         t = _opmath(x.dtype)
+        # 2-D outputs of at most 128 rows + columns take PyTorch's channels-last kernel,
+        # whose indices are the backward kernels' (nearest_idx)
+        small = d == 2 and sum(output_size) <= 128
         for axis, (n, o, s) in enumerate(zip(x.shape[-d:], output_size, scales), x.ndim - d):
-            x = np.take(x, _nearest_index(n, o, s, kind == "nearest-exact", t), axis=axis)
+            x = np.take(x, _nearest_index(n, o, s, kind == "nearest-exact", t, small),
+                        axis=axis)
         return np.ascontiguousarray(x)
-    t = _opmath(x.dtype)        # reduced floats and uint8 compute in float, round once
+    if x.dtype == np.uint8:
+        return _interpolate_uint8(x, kind, output_size, align_corners, scales)
+    t = _opmath(x.dtype)        # reduced floats compute in float and round once
     y = x.astype(t, copy=False)
     for axis, (n, o, s) in enumerate(zip(x.shape[-d:], output_size, scales), x.ndim - d):
         y = conv._along(_axis_matrix(kind, n, o, align_corners, s, t), y, axis)
-    if x.dtype.kind == "u":     # uint8: rounded and saturated, as PyTorch's uint8 kernels
-        return np.clip(np.rint(y), 0, 255).astype(x.dtype)
     return np.ascontiguousarray(y.astype(x.dtype, copy=False))
+
+
+# Note [uint8 interpolation]
+# PyTorch resizes uint8 images as Pillow does: per axis (width first, then height), weights
+# computed in double, rescaled to int16 at the precision the largest weight allows, summed
+# in integers with a rounding half, shifted back and saturated to 0..255 after each pass.
+
+def _uint8_weights(kind, in_size, out_size, align_corners, scale):
+    """(int64 (out, in) weight matrix, precision) of one axis, as
+    _compute_index_ranges_int16_weights makes them."""
+    s = _area_scale(in_size, out_size, align_corners, scale, np.float64)
+    if kind.startswith("aa-"):
+        m = _aa_matrix(kind[3:], in_size, out_size, align_corners, scale, np.float64)
+        wt_max = m.max(initial=0.0)
+    else:
+        # _compute_indices_min_size_weights: taps past the border accumulate on it; the
+        # largest weight is the largest running sum (PyTorch tracks it while accumulating)
+        cubic = kind == "cubic"
+        taps = 4 if cubic else 2
+        filt = (lambda v: np.where(np.abs(v) < 1, ((-0.75 + 2) * np.abs(v) - (-0.75 + 3))
+                                   * np.abs(v) ** 2 + 1,
+                                   np.where(np.abs(v) < 2, (((-0.75 * np.abs(v) + 5 * 0.75)
+                                                             * np.abs(v) - 8 * 0.75)
+                                                            * np.abs(v) + 4 * 0.75), 0.0))
+                ) if cubic else (lambda v: np.maximum(0.0, 1.0 - np.abs(v)))
+        index, lam = _guard(_source_index(s, out_size, align_corners, cubic, np.float64),
+                            in_size)
+        support = taps // 2
+        lowest = index - support + 1
+        m = np.zeros((out_size, in_size))
+        rows = np.arange(out_size)
+        wt_max = 0.0
+        for j in range(taps):
+            target = np.clip(lowest + j, 0, in_size - 1)
+            np.add.at(m, (rows, target), filt((j + 1 - support) - lam))
+            wt_max = max(wt_max, m[rows, target].max(initial=0.0))
+    precision = 0
+    while precision < 22 and int(0.5 + wt_max * (1 << (precision + 1))) < (1 << 15):
+        precision += 1
+    v = m * (1 << precision)
+    return np.trunc(np.where(v < 0, v - 0.5, v + 0.5)).astype(np.int64), precision
+
+
+def _interpolate_uint8(x, kind, output_size, align_corners, scales):
+    """Note [uint8 interpolation]."""
+    d = len(output_size)
+    y = x
+    for i in range(d - 1, -1, -1):          # the last dim first
+        axis = x.ndim - d + i
+        n, o = y.shape[axis], output_size[i]
+        if n == o:
+            continue
+        w, precision = _uint8_weights(kind, n, o, align_corners, scales[i])
+        acc = conv._along(w, y.astype(np.int64), axis) + (1 << (precision - 1))
+        y = np.clip(acc >> precision, 0, 255).astype(np.uint8)
+    return np.ascontiguousarray(y)
 
 
 def _interpolate_backward(g, kind, output_size, input_size, align_corners, scales):
@@ -238,11 +298,13 @@ for _mode, _kind, _dims, _aa, _name, _node in [
 _AXIS_NAMES = {1: ("W",), 2: ("H", "W"), 3: ("D", "H", "W")}
 
 
-def _kernel_name(name, mode, dims, antialias, dtype):
-    """The CPU kernel whose dtype dispatch refuses an input, as PyTorch names it."""
+def _kernel_name(name, mode, dims, antialias, output_size):
+    """The CPU kernel whose dtype dispatch refuses an input, as PyTorch names it (2-D
+    outputs of at most 128 rows + columns go to its channels-last kernels)."""
     if antialias:
         return "compute_index_ranges_weights"
-    if dims == 2 and mode in ("nearest", "nearest-exact", "bilinear"):
+    if dims == 2 and mode in ("nearest", "nearest-exact", "bilinear") \
+            and sum(output_size) <= 128:
         base = "upsample_nearest2d" if mode.startswith("nearest") else "upsample_bilinear2d"
         return base + "_channels_last"
     return {"nearest": "compute_indices_weights_nearest",
@@ -281,7 +343,7 @@ def _upsample_vec(input, mode, output_size, scales, align_corners, antialias):
         raise RuntimeError(f"Non-empty {dims + 2}D data tensor expected but got a tensor with "
                            f"sizes {shape}")
     if not _supported(mode, antialias, input._data.dtype):
-        conv._no_kernel(_kernel_name(name, mode, dims, antialias, input.dtype), input)
+        conv._no_kernel(_kernel_name(name, mode, dims, antialias, output_size), input)
     if mode in ("nearest", "nearest-exact"):
         return row(input, tuple(output_size), None, given)
     return row(input, tuple(output_size), bool(align_corners), given)

@@ -242,6 +242,9 @@ def sum_to_size(self, *size):
     if shape == size:
         return self
     lead = len(shape) - len(size)
+    if lead < 0 or any(s != 1 and s != n for s, n in zip(size, shape[lead:])):
+        raise RuntimeError(f"size {{{sizes_str(size)}}} is not expandable to size "
+                           f"{{{sizes_str(shape)}}}.")
     dims = [i for i in range(len(shape)) if i < lead or (size[i - lead] == 1 and shape[i] != 1)]
     out = self
     if dims:

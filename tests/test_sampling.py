@@ -4,9 +4,6 @@ import warnings
 
 import numpy as np
 import pytest
-import torch
-
-import chainrule
 
 from helpers import same, same_error, same_warnings
 

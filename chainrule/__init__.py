@@ -91,7 +91,8 @@ def classproperty(func):
 
 # Submodules and names loaded on first use, so `import chainrule` stays fast.
 _LAZY_MODULES = {"cuda", "backends", "mps", "xpu", "mtia", "accelerator", "amp", "compiler",
-                 "profiler", "cpu", "version", "__config__", "testing", "quasirandom", "signal"}
+                 "profiler", "cpu", "version", "__config__", "testing", "quasirandom", "signal",
+                 "linalg"}
 _LAZY_NAMES = {
     "compile": ("compiler", "compile"),
     "autocast": ("amp", "autocast"), "GradScaler": ("amp", "GradScaler"),

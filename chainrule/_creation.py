@@ -703,8 +703,12 @@ def _fma(a, b, c, work):
 
 
 def _round(a, d):
-    """Values rounded to dtype d as C++ converts them (through float for reduced types)."""
-    return _dtype.cast(np.asarray(a), d.np)
+    """Values rounded to dtype d as C++ converts them (through float for reduced types; c10's
+    bfloat16 conversion makes every NaN the positive quiet one)."""
+    a = np.asarray(a)
+    if d is _dtype.bfloat16:
+        a = np.where(a != a, np.nan, a)
+    return _dtype.cast(a, d.np)
 
 
 _REDUCED = (_dtype.float16, _dtype.bfloat16)
@@ -713,7 +717,7 @@ _REDUCED = (_dtype.float16, _dtype.bfloat16)
 def _scalar_to(x, d):
     """Scalar.to<scalar_t>() of a Python number: truncation for integer types."""
     if d.is_complex:
-        return complex(x)
+        return builtins.complex(x)
     if d.is_floating_point:
         return float(x)
     if isinstance(x, float) and not math.isfinite(x):
@@ -721,39 +725,62 @@ def _scalar_to(x, d):
     return int(x)
 
 
+def _to_scalar(x, d):
+    """Scalar.to<scalar_t>() of a Python number: converted to dtype d with c10's overflow
+    check; a 0-d array of d."""
+    from .ops.pointwise import _checked_scalar
+    if d.is_complex and d.np.kind != "c":
+        return _dtype.cast(np.asarray(builtins.complex(x), np.complex64), d.np)
+    return _dtype.cast(np.asarray(_checked_scalar(x, d.np)), d.np)
+
+
 def _linspace_values(start, end, steps, d):
     if steps <= 1:      # linspace_out fills one step with start
-        return _round(np.full(steps, _scalar_to(start, d)), d)
+        return _filled((steps,), start, d)
     if d.is_complex:
-        s, e = complex(start), complex(end)
-        step = (e - s) / (steps - 1) if steps > 1 else 0
-        i = np.arange(steps)
-        return np.where(i < steps // 2, s + step * i, e - step * (steps - 1 - i)).astype(d.np)
+        # the real kernel's steps, part by part (c10::complex times an integer index)
+        s, e = _to_scalar(start, d), _to_scalar(end, d)
+        part = _dtype.float64 if d is _dtype.complex128 else _dtype.float32
+        re = _linspace_values(s.real.item(), e.real.item(), steps, part)
+        im = _linspace_values(s.imag.item(), e.imag.item(), steps, part)
+        return _complex_parts(re, im, d)
     i = np.arange(steps)
     first = i < steps // 2
     if d in _REDUCED:
         # c10::Half / BFloat16 arithmetic: each operation rounds to the type
         def r(x):
             return _round(np.asarray(x, np.float32), d).astype(np.float32)
-        s, e = r(float(start)), r(float(end))
+        s, e = (_to_scalar(x, d).astype(np.float32) for x in (start, end))
         step = r(r(e - s) / r(steps - 1)) if steps > 1 else np.float32(0)
         k = r(np.where(first, i, steps - 1 - i).astype(np.float32))
         prod = r(step * k)
         return _round(np.where(first, r(s + prod), r(e - prod)), d)
     if d.is_floating_point:
         work = d.np
-        s, e = work.type(start), work.type(end)
-        step = work.type((e - s) / work.type(steps - 1)) if steps > 1 else work.type(0)
+        s, e = _to_scalar(start, d)[()], _to_scalar(end, d)[()]
+        step = work.type((e - s) / work.type(steps - 1))
     else:
+        # integers: start and end in the dtype, the step in double
         work = np.float64
-        s, e = float(_scalar_to(start, d)), float(_scalar_to(end, d))
-        step = (e - s) / (steps - 1) if steps > 1 else 0.0
+        s, e = float(_to_scalar(start, d)), float(_to_scalar(end, d))
+        step = (e - s) / (steps - 1)
     k = np.where(first, i, steps - 1 - i).astype(work)
-    v = np.where(first, _fma(k, step, s, work), _fma(k, -step, e, work))
+    with np.errstate(invalid="ignore", over="ignore"):
+        v = np.where(first, _fma(k, step, s, work), _fma(k, -step, e, work))
     if d.is_floating_point:
         return v.astype(d.np)
+    return _double_to_int(v, d)
+
+
+def _double_to_int(v, d):
+    """double -> integer dtype as x86 converts (cvttsd2si: truncation; out of range or NaN
+    gives the integer indefinite, INT_MIN), narrow types through int."""
+    v = np.trunc(v)
     with np.errstate(invalid="ignore"):
-        return np.trunc(v).astype(np.int64).astype(d.np)
+        if d is _dtype.int64:
+            return np.where((v >= -2.0 ** 63) & (v < 2.0 ** 63), v, -2.0 ** 63).astype(np.int64)
+        wide = np.where((v >= -2.0 ** 31) & (v < 2.0 ** 31), v, -2.0 ** 31).astype(np.int64)
+    return wide.astype(np.int32).astype(d.np)
 
 
 def _arange_values(start, step, n, d):
@@ -762,6 +789,7 @@ def _arange_values(start, step, n, d):
         with np.errstate(over="ignore"):
             return (np.int64(start) + np.int64(step) * idx).astype(d.np)
     work = np.float32 if d in _REDUCED else np.float64
+    start, step = work(start), work(step)       # Scalar.to<accscalar_t>()
     lanes = 32 // d.itemsize
     vector = n // (2 * lanes) * 2 * lanes
     blk = idx[:vector] // lanes * lanes
@@ -776,30 +804,44 @@ def _number(x):
 
 
 def _range_size(start, end, step, d, name):
-    """arange's (or range's) checks and element count."""
-    if d.is_floating_point:
-        xs, xe, xst = float(start), float(end), float(step)
-    else:
-        xs, xe, xst = _scalar_to(start, d), _scalar_to(end, d), _scalar_to(step, d)
-    if xst == 0:
-        # an integer dtype's step truncated to 0 is refused before the kernel runs
-        raise (RuntimeError if step == 0 else ValueError)("step must be nonzero")
-    if not (math.isfinite(xs) and math.isfinite(xe)):
-        raise RuntimeError(f"unsupported range: {_g(xs)} -> {_g(xe)}")
-    if not ((xst > 0 and xe >= xs) or (xst < 0 and xe <= xs)):
+    """arange's (or range's) checks (arange_check_bounds: in double) and element count;
+    with start and step as the kernel takes them (truncated for integer dtypes)."""
+    ds, de, dst = float(start), float(end), float(step)
+    integral = not (d.is_floating_point or d.is_complex)
+
+    def to_int64(*xs):      # Scalar.to<int64_t>(): checked, then truncated
+        return tuple(int(_to_scalar(x, _dtype.int64)) for x in xs)
+    if integral and name == "range":
+        xs, xe, xst = to_int64(start, end, step)   # range_out converts before its checks
+    if dst == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(ds) and math.isfinite(de)):
+        raise RuntimeError(f"unsupported range: {_g(ds)} -> {_g(de)}")
+    if not ((dst > 0 and de >= ds) or (dst < 0 and de <= ds)):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if name == "range":
-        size = math.floor((float(end) - float(start)) / float(step)) + 1
-    elif d is _dtype.int64:
+        if integral:
+            if xst == 0:    # (PyTorch's C++ divides by zero here)
+                raise RuntimeError("step must be nonzero")
+            q = abs(xe - xs) // abs(xst)            # ((end - start) / step) + 1 in int64
+            return xs, xst, (q if (xe - xs) * xst >= 0 else -q) + 1
+        work = np.float32 if d in _REDUCED else np.float64
+        with np.errstate(all="ignore"):         # in the accumulate type, truncated
+            return ds, dst, int((work(de) - work(ds)) / work(dst) + work(1))
+    if d is _dtype.int64:
+        xs, xe, xst = to_int64(start, end, step)
+        if xst == 0:
+            raise ValueError("step must be nonzero")
         sgn = 1 if xst > 0 else -1
         q, r = divmod(xe - xs + xst - sgn, xst)     # C++ division truncates toward zero
-        size = q + 1 if r and q < 0 else q
-    else:
-        size_d = math.ceil((float(end) - float(start)) / float(step))
-        if not 0 <= size_d <= 2**63 - 1:
-            raise RuntimeError("invalid size, possible overflow?")
-        size = int(size_d)
-    return xs, xst, size
+        return xs, xst, q + 1 if r and q < 0 else q
+    size_d = math.ceil((de - ds) / dst)
+    if not 0 <= size_d <= 2**63 - 1:
+        raise RuntimeError("invalid size, possible overflow?")
+    if integral:    # the kernel's start and step (a step truncated to 0 repeats start)
+        xs, xst = to_int64(start, step)
+        return xs, xst, int(size_d)
+    return ds, dst, int(size_d)
 
 
 def _range_out(out, values, name, warn):
@@ -878,13 +920,40 @@ def _steps(steps, name):
     return int(steps)
 
 
+def _check_0d(start, end, name):
+    """linspace_out's and logspace_out's refusal of start and end tensors that are not 0-d."""
+    ts, te = isinstance(start, Tensor), isinstance(end, Tensor)
+    sd, ed = (start.dim() if ts else 0), (end.dim() if te else 0)
+    if sd or ed:
+        got = [f"start with {sd} dimension(s)"] if ts else []
+        got += [f"end with {ed} dimension(s)"] if te else []
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got "
+                           f"{' and '.join(got)}.")
+
+
+def _spaced_dtype(start, end, out, dtype, name):
+    """linspace's and logspace's dtype: out's, or dtype, or inferred (the default complex
+    dtype for a complex start or end, which a real dtype cannot take)."""
+    if out is not None:
+        return _factory_dtype(out, dtype, name)
+    if isinstance(start, builtins.complex) or isinstance(end, builtins.complex):
+        inferred = _dtype.default_complex()
+        if dtype is None:
+            return inferred
+        if not dtype.is_complex:
+            raise RuntimeError(f"torch.{name}(): inferred dtype {inferred.cpp} can't be safely "
+                               f"cast to passed dtype {dtype.legacy}")
+    return dtype or _dtype.get_default_dtype()
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """`steps` evenly spaced values from start to end inclusive (Note [Range kernels])."""
     check_factory(device, "empty")
     steps = _steps(steps, "linspace")
+    _check_0d(start, end, "linspace")
     start, end = _number(start), _number(end)
-    d = _factory_dtype(out, dtype, "linspace")
+    d = _spaced_dtype(start, end, out, dtype, "linspace")
     _no_kernel("linspace_cpu", d, _NO_LINSPACE)
     values = _linspace_values(start, end, steps, d)
     if out is not None:
@@ -897,8 +966,9 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     """`steps` values base**x for x evenly spaced from start to end inclusive."""
     check_factory(device, "empty")
     steps = _steps(steps, "logspace")
+    _check_0d(start, end, "logspace")
     start, end = _number(start), _number(end)
-    d = _factory_dtype(out, dtype, "logspace")
+    d = _spaced_dtype(start, end, out, dtype, "logspace")
     _no_kernel("logspace_cpu", d, _NO_LINSPACE)
     values = _logspace_values(start, end, steps, base, d)
     if out is not None:
@@ -906,38 +976,87 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     return _finish(values, requires_grad)
 
 
-_POW = np.frompyfunc(math.pow, 2, 1)
+def _glibc_pow(base, x):
+    """The C library's pow (PyTorch's std::pow), overflowing to inf and NaN for negative
+    bases with fractional exponents instead of raising."""
+    try:
+        return math.pow(base, x)
+    except (OverflowError, ValueError):
+        with np.errstate(all="ignore"):
+            return float(np.power(base, x))
+
+
+_POW = np.frompyfunc(_glibc_pow, 2, 1)
 
 
 def _logspace_values(start, end, steps, base, d):
+    """logspace_out (RangeFactories.cpp): start and end in the dtype, the exponent
+    start + step*i (end - step*(steps-1-i) past halfway) in double, std::pow in double,
+    stored in the dtype."""
     if steps == 0:
         return np.empty(0, d.np)
+    if d.is_complex:
+        return _complex_logspace(start, end, steps, base, d)
+    if steps == 1:
+        return _filled((1,), _glibc_pow(float(base), float(start)), d)
+    s, e = _to_scalar(start, d), _to_scalar(end, d)
+    if d in _REDUCED:
+        diff = _round(e.astype(np.float32) - s.astype(np.float32), d).astype(np.float64)
+    elif d.is_floating_point:
+        diff = float(e - s)
+    else:
+        diff = float(int(e) - int(s))       # C++ promotes narrow integers to int
+        if d in (_dtype.int32, _dtype.int64):
+            bits = 32 if d is _dtype.int32 else 64
+            diff = float((int(e) - int(s) + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1))
+    step = diff / (steps - 1)
     i = np.arange(steps)
     first = i < steps // 2
-    if d.is_complex:
-        s, e = complex(start), complex(end)
-        step = (e - s) / (steps - 1) if steps > 1 else 0
-        x = np.where(first, s + step * i, e - step * (steps - 1 - i))
-        return np.power(complex(base), x).astype(d.np)
-    if d.is_floating_point:
-        work = np.float32 if d.itemsize <= 4 else np.float64
-        s, e = _round(float(start), d).astype(work), _round(float(end), d).astype(work)
-        b = _round(float(base), d).astype(work)
-        step = _round((e - s) / work(steps - 1), d).astype(work) if steps > 1 else work(0)
-        k = np.where(first, i, steps - 1 - i).astype(work)
-        x = np.where(first, s + _round(step * k, d).astype(work),
-                     e - _round(step * k, d).astype(work))
-        x = _round(x, d).astype(np.float64)
-        with np.errstate(all="ignore"):
-            v = _POW(float(b), x).astype(np.float64) if d is _dtype.float64 else \
-                np.power(np.float64(b), x)
-        return _round(v, d)
-    s, e = float(_scalar_to(start, d)), float(_scalar_to(end, d))
-    step = (e - s) / (steps - 1) if steps > 1 else 0.0
-    x = np.where(first, s + step * i, e - step * (steps - 1 - i))
-    b = float(_scalar_to(base, d))
     with np.errstate(all="ignore"):
-        return _POW(b, x).astype(np.float64).astype(np.int64).astype(d.np)
+        x = np.where(first, float(s.astype(np.float64)) + step * i.astype(np.float64),
+                     float(e.astype(np.float64)) - step * (steps - i - 1).astype(np.float64))
+    with np.errstate(all="ignore"):
+        v = _POW(float(base), x).astype(np.float64)
+    if d.is_floating_point:
+        with np.errstate(over="ignore"):
+            return _round(v, d)
+    return _double_to_int(v, d)
+
+
+def _complex_logspace(start, end, steps, base, d):
+    """The complex branch: the step (end - start) times 1/(steps - 1) (c10::complex
+    division), the exponent in the dtype's precision, and std::pow(base, x) as the C
+    library's cpow computes it: cexp(x * clog(base)), each step rounded to the precision."""
+    if steps == 1:
+        s = builtins.complex(start)
+        with np.errstate(all="ignore"):
+            if base > 0:    # std::pow(double, complex<double>): polar(pow(b, re), im log b)
+                v = cmath_rect(_glibc_pow(float(base), s.real), s.imag * math.log(base))
+            else:
+                v = builtins.complex(np.power(builtins.complex(base), s))
+        return _filled((1,), v, d)
+    real = np.float32 if d is _dtype.complex64 else np.float64
+    s, e = _to_scalar(start, d)[()], _to_scalar(end, d)[()]
+    step = (e - s) * real(1 / real(steps - 1))
+    i = np.arange(steps).astype(real)
+    first = np.arange(steps) < steps // 2
+    with np.errstate(all="ignore"):
+        x = np.where(first, s + step * i, e - step * (real(steps - 1) - i)).astype(d.np)
+        b = real(base)
+        if b == 0:
+            return np.zeros(steps, d.np)
+        log_re = real(math.log(abs(float(b))))            # clog of a real base
+        log_im = real(math.pi) if b < 0 else real(0)
+        a = (x.real * log_re - x.imag * log_im).astype(real)
+        t = (x.real * log_im + x.imag * log_re).astype(real)
+        # cexp: exp(a) (cos t + i sin t), each function rounded to the precision
+        mag = np.exp(a.astype(np.float64)).astype(real)
+        cos, sin = (f(t.astype(np.float64)).astype(real) for f in (np.cos, np.sin))
+        return _complex_parts(mag * cos, mag * sin, d)
+
+
+def cmath_rect(r, phi):
+    return builtins.complex(r * math.cos(phi), r * math.sin(phi))
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

@@ -1031,7 +1031,7 @@ def _complex_logspace(start, end, steps, base, d):
         s = builtins.complex(start)
         with np.errstate(all="ignore"):
             if base > 0:    # std::pow(double, complex<double>): polar(pow(b, re), im log b)
-                v = cmath_rect(_glibc_pow(float(base), s.real), s.imag * math.log(base))
+                v = _rect(_glibc_pow(float(base), s.real), s.imag * math.log(base))
             else:
                 v = builtins.complex(np.power(builtins.complex(base), s))
         return _filled((1,), v, d)
@@ -1055,7 +1055,8 @@ def _complex_logspace(start, end, steps, base, d):
         return _complex_parts(mag * cos, mag * sin, d)
 
 
-def cmath_rect(r, phi):
+def _rect(r, phi):
+    """std::polar(r, phi)."""
     return builtins.complex(r * math.cos(phi), r * math.sin(phi))
 
 
@@ -1140,12 +1141,13 @@ _ARG_CHECKS = {"int": _is_int, "bool": lambda x: isinstance(x, (bool, np.bool_))
                "float": _is_float}
 
 
-def _window_args(name, extra, args, kwargs):
+def _window_args(name, extra, args, kwargs, call_kwargs):
     """PyTorch's overload resolution for a window function: (window_length, periodic,
-    *extra) from positional and keyword arguments, with the parser's TypeErrors. The
-    overloads take window_length, then periodic, then each of `extra` in turn."""
+    *extra) from positional and keyword arguments (`kwargs`: those besides the tensor
+    options; `call_kwargs`: all, as given), with the parser's TypeErrors. The overloads take
+    window_length, then periodic, then each of `extra` in turn."""
     params = [("window_length", "int"), ("periodic", "bool")] + [(e, "float") for e in extra]
-    given = len(args) + len(kwargs)
+    given = len(args) + len(call_kwargs)
     sigs = [params[:n] for n in builtins.range(1, len(params) + 1)]
     plausible = [s for s in sigs if len(s) <= given <= len(s) + len(_WINDOW_KW)]
     values = list(args)
@@ -1167,7 +1169,7 @@ def _window_args(name, extra, args, kwargs):
             raise TypeError(f"{name}(): argument '{p}'{where} must be {t}, not "
                             f"{_arg_type(v)}")
     got = ", ".join([_arg_type(a) for a in args] +
-                    [f"{k}={_arg_type(v)}" for k, v in reversed(kwargs.items())])
+                    [f"{k}={_arg_type(v)}" for k, v in reversed(call_kwargs.items())])
     options = "".join(f" * ({', '.join(f'{t} {p}' for p, t in sig)}, {_WINDOW_KW_SIG})\n"
                       for sig in sigs)
     raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
@@ -1177,8 +1179,9 @@ def _window_args(name, extra, args, kwargs):
 def _window(name, extra, args, kwargs, defaults):
     """Parse a window function's call; return (window_length, periodic, extras, dtype,
     requires_grad) after window_function_checks."""
+    given = dict(kwargs)
     options = {k: kwargs.pop(k) for k in _WINDOW_KW if k in kwargs}
-    n, *rest = _window_args(name, extra, args, kwargs)
+    n, *rest = _window_args(name, extra, args, kwargs, given)
     rest += defaults[len(rest):]
     dtype, layout = options.get("dtype"), options.get("layout")
     check_factory(options.get("device"), "empty", options.get("pin_memory", False))
@@ -1318,9 +1321,6 @@ def _checked_parts(name, a, b):
             if name == "polar":
                 raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")
             _dtype.warn_complex32(5)
-
-
-_COS, _SIN = np.frompyfunc(math.cos, 1, 1), np.frompyfunc(math.sin, 1, 1)
 
 
 def _polar_forward(abs, angle):

@@ -297,11 +297,6 @@ def __dlpack_device__(self):
 
 # ---- asarray ----------------------------------------------------------------------------------
 
-def _is_numpy_scalar(obj):
-    """PyArray_CheckScalar: NumPy scalars and 0-d arrays."""
-    return isinstance(obj, np.generic) or (isinstance(obj, np.ndarray) and obj.ndim == 0)
-
-
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     """`obj` (a tensor, NumPy array or scalar, DLPack capsule, buffer, or nested sequence of
     numbers) as a tensor: aliased when it can be and copy is not True, copied when copy=True
@@ -383,7 +378,7 @@ def _set_requires_grad(tensor, requires_grad):
 
 
 def _has_buffer(obj):
-    if isinstance(obj, (str, list, tuple, numbers_types)):
+    if isinstance(obj, (str, list, tuple, int, float, complex)):
         return False
     try:
         memoryview(obj)
@@ -391,8 +386,6 @@ def _has_buffer(obj):
         return False
     return True
 
-
-numbers_types = (int, float, complex, bool)
 
 
 # ---- the NumPy protocol -----------------------------------------------------------------------

@@ -136,6 +136,8 @@ def test_native_errors():
                  lambda T: T.kaiser_window(5, beta=3.0),
                  lambda T: T.kaiser_window(5, False, 1 + 2j),
                  lambda T: T.hann_window(5, False, 0.5),
+                 lambda T: T.hann_window(5, dtype=T.float64, periodic=None),
+                 lambda T: T.hann_window(5.0, dtype=T.float64),
                  lambda T: T.hann_window(5, out=T.empty(5))]:
         same_error(prog)
 

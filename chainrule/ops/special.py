@@ -219,6 +219,15 @@ def _erfc64(x):
     return out
 
 
+def erf_forward(a, complement):
+    """torch.erf (complement: torch.erfc) of a real array: the float64 value, rounded once
+    to a's dtype (PyTorch's MKL kernels are within an ulp)."""
+    _not_for(a, "c", "erfc_vml_cpu" if complement else "erf_vml_cpu")
+    x = np.asarray(a, _F64)
+    with np.errstate(all="ignore"):
+        return (_erfc64(x) if complement else _erf64(x)).astype(a.dtype, copy=False)
+
+
 # ---- lgamma -------------------------------------------------------------------------------
 # PyTorch calls the C library's lgamma. In float64 this kernel reduces the argument to
 # |t| <= 1/2 about 1 or 2, where lgamma's Taylor series (in zeta values) converges fast,
@@ -1361,18 +1370,19 @@ def _ndtri(y0):
 
 
 def _entr(x):
-    """-x log(x); 0 at 0, -inf below, nan stays."""
+    """-x log(x); 0 at 0, -inf below, nan stays (float16 and bfloat16: c10 rounds the log
+    to the type, then the product)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        value = -x * _libm(np.log, x)
+        value = -x * (np.log(x) if _reduced(x) else _libm(np.log, x))
     return np.where(x > 0, value, np.where(x == 0, 0, np.where(np.isnan(x), x, -np.inf))
                     ).astype(x.dtype)
 
 
 def _xlog1py(x, y):
-    """x * log1p(y), 0 where x is 0 (unless y is nan); log1p as the C library's (float16:
-    c10 rounds log1p to half, then the product)."""
-    if x.dtype == np.float16:
-        lg = _log1p32(y.astype(np.float32)).astype(np.float16)
+    """x * log1p(y), 0 where x is 0 (unless y is nan); log1p as the C library's (float16 and
+    bfloat16: c10 rounds log1p to the type, then the product)."""
+    if _reduced(x):
+        lg = _log1p32(y.astype(np.float32)).astype(x.dtype)
     else:
         lg = _log1p(y)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -1432,6 +1442,16 @@ def _xlogy_forward(x, y):
     if _reduced(x):                 # c10's log of a Half is a Half: each step rounds
         return _xlogy(x, y)
     return _in_float32(_xlogy)(x, y)
+
+
+def _reduced_kernel(kernel, name):
+    """A forward for a kernel that computes float16 and bfloat16 in their own type, rounding
+    after each step as c10's Half and BFloat16 arithmetic does."""
+    def forward(a):
+        _not_for(a, "c", name)
+        with np.errstate(all="ignore"):
+            return kernel(np.atleast_1d(a)).reshape(a.shape)
+    return forward
 
 
 def _float_kernel(kernel, name):
@@ -1631,7 +1651,8 @@ special_log_ndtr = op("special_log_ndtr", "SpecialLogNdtrBackward0", "self",
                       * (result + self.pow(2) / 2).neg().exp())
 
 special_entr = op("special_entr", "SpecialEntrBackward0", "self",
-                  _real_kernel(_entr, "entr_cpu"), promote=FLOAT, function=False, method=False,
+                  _reduced_kernel(_entr, "entr_cpu"), promote=FLOAT, function=False,
+                  method=False,
                   self=lambda grad, self: grad * (-(1 + self.log())))
 
 special_xlog1py = op("special_xlog1py", "SpecialXlog1PyBackward0", "self, other",
@@ -1897,6 +1918,12 @@ def _register_kernel_names():
     for row in float_only:
         kernels[row] = ((row.split(".")[0][len("special_"):] + "_cpu", "fgecb"),)
     special_dtypes._KERNELS.update(kernels)
+    # bfloat16 reaches these forwards unwidened: they round per step as PyTorch's kernels
+    # (or widen to float32 themselves)
+    special_dtypes._NATIVE_ROWS = special_dtypes._NATIVE_ROWS | {
+        "special_entr", "special_xlog1py", "special_xlog1py.self_scalar",
+        "special_xlog1py.other_scalar", "xlogy.Tensor", "xlogy.Scalar_Self",
+        "xlogy.Scalar_Other", "logit", "mvlgamma"}
 
 
 _register_kernel_names()

@@ -14,6 +14,8 @@ Kernels: NumPy only, following PyTorch's CPU kernels (see ops/special.py's docst
 import math
 import warnings
 
+import numpy as np
+
 from .. import _dtype
 from .._tensor import Tensor
 from ..ops import registry as _registry
@@ -84,16 +86,23 @@ def _renamed(error, old, new):
     return error
 
 
-def _alias(name, target, signature, call, doc, old=None):
+def _alias(name, target, signature, call, doc, old=None, overloaded=False):
     """special_<name>(<signature>) calling `target(<call>)`: the top-level op itself, with
-    its argument errors (naming `old`, default target's name) renamed."""
+    its argument errors (naming `old`, default target's name) renamed; the tensor argument
+    of a function without overloads is checked first, as PyTorch's parser does."""
+    params = [p.strip() for p in signature.split(",")]
+    check = "" if overloaded else (
+        f"    if not isinstance(input, Tensor):\n"
+        f"        raise TypeError('special_{name}(): argument \\'input\\' (position "
+        f"{params.index('input') + 1}) must be Tensor, not ' + type(input).__name__)\n")
     src = (f"def special_{name}({signature}):\n"
+           f"{check}"
            f"    try:\n"
            f"        return target({call})\n"
            f"    except TypeError as e:\n"
            f"        raise renamed(e, old, 'special_{name}') from None\n")
     ns = {"target": target, "renamed": _renamed, "old": old or target.__name__,
-          "__name__": __name__}
+          "Tensor": Tensor, "__name__": __name__}
     exec(src, ns)
     f = ns[f"special_{name}"]
     f.__doc__ = doc
@@ -135,7 +144,7 @@ logit = _alias("logit", _top("logit"), "input, eps=None, *, out=None", "input, e
                "log(input / (1 - input)), input clamped to [eps, 1 - eps] if eps is given "
                "(torch.logit).")
 xlogy = _alias("xlogy", _top("xlogy"), "input, other, *, out=None", "input, other, out=out",
-               "input * log(other), 0 where input is 0 (torch.xlogy).")
+               "input * log(other), 0 where input is 0 (torch.xlogy).", overloaded=True)
 gammainc = _alias("gammainc", _top("igamma"), "input, other, *, out=None",
                   "input, other, out=out",
                   "The regularized lower incomplete gamma function (torch.igamma).")
@@ -249,8 +258,14 @@ def _pick(name, rows, names, a, b):
     raise _special._xlogy_type_error(name, (a, b), _overloads(names))
 
 
+def _bad_out(name, names, args, out):
+    # an out that is no Tensor matches none of the overloads
+    text = str(_special._xlogy_type_error(name, args, _overloads(names)))
+    head, _, rest = text.partition("), but expected")
+    return TypeError(f"{head}, out={type(out).__name__}), but expected{rest}")
+
+
 def _is_number(value):
-    import numpy as np
     return isinstance(value, _NUMBER) or isinstance(value, (np.number, np.bool_))
 
 
@@ -259,14 +274,14 @@ def _overloaded(name, rows, names, doc, differentiable=True):
     first, second = names
     fname = f"special_{name}"
     src = (f"def {fname}({first}, {second}, *, out=None):\n"
-           f"    if out is not None:\n"
-           f"        check_out_kind({fname!r}, out)\n"
+           f"    if out is not None and not isinstance(out, Tensor):\n"
+           f"        raise bad_out({fname!r}, names, ({first}, {second}), out)\n"
            f"    result = pick({fname!r}, rows, names, {first}, {second})\n"
            f"    if out is None:\n"
            f"        return result\n"
            f"    return write({fname!r}, result, out, ({first}, {second}), differentiable)\n")
     ns = {"pick": _pick, "rows": rows, "names": names, "write": _write_out,
-          "check_out_kind": _registry.check_out_kind, "differentiable": differentiable,
+          "bad_out": _bad_out, "Tensor": Tensor, "differentiable": differentiable,
           "__name__": __name__}
     exec(src, ns)
     f = ns[fname]
@@ -335,13 +350,18 @@ def ndtr(input, *, out=None):
     if not _dtype.can_cast(result.dtype, out.dtype):
         raise RuntimeError(f"result type {result.dtype.legacy} can't be cast to the desired "
                            f"output type {out.dtype.legacy}")
-    if tuple(out.shape) != tuple(result.shape):
-        if out.numel():
+    data = out._data
+    if data.shape != result._data.shape:
+        # resize_output works below autograd (a leaf that requires grad is refused by copy_)
+        if data.size:
             from .._dims import sizes_str
-            warnings.warn(_registry._OUT_RESIZED.format(sizes_str(out.shape),
-                                                        sizes_str(result.shape)),
+            warnings.warn(_registry._OUT_RESIZED.format(sizes_str(data.shape),
+                                                        sizes_str(result._data.shape)),
                           UserWarning, stacklevel=2)
-        out.resize_(result.shape)
+        size = result._data.size
+        out._data = data.reshape(result._data.shape) if (
+            data.size == size and data.flags.c_contiguous) else np.empty(result._data.shape,
+                                                                          data.dtype)
     return out.copy_(result)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .pointwise import _not_for
 from .registry import FLOAT, op
-from .special import _chbevl, _fma, _libm, _polevl
+from .special import _blocked, _chbevl, _fma, _libm, _polevl
 
 # ---- Cephes' coefficients -------------------------------------------------------------------
 
@@ -348,7 +348,7 @@ def _forward(kernel, name):
         if a.dtype == np.float16:
             raise NotImplementedError(f"\"{name}\" not implemented for 'Half'")
         with np.errstate(all="ignore"):
-            return kernel(np.atleast_1d(a)).reshape(a.shape)
+            return _blocked(kernel, [np.atleast_1d(a)]).reshape(a.shape)
     return forward
 
 

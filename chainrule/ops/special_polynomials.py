@@ -17,7 +17,7 @@ import numpy as np
 
 from .pointwise import _not_for
 from .registry import PROMOTE_FLOAT, op
-from .special import _fma, _libm
+from .special import _blocked, _fma, _libm
 
 _INT64_MIN = np.iinfo(np.int64).min
 
@@ -239,7 +239,7 @@ def _forward(kernel, name):
         x, n = np.broadcast_arrays(np.asarray(x, dt), np.asarray(n, dt))
         shape = x.shape
         with np.errstate(all="ignore"):
-            out = kernel(x.ravel(), _degree(n.ravel().astype(np.float64)))
+            out = _blocked(kernel, [x.ravel(), _degree(n.ravel().astype(np.float64))])
         return out.reshape(shape)
     return forward
 

@@ -13,8 +13,8 @@ import numpy as np
 from .._dims import sizes_str
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
-from .linalg import _matmul_impl as _mm
-from .registry import EXACT, FUNCTIONS, not_implemented, op, out_cast, out_exact, public
+from .linalg import _copy_out, _matmul_impl as _mm
+from .registry import EXACT, FUNCTIONS, not_implemented, op, out_cast, public
 from .shape import _warn_once
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "pinv", "cholesky_ex", "qr",
@@ -947,14 +947,20 @@ _NUCLEAR_NORM = ("at::nuclear_norm is deprecated and it is just left for JIT com
                  "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
 
 
-@public("nuclear_norm", method=False,
-        out=out_exact("linalg.matrix_norm expected out tensor dtype {expected} but got: {got}"))
-def nuclear_norm(input, dim=None, keepdim=False):
+@public("nuclear_norm", method=False)
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     """The sum of the singular values of each matrix over `dim` (default the last two);
-    deprecated for linalg.matrix_norm(A, 'nuc'), whose graph it builds."""
+    deprecated for linalg.matrix_norm(A, 'nuc'), whose graph it builds. out= as
+    matrix_norm's: its dtype must be the result's, then the result is copied in."""
     if isinstance(dim, bool):           # the nuclear_norm(input, keepdim) overload
         dim, keepdim = None, dim
     _warn_once(_NUCLEAR_NORM)
+    if out is not None:
+        result = nuclear_norm(input, dim, keepdim)
+        if out.dtype is not result.dtype:
+            raise RuntimeError(f"linalg.matrix_norm expected out tensor dtype "
+                               f"{result.dtype.legacy} but got: {out.dtype.legacy}")
+        return _copy_out("nuclear_norm", result, out, resize_output=False)
     if input.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")

@@ -699,4 +699,4 @@ def _hash_tensor(a, dim, keepdim, mode):
 
 
 hash_tensor = op("hash_tensor", None, "self, dim=(), *, keepdim=False, mode=0", _hash_tensor,
-                 self=None)
+                 self=None, out=out_exact("Expected result to be of dtype uint64, but got {got}"))

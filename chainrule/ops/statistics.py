@@ -1267,6 +1267,10 @@ def _histogram_out(compute):
         if not isinstance(out, (tuple, list)) or len(out) != 2:
             raise TypeError("histogram(): argument 'out' must be tuple of Tensors, not "
                             f"{type(out).__name__}")
+        if grad_mode.state.grad_enabled and any(o.requires_grad for o in out):
+            raise RuntimeError("aten::histogram(): functions with out=... arguments don't "
+                               "support automatic differentiation, but one of the arguments "
+                               "requires grad.")
         for r, o, rule in zip(result, out, (_HIST_OUT, _HISTOGRAM_EDGES_OUT)):
             if isinstance(o, Tensor) and o.dtype is not r.dtype:
                 raise rule(r.dtype, o.dtype)

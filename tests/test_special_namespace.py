@@ -5,7 +5,6 @@ tests/test_out.py); argument errors; gradients PyTorch has (and its errors where
 none: zeta's first input, gammainc's input), outputs without history where it defines no
 derivative; empty, 0-d and broadcast operands. The op database
 (chainrule/testing/opdb/special_namespace.py) checks derivatives and nodes."""
-import math
 import warnings
 
 import numpy as np

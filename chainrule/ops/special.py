@@ -1,9 +1,12 @@
-"""Special functions of torch's top-level namespace: lgamma, digamma, polygamma, mvlgamma,
-erfinv, i0 (and special_i1, its derivative), igamma, igammac, sinc, logit, xlogy.
+"""Special functions: those of torch's top-level namespace (lgamma, digamma, polygamma,
+mvlgamma, erfinv, i0, igamma, igammac, sinc, logit, xlogy, and erf/erfc's float64 kernels)
+and torch.special's own rows (special_i1, i0e, i1e, erfcx, ndtri, log_ndtr, entr, xlog1py,
+zeta; chainrule/special is the namespace). Bessel functions and orthogonal polynomials,
+which PyTorch does not differentiate, are in special_bessel.py and special_polynomials.py.
 
 PyTorch's CPU kernels for these are of two kinds, and the kernels here follow each:
-- lgamma and erfinv go to MKL's high-accuracy vector functions, within an ulp of the exact
-  value; so these aim at the exact value (float32: the float64 value rounded once).
+- lgamma, erfinv, erf and erfc go to MKL's high-accuracy vector functions, within an ulp of
+  the exact value; so these aim at the exact value (float32: the float64 value rounded once).
 - the others are ATen's own scalar code (Math.h, from Cephes and SciPy), compiled with fused
   multiply-adds and calling the C library. These kernels run the same steps in the input's
   precision (float32 arithmetic for float32, with C++'s double literals where it has them),

@@ -13,7 +13,7 @@ import numpy as np
 
 from .pointwise import _not_for
 from .registry import FLOAT, op
-from .special import _blocked, _chbevl, _fma, _libm, _polevl
+from .special import _I0_A, _I0_B, _I1_A, _I1_B, _blocked, _chbevl, _fma, _libm, _polevl
 
 # ---- Cephes' coefficients -------------------------------------------------------------------
 
@@ -121,11 +121,11 @@ _K1_B = (-5.75674448366501715755e-18, 1.79405087314755922667e-17, -5.68946255844
          2.72062619048444266945e+00)
 
 
-# ---- helpers --------------------------------------------------------------------------------
-
 # ---- Airy Ai --------------------------------------------------------------------------------
 
 def _airy_ai(x):
+    """Cephes' airy (Ai only): the asymptotic forms below -2.09 and from 2.09 (0 beyond
+    103.892), the Maclaurin series between; nan at +-inf."""
     c = x.dtype.type
     out = np.full_like(x, np.nan)
     out[(x > c(103.892)) & (x < np.inf)] = 0
@@ -155,6 +155,7 @@ def _airy_ai(x):
 
 
 def _airy_series(x):
+    """Ai(x) = c1 f(x) - c2 g(x), f and g summed until a term of f is below epsilon."""
     c = x.dtype.type
     eps = np.finfo(x.dtype).eps
     f, g = np.ones_like(x), x.copy()
@@ -234,7 +235,8 @@ def _y0(x):
     small = x <= c(5.0)
     xs = x[small]
     x2 = xs * xs
-    value = _fma(c(_TWOOPI) * _libm(np.log, xs), _j0(xs), _polevl(_Y0_YP, x2) / _polevl(_Y0_YQ, x2))
+    value = _fma(c(_TWOOPI) * _libm(np.log, xs), _j0(xs),
+                 _polevl(_Y0_YP, x2) / _polevl(_Y0_YQ, x2))
     out[small] = np.where(xs == 0, -np.inf, np.where(xs < 0, np.nan, value))
     out[~small] = _asymptotic(x[~small], _J0_PP, _J0_PQ, _J0_QP, _J0_QQ, _PIO4, False, True)
     return out
@@ -255,21 +257,9 @@ def _y1(x):
 
 # ---- modified Bessel functions ------------------------------------------------------------
 
-_I0_A = _I0_B = _I1_A = _I1_B = None
-
-
-def _i_tables():
-    # the same Cephes tables as special.i0 / special.i1 (full length in float32 too here)
-    global _I0_A, _I0_B, _I1_A, _I1_B
-    if _I0_A is None:
-        from . import special
-        _I0_A, _I0_B, _I1_A, _I1_B = special._I0_A, special._I0_B, special._I1_A, special._I1_B
-    return _I0_A, _I0_B, _I1_A, _I1_B
-
-
 def _modified_i0(x):
     c = x.dtype.type
-    a_tab, b_tab, _, _ = _i_tables()
+    a_tab, b_tab = _I0_A, _I0_B      # special.i0's tables (full length in float32 too)
     ax = np.abs(x)
     out = np.empty_like(x)
     small = ax <= c(8.0)
@@ -281,7 +271,7 @@ def _modified_i0(x):
 
 def _modified_i1(x):
     c = x.dtype.type
-    _, _, a_tab, b_tab = _i_tables()
+    a_tab, b_tab = _I1_A, _I1_B      # special.i1's (full length in float32 too)
     ax = np.abs(x)
     out = np.empty_like(x)
     small = ax <= c(8.0)

@@ -519,6 +519,22 @@ def test_out_with_inputs_that_require_grad(name):
     assert ours == theirs
 
 
+def test_keywords_and_positional_dtype():
+    for prog in [lambda L: L.special.softmax(L.tensor([0.3, 0.6]), 0, L.float64),
+                 lambda L: L.special.log_softmax(L.tensor([0.3, 0.6]), dim=0, dtype=L.float64),
+                 lambda L: L.special.logsumexp(L.tensor([0.3, 0.6]), dim=0, keepdim=True),
+                 lambda L: L.special.polygamma(n=1, input=L.tensor([0.3, 0.6])),
+                 lambda L: L.special.multigammaln(L.tensor([2.3, 2.6]), p=2),
+                 lambda L: L.special.round(L.tensor([0.33, 0.66]), decimals=1),
+                 lambda L: L.special.xlogy(input=L.tensor([0.3]), other=L.tensor([0.6])),
+                 lambda L: L.special.zeta(input=L.tensor([2.0]), other=L.tensor([0.6])),
+                 lambda L: L.special.zeta(L.tensor([2.0]), other=2.0),
+                 lambda L: L.special.erfcx(input=L.tensor([0.3])),
+                 lambda L: L.special.airy_ai(x=L.tensor([0.3])),
+                 lambda L: L.special.chebyshev_polynomial_t(L.tensor([0.3]), n=3)]:
+        same(prog, rtol=1e-6)
+
+
 def test_functions_without_out():
     for name in ("softmax", "log_softmax"):
         same_error(lambda L: getattr(L.special, name)(L.tensor([1.0]), 0, out=L.empty(1)))

@@ -151,9 +151,10 @@ gammainc = _alias("gammainc", _top("igamma"), "input, other, *, out=None",
 gammaincc = _alias("gammaincc", _top("igammac"), "input, other, *, out=None",
                    "input, other, out=out",
                    "The regularized upper incomplete gamma function (torch.igammac).")
-softmax = _alias("softmax", _top("softmax"), "input, dim, *, dtype=None", "input, dim, dtype",
+# (PyTorch's parser takes softmax's dtype positionally too)
+softmax = _alias("softmax", _top("softmax"), "input, dim, dtype=None", "input, dim, dtype",
                  "Softmax along dim (torch.softmax), computed in dtype if given.")
-log_softmax = _alias("log_softmax", _top("log_softmax"), "input, dim, *, dtype=None",
+log_softmax = _alias("log_softmax", _top("log_softmax"), "input, dim, dtype=None",
                      "input, dim, dtype",
                      "Log-softmax along dim (torch.log_softmax), computed in dtype if given.")
 logsumexp = _alias("logsumexp", _top("logsumexp"), "input, dim, keepdim=False, *, out=None",

@@ -2,6 +2,7 @@
 backward nodes, record_function blocks, shapes, memory, stacks, schedules), that nothing is
 recorded or paid when off, and that the reports are laid out exactly as PyTorch's for the
 same events."""
+import importlib
 import json
 import os
 
@@ -218,3 +219,401 @@ def test_event_reprs_as_pytorch():
     assert [repr(e) for e in ours] == [repr(e) for e in theirs]
     assert [repr(e) for e in ours.key_averages()] == [repr(e) for e in theirs.key_averages()]
     assert cpu_events._build_table(cpu_events.EventList()) == ""
+
+
+# ---- execution trace, step tracking, ITT, record scopes, optimizer step hooks -------------
+
+def _normalized_trace(path):
+    """The trace file's text without what differs from run to run (pid, times), what
+    chainrule cannot write (ATen operator schemas), and with record-function handles and
+    sequence numbers counted from the trace's first (both are process-wide counters, which
+    earlier tests have advanced differently in the two libraries)."""
+    import re
+    text = open(path).read()
+    text = re.sub(r'"(pid|start_ts|finish_ts)": \d+', r'"\1": 0', text)
+    text = re.sub(r'"time": "[^"]*"', '"time": ""', text)
+    text = re.sub(r'("op_schema", "type": "string", "value": )"[^"]*"', r'\1""', text)
+    for attr in ("rf_id", "seq_id"):
+        pattern = r'("name": "%s", "type": "u?int64", "value": )(\d+)' % attr
+        first = next(int(v) for _, v in re.findall(pattern, text)
+                     if int(v) > 0 or attr == "seq_id")
+        text = re.sub(pattern, lambda m: m.group(1) + str(int(m.group(2)) - first), text)
+    return text
+
+
+def _trace_program(lib, path):
+    x = lib.arange(6.).reshape(2, 3).requires_grad_()
+    w = lib.ones(2, 3)
+    et = lib.profiler.ExecutionTraceObserver()
+    assert (et.is_registered, et.is_running(), et.get_output_file_path()) == (False, False, None)
+    assert et.register_callback(path) is et
+    assert et.is_registered and not et.is_running()
+    lib.exp(w)                                   # before start: not recorded
+    et.start()
+    assert et.is_running()
+    a = x.exp()
+    with lib.profiler.record_function("block", "why"):
+        b = lib.cat([a, w], 0).view(3, 4)
+        v, i = lib.topk(b, 2)
+        with lib.no_grad():
+            e = lib.sin(w)
+    c = lib.add(v, v, alpha=2)
+    d = lib.mul(w, e)
+    et.stop()
+    lib.cos(w)                                   # after stop: not recorded
+    et.unregister_callback()
+    assert not et.is_registered and et.get_output_file_path() == path
+    return a, b, v, i, e, c, d
+
+
+def test_execution_trace_as_pytorch(tmp_path):
+    # ops whose ATen kernels call no other op: the whole file is PyTorch's, byte for byte
+    # (node ids, tensor and storage ids, shapes, strides, types, values, sequence numbers,
+    # record_function blocks and their arguments, layout)
+    ours, theirs = str(tmp_path / "ours.json"), str(tmp_path / "theirs.json")
+    _trace_program(chainrule, ours)
+    _trace_program(torch, theirs)
+    assert _normalized_trace(ours) == _normalized_trace(theirs)
+    trace = json.load(open(ours))
+    assert [n["name"] for n in trace["nodes"]] == [
+        "[pytorch|profiler|execution_trace|thread]", "aten::exp", "aten::cat", "aten::view",
+        "aten::topk", "aten::sin", "block", "aten::add", "aten::mul",
+        "[pytorch|profiler|execution_trace|process]"]
+
+
+def _kept_nodes(trace):
+    """(name, parent's name, inputs, outputs, seq_id, scope, fw_tid, fw_parent's name) of the
+    nodes not inside an aten op (PyTorch's kernels run ops of their own)."""
+    nodes = {n["id"]: n for n in trace["nodes"]}
+    seq0 = next(a["value"] for n in trace["nodes"] for a in n["attrs"]
+                if a["name"] == "seq_id" and a["value"] >= 0)     # a process-wide counter
+    kept = []
+    for n in trace["nodes"]:
+        parent = nodes[n["ctrl_deps"]]
+        if parent is not n and parent["name"].startswith("aten::"):
+            continue
+        attrs = {a["name"]: a["value"] for a in n["attrs"]}
+        kept.append((n["name"], parent["name"], n["inputs"]["types"], n["inputs"]["shapes"],
+                     n["inputs"]["strides"], n["outputs"]["types"], n["outputs"]["shapes"],
+                     attrs["seq_id"] if attrs["seq_id"] < 0 else attrs["seq_id"] - seq0,
+                     attrs["scope"], attrs["tid"], attrs["fw_tid"],
+                     attrs["fw_parent"] and nodes[attrs["fw_parent"]]["name"]))
+    return kept
+
+
+def test_execution_trace_backward_as_pytorch(tmp_path):
+    def program(lib, path):
+        x = lib.arange(6.).reshape(2, 3).requires_grad_()
+        w = lib.full((2, 3), 2.0)
+        g = lib.ones(2, 3)
+        et = lib.profiler.ExecutionTraceObserver().register_callback(path)
+        et.start()
+        y = x.exp() * w
+        with lib.profiler.record_function("backward"):
+            gx, = lib.autograd.grad(y, x, g)
+        et.stop()
+        et.unregister_callback()
+        return json.load(open(path)), gx
+
+    ours, gx = program(chainrule, str(tmp_path / "ours.json"))
+    theirs, tgx = program(torch, str(tmp_path / "theirs.json"))
+    assert gx.flatten().tolist() == pytest.approx(tgx.flatten().tolist(), rel=1e-6)
+    assert _kept_nodes(ours) == _kept_nodes(theirs)
+    names = [k[0] for k in _kept_nodes(ours)]
+    assert names.index("MulBackward0") < names.index(
+        "autograd::engine::evaluate_function: MulBackward0")
+    assert set(ours) == set(theirs) == {"schema", "pid", "time", "start_ts", "nodes",
+                                        "finish_ts"}
+    assert ours["schema"] == theirs["schema"]
+    for a, b in zip(ours["nodes"], theirs["nodes"]):
+        assert list(a) == list(b)
+        assert [(x["name"], x["type"]) for x in a["attrs"]] == \
+            [(x["name"], x["type"]) for x in b["attrs"]]
+
+
+def test_execution_trace_off_costs_nothing(tmp_path):
+    et = chainrule.profiler.ExecutionTraceObserver().register_callback(
+        str(tmp_path / "t.json"))
+    assert engine.evaluate_hook is None
+    et.start()
+    assert engine.evaluate_hook is not None
+    with chainrule.profiler.profile() as prof:
+        chainrule.ones(2).exp()
+    assert engine.evaluate_hook is not None      # the trace still records
+    et.stop()
+    assert engine.evaluate_hook is None
+    for ns, key, original in registry._GENERATED:
+        assert ns[key] is original
+    et.unregister_callback()
+    assert "aten::exp" in names(prof.events())
+    assert [n["name"] for n in json.load(open(tmp_path / "t.json"))["nodes"]][1] == "aten::exp"
+
+
+def test_execution_trace_observer_lifecycle(tmp_path, capsys, monkeypatch):
+    def program(lib, tag):
+        P = lib.profiler
+        out = []
+        x = lib.ones(2)
+        et = P.ExecutionTraceObserver()
+        et.start()
+        out.append(et.is_running())                         # not registered: no-op
+        gz = str(tmp_path / f"{tag}_a.json.gz")
+        et.register_callback(gz)
+        out.append((et.get_output_file_path() == gz,
+                    et.output_file_path_observer.endswith(".json")))
+        # the process has one trace: a second observer writes into the first one's
+        other = str(tmp_path / f"{tag}_b.json")
+        et2 = P.ExecutionTraceObserver().register_callback(other)
+        out.append((et2.is_registered, os.path.exists(other)))
+        et2.start()
+        out.append((et.is_running(), et2.is_running()))
+        x.exp()
+        et.start()
+        x.sin()
+        et2.stop()
+        x.cos()                                              # still recorded: et runs
+        et.stop()
+        et2.unregister_callback()
+        out.append(et.is_registered)
+        et.unregister_callback()
+        import gzip
+        out.append([n["name"] for n in json.load(gzip.open(gz))["nodes"]])
+        out.append(os.path.exists(et.output_file_path_observer))
+        # resources next to the trace
+        r = str(tmp_path / f"{tag}_r.json")
+        et4 = P.ExecutionTraceObserver().register_callback(r)
+        out.append(et4.get_resources_dir())
+        et4.set_extra_resource_collection(True)
+        out.append((et4.get_resources_dir() == str(tmp_path / f"{tag}_r_resources"),
+                    os.path.isdir(tmp_path / f"{tag}_r_resources"),
+                    P.ExecutionTraceObserver.get_resources_dir_for_et_path(
+                        str(tmp_path / "none.json"))))
+        et4.cleanup()
+        out.append(et4.is_registered)
+        # from the environment
+        monkeypatch.setenv("ENABLE_PYTORCH_EXECUTION_TRACE", "1")
+        monkeypatch.setenv("ENABLE_PYTORCH_EXECUTION_TRACE_EXTRAS", "1")
+        e = P.ExecutionTraceObserver.build_execution_trace_obs_from_env()
+        out.append((type(e).__name__, e.is_registered,
+                    e.get_output_file_path().endswith(".et.json"), e.extra_resources_collection))
+        e.unregister_callback()
+        monkeypatch.setenv("ENABLE_PYTORCH_EXECUTION_TRACE", "0")
+        out.append(P.ExecutionTraceObserver.build_execution_trace_obs_from_env())
+        # with the profiler: recorded while the profiler records, finished on exit
+        p_path = str(tmp_path / f"{tag}_p.json")
+        et5 = P.ExecutionTraceObserver().register_callback(p_path)
+        with P.profile(schedule=P.schedule(wait=1, warmup=1, active=1),
+                       execution_trace_observer=et5) as p:
+            for _ in range(4):
+                x.exp()
+                p.step()
+        out.append((et5.is_registered, et5.is_running()))
+        nodes = json.load(open(p_path))["nodes"]
+        by_id = {n["id"]: n["name"] for n in nodes}
+        out.append([(n["name"], by_id[n["ctrl_deps"]]) for n in nodes])
+        return out
+
+    chainrule.profiler.profiler._WARNINGS_SHOWN.clear()    # both warn once per process
+    torch.profiler.profiler._WARNINGS_SHOWN.clear()
+    with pytest.warns(UserWarning, match="Profiler clears events"):
+        ours = program(chainrule, "ours")
+    printed = capsys.readouterr().out
+    with pytest.warns(UserWarning, match="Profiler clears events"):
+        theirs = program(torch, "theirs")
+    assert ours == theirs
+    assert printed == (f"Execution Trace: compressing "
+                       f"{printed.split()[3]} to {tmp_path / 'ours_a.json.gz'}\n")
+    # PyTorch refuses a file it cannot open (and then, unlike chainrule, records no trace
+    # again in the process, so its side is not run here)
+    bad = chainrule.profiler.ExecutionTraceObserver().register_callback(
+        str(tmp_path / "missing" / "t.json"))
+    assert not bad.is_registered
+    bad.start()
+    assert not bad.is_running()
+
+
+def test_execution_trace_values():
+    # values as PyTorch encodes IValues (checked against PyTorch's traces)
+    from chainrule.profiler._execution_trace import _scalar
+    T = chainrule
+    assert _scalar(None) == ("None", '"<None>"')
+    assert _scalar(True) == ("Bool", "true")
+    assert _scalar(-3) == ("Int", "-3")
+    assert _scalar(0.5) == ("Double", "0.500000")
+    assert _scalar(float("-inf")) == ("Double", '"-inf"')
+    assert _scalar(float("nan")) == ("Double", '"nan"')
+    assert _scalar('a"b\n') == ("String", '"a\\"b\\n"')
+    assert _scalar(T.float64) == ("Int", "7")
+    assert _scalar(T.bool) == ("Int", "11")
+    assert _scalar(T.bfloat16) == ("Int", "15")
+    assert _scalar(T.channels_last) == ("Int", "2")
+    assert _scalar(T.strided) == ("Int", "0")
+    assert _scalar(T.device("cpu")) == ("Device", '"cpu"')
+
+
+def test_record_scope_as_pytorch():
+    ours, theirs = chainrule.profiler.RecordScope, torch.profiler.RecordScope
+    assert [(k, int(v)) for k, v in ours.__members__.items()] == \
+        [(k, int(v)) for k, v in theirs.__members__.items()]
+    for name in ours.__members__:
+        a, b = getattr(ours, name), getattr(theirs, name)
+        assert (repr(a), str(a), hash(a), a.name, a.value, int(a), list(range(10))[a]) == \
+            (repr(b), str(b), hash(b), b.name, b.value, int(b), list(range(10))[b])
+        assert (a == int(a)) == (b == int(b)) is False
+    assert ours(7) is ours.USER_SCOPE and theirs(7) == theirs.USER_SCOPE
+
+
+def test_itt():
+    ours, theirs = chainrule.profiler.itt, torch.profiler.itt
+    assert ours.__all__ == theirs.__all__
+    assert ours.is_available() is False          # chainrule has no ITT instrumentation
+    for fname, args in (("range_push", ("a",)), ("range_push", (None,)), ("range_push", (b"a",)),
+                        ("range_pop", ()), ("mark", ("m",)), ("mark", (None,))):
+        assert getattr(ours, fname)(*args) is None
+        assert getattr(theirs, fname)(*args) is None
+    for fname in ("range_push", "mark"):
+        for bad in (3, 1.5, ["a"]):
+            with pytest.raises(TypeError) as e_ours:
+                getattr(ours, fname)(bad)
+            with pytest.raises(TypeError) as e_theirs:
+                getattr(theirs, fname)(bad)
+            assert str(e_ours.value) == str(e_theirs.value)
+    for lib in (ours, theirs):
+        with pytest.raises(TypeError, match="takes 0 positional arguments"):
+            lib.range_pop(1)
+        with lib.range("step {} of {n}", 1, n=2):
+            pass
+
+        @lib.range("fn")
+        def f(v):
+            return v + 1
+        assert f(1) == 2
+
+
+def test_emit_itt_and_nvtx():
+    T = chainrule
+    for lib in (T, torch):
+        e = lib.autograd.profiler.emit_itt(record_shapes=True)
+        with e:
+            assert lib.ones(1).add(1).tolist() == [2.0]
+            with pytest.raises(RuntimeError, match="ITT annotation context manager is not "
+                                                   "reentrant"):
+                e.__enter__()
+        with lib.autograd.profiler.emit_itt(enabled=False) as off:
+            assert off is None
+        with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+            with lib.autograd.profiler.emit_nvtx():
+                pass
+        with lib.autograd.profiler.emit_nvtx(enabled=False) as off:
+            assert off is None
+
+
+@pytest.fixture
+def fresh_step_trackers():
+    saved = [(K, K._current_step, K._step_dict) for K in (
+        chainrule.profiler.KinetoStepTracker, torch.profiler.KinetoStepTracker)]
+    from collections import defaultdict
+    for K, _, _ in saved:
+        K._current_step, K._step_dict = 0, defaultdict(int)
+    yield
+    for K, step, d in saved:
+        K._current_step, K._step_dict = step, d
+
+
+def test_kineto_step_tracker(fresh_step_trackers):
+    import warnings as w
+    assert chainrule.profiler.KinetoStepTracker is \
+        chainrule.autograd.profiler.KinetoStepTracker
+
+    def program(K):
+        out = [K.current_step()]
+        K.init_step_count("a")
+        out += [K.increment_step("a"), K.increment_step("b"), K.increment_step("a"),
+                K.current_step(), K.erase_step_count("a"), K.erase_step_count("a"),
+                dict(K._step_dict)]
+        K._step_dict["c"] = K._current_step + 2
+        with w.catch_warnings(record=True) as caught:
+            w.simplefilter("always")
+            out.append(K.increment_step("c"))
+        out.append([str(c.message) for c in caught])
+        K.init_step_count("d")
+        out += [dict(K._step_dict), K.increment_step("d"), K.current_step()]
+        return out
+
+    assert program(chainrule.profiler.KinetoStepTracker) == \
+        program(torch.profiler.KinetoStepTracker)
+
+
+def test_profiler_counts_its_steps(fresh_step_trackers, monkeypatch):
+    def program(lib):
+        K = lib.profiler.KinetoStepTracker
+        seen = []
+        with lib.profiler.profile(schedule=lib.profiler.schedule(wait=0, warmup=1, active=1)) \
+                as p:
+            seen.append(dict(K._step_dict))
+            monkeypatch.setenv("KINETO_USE_DAEMON", "1")
+            p.step()
+            p.step()
+            monkeypatch.delenv("KINETO_USE_DAEMON")
+            p.step()
+            seen.append((dict(K._step_dict), K.current_step()))
+        seen.append(dict(K._step_dict))
+        # the optimizer hook the profiler registers under KINETO_USE_DAEMON
+        h = lib.profiler.register_optimizer_step_post_hook(lib.profiler._optimizer_post_hook)
+        q = lib.nn.Parameter(lib.ones(1))
+        opt = lib.optim.SGD([q], lr=1.0)
+        q.grad = lib.ones(1)
+        opt.step()
+        opt.step()
+        h.remove()
+        opt.step()
+        seen.append((dict(K._step_dict), K.current_step()))
+        return seen
+
+    assert program(chainrule) == program(torch)
+
+
+def test_optimizer_step_hooks():
+    import copy
+
+    def program(lib):
+        O = importlib.import_module(lib.__name__ + ".optim.optimizer")
+        p = lib.nn.Parameter(lib.ones(2))
+        opt = lib.optim.SGD([p], lr=0.1)
+        log = []
+        hs = [O.register_optimizer_step_pre_hook(
+                  lambda o, a, k: log.append(("global pre", type(o).__name__, a[1:],
+                                              sorted(k)))),
+              O.register_optimizer_step_post_hook(
+                  lambda o, a, k: log.append(("global post", a[1:], sorted(k)))),
+              opt.register_step_pre_hook(lambda o, a, k: log.append(("pre", a[1:], sorted(k)))),
+              opt.register_step_post_hook(
+                  lambda o, a, k: log.append(("post", a[1:], sorted(k), p.tolist())))]
+        p.grad = lib.ones(2)
+        opt.step()
+        opt.step(closure=None)
+        bad = opt.register_step_pre_hook(lambda o, a, k: 5)
+        with pytest.raises(RuntimeError) as e:
+            opt.step()
+        log.append(str(e.value).split(">", 1)[1])
+        bad.remove()
+        swap = opt.register_step_pre_hook(lambda o, a, k: ((o,), {"closure": lambda: 3}))
+        log.append(opt.step())
+        for h in hs + [swap]:
+            h.remove()
+        opt.step()
+        log.append((p.tolist(), opt.step.__name__, type(opt).step.hooked))
+        clone = copy.deepcopy(opt)
+        log.append((dict(clone._optimizer_step_pre_hooks),
+                    dict(clone._optimizer_step_post_hooks)))
+        sched = lib.optim.lr_scheduler.StepLR(opt, 1, gamma=0.5)
+        opt.step()
+        sched.step()
+        log.append(opt.param_groups[0]["lr"])
+        with lib.profiler.profile() as prof:
+            opt.zero_grad()
+            opt.step()
+        log.append([e.name for e in prof.events() if e.name.startswith("Optimizer.")])
+        return log
+
+    assert program(chainrule) == program(torch)

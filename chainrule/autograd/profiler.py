@@ -1,5 +1,10 @@
-"""torch.autograd.profiler: the legacy profiler interface (profile, record_function) and the
-event classes, over chainrule's profiler (chainrule.profiler)."""
+"""torch.autograd.profiler: the legacy profiler interface (profile, record_function), the
+event classes, over chainrule's profiler (chainrule.profiler), KinetoStepTracker, and
+emit_itt / emit_nvtx (chainrule has no ITT or NVTX instrumentation: emit_itt annotates
+nothing, emit_nvtx fails as a build without CUDA does)."""
+from collections import defaultdict
+from warnings import warn
+
 from ..profiler._collector import Collector, record_function
 from ..profiler._events import (MEMORY_EVENT_NAME, OUT_OF_MEMORY_EVENT_NAME, DeviceType,
                                 EventList, FunctionEvent, FunctionEventAvg)
@@ -7,7 +12,7 @@ from ..profiler.profiler import ProfilerActivity, kineto_available
 
 __all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg",
            "DeviceType", "ProfilerActivity", "kineto_available", "MEMORY_EVENT_NAME",
-           "OUT_OF_MEMORY_EVENT_NAME"]
+           "OUT_OF_MEMORY_EVENT_NAME", "KinetoStepTracker", "emit_itt", "emit_nvtx"]
 
 
 class profile:
@@ -95,3 +100,97 @@ class profile:
         """Self CPU time of all events (microseconds)."""
         self._check_finish()
         return self.function_events.self_cpu_time_total
+
+
+class emit_itt:
+    """Context manager under which PyTorch emits an Intel ITT range per op for VTune.
+    chainrule has no ITT instrumentation (see chainrule.profiler.itt): it annotates nothing
+    and keeps PyTorch's reentrancy check."""
+
+    def __init__(self, enabled=True, record_shapes=False):
+        self.enabled = enabled
+        self.entered = False
+        self.record_shapes = record_shapes
+
+    def __enter__(self):
+        if not self.enabled:
+            return
+        if self.entered:
+            raise RuntimeError("ITT annotation context manager is not reentrant")
+        self.entered = True
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        return False if self.enabled else None
+
+
+class emit_nvtx:
+    """Context manager emitting an NVTX range per op for nvprof: it needs CUDA, so entering
+    it fails as PyTorch's build without CUDA fails (unless enabled=False)."""
+
+    def __init__(self, enabled=True, record_shapes=False):
+        self.enabled = enabled
+        self.entered = False
+        self.record_shapes = record_shapes
+
+    def __enter__(self):
+        if not self.enabled:
+            return
+        if self.entered:
+            raise RuntimeError("NVTX annotation context manager is not reentrant")
+        self.entered = True
+        from .. import cuda
+        cuda.synchronize()
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if not self.enabled:
+            return
+        from .. import cuda
+        cuda.synchronize()
+        return False
+
+
+def _kineto_step():
+    """PyTorch tells its Kineto tracer that a step passed; chainrule has no Kineto."""
+
+
+class KinetoStepTracker:
+    """A global step count kept per requester ("ProfilerStep", "Optimizer", ...): the step
+    is the largest count, so several requesters stepping together advance it once."""
+
+    _current_step = 0
+    _step_dict = defaultdict(int)
+
+    @classmethod
+    def init_step_count(cls, requester):
+        """Start counting for `requester` at the current step."""
+        cls._step_dict[requester] = cls._current_step
+
+    @classmethod
+    def erase_step_count(cls, requester):
+        """Stop counting for `requester`; whether it was counted."""
+        return cls._step_dict.pop(requester, None) is not None
+
+    @classmethod
+    def increment_step(cls, requester):
+        """Count a step of `requester`; returns the (possibly advanced) global step."""
+        if requester not in cls._step_dict:
+            cls.init_step_count(requester)
+        cls._step_dict[requester] += 1
+        new_step = max(cls._step_dict.values())
+        if new_step > cls._current_step:
+            delta = new_step - cls._current_step
+            if delta > 1:
+                warn("Profiler step count has increased more than 1 - "
+                     f"current_step = {cls._current_step} step dict =  {cls._step_dict}",
+                     stacklevel=2)
+            for _ in range(delta):
+                _kineto_step()
+            cls._current_step = new_step
+        return cls._current_step
+
+    @classmethod
+    def current_step(cls):
+        """The latest step of any requester."""
+        return cls._current_step

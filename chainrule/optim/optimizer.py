@@ -1,16 +1,45 @@
 """The base class of all optimizers, as torch.optim.Optimizer: parameter groups, per-parameter
-state, state_dict / load_state_dict in PyTorch's format, zero_grad."""
-from collections import defaultdict
+state, state_dict / load_state_dict in PyTorch's format, zero_grad, step hooks (global and
+per optimizer) and the profiler labels of step and zero_grad."""
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
 from copy import deepcopy
+import functools
 from itertools import chain
 import warnings
 
 from .._dtype import float32, float64, get_default_dtype
 from .._tensor import Tensor
 from ..autograd import enable_grad, no_grad
+from ..utils.hooks import RemovableHandle
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook",
+           "required"]
+
+_global_optimizer_pre_hooks = OrderedDict()
+_global_optimizer_post_hooks = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    """Register `hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)`, called
+    before every optimizer's step; returns a RemovableHandle."""
+    handle = RemovableHandle(_global_optimizer_pre_hooks)
+    _global_optimizer_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook):
+    """Register `hook(optimizer, args, kwargs) -> None`, called after every optimizer's
+    step; returns a RemovableHandle."""
+    handle = RemovableHandle(_global_optimizer_post_hooks)
+    _global_optimizer_post_hooks[handle.id] = hook
+    return handle
+
+
+def _record_function(name):
+    # imported on first use: the profiler package stays out of `import chainrule`
+    from ..profiler._collector import record_function
+    return record_function(name)
 
 
 class _RequiredParameter:
@@ -50,6 +79,9 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got " + _typename(params))
@@ -69,6 +101,62 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        if "_optimizer_step_pre_hooks" not in self.__dict__:
+            self._optimizer_step_pre_hooks = OrderedDict()
+        if "_optimizer_step_post_hooks" not in self.__dict__:
+            self._optimizer_step_post_hooks = OrderedDict()
+        self._patch_step_function()   # an unpickled optimizer's class may be new here
+
+    @staticmethod
+    def profile_hook_step(func):
+        """Wrap a step function: a profiler label 'Optimizer.step#<class>.step' around the
+        global then per-optimizer pre hooks, the step, and the per-optimizer then global
+        post hooks."""
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            self = args[0]
+            with _record_function(f"Optimizer.step#{self.__class__.__name__}.step"):
+                for pre_hook in chain(_global_optimizer_pre_hooks.values(),
+                                      self._optimizer_step_pre_hooks.values()):
+                    result = pre_hook(self, args, kwargs)
+                    if result is not None:
+                        if isinstance(result, tuple) and len(result) == 2:
+                            args, kwargs = result
+                        else:
+                            raise RuntimeError(f"{func} must return None or a tuple of "
+                                               f"(new_args, new_kwargs), but got {result}.")
+                out = func(*args, **kwargs)
+                self._optimizer_step_code()
+                for post_hook in chain(self._optimizer_step_post_hooks.values(),
+                                       _global_optimizer_post_hooks.values()):
+                    post_hook(self, args, kwargs)
+                return out
+        return wrapper
+
+    def _optimizer_step_code(self):
+        """Called after each step (PyTorch's profiler hooks in here); does nothing."""
+
+    def _patch_step_function(self):
+        """Wrap this optimizer's class's step once (profile_hook_step), as PyTorch does, so
+        that subclasses defining their own step get the hooks too."""
+        self._zero_grad_profile_name = f"Optimizer.zero_grad#{self.__class__.__name__}.zero_grad"
+        if not getattr(self.__class__.step, "hooked", None):
+            self.__class__.step = self.profile_hook_step(self.__class__.step)
+            self.__class__.step.hooked = True
+
+    def register_step_pre_hook(self, hook):
+        """Register `hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)`,
+        called before this optimizer's step; returns a RemovableHandle."""
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook):
+        """Register `hook(optimizer, args, kwargs) -> None`, called after this optimizer's
+        step; returns a RemovableHandle."""
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
 
     def __repr__(self):
         lines = [self.__class__.__name__ + " ("]
@@ -134,18 +222,21 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of all optimized tensors (to None, or to zeros)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                    continue
-                if p.grad.grad_fn is not None:
-                    p.grad.detach_()
-                else:
-                    p.grad.requires_grad_(False)
-                p.grad.zero_()
+        if not hasattr(self, "_zero_grad_profile_name"):
+            self._patch_step_function()
+        with _record_function(self._zero_grad_profile_name):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    if set_to_none:
+                        p.grad = None
+                        continue
+                    if p.grad.grad_fn is not None:
+                        p.grad.detach_()
+                    else:
+                        p.grad.requires_grad_(False)
+                    p.grad.zero_()
 
     def step(self, closure=None):
         """One optimization step; `closure` re-evaluates the loss (with grad enabled) and

@@ -1,12 +1,29 @@
 """torch.profiler: time what a program runs, op by op. chainrule records its own ops
 (`aten::<op>`), backward nodes (`autograd::engine::evaluate_function: <Node>`) and
 record_function blocks, and reports them as PyTorch does (key_averages().table(),
-export_chrome_trace, tensorboard_trace_handler). Off, it costs nothing."""
+export_chrome_trace, tensorboard_trace_handler); ExecutionTraceObserver writes PyTorch's
+JSON execution trace of the same events. Off, it costs nothing. `itt` has no ITT
+instrumentation behind it (see chainrule/profiler/itt.py)."""
+import os
+
+from ..autograd.profiler import KinetoStepTracker
+from ..optim.optimizer import register_optimizer_step_post_hook
+from . import itt  # noqa: F401
 from ._collector import record_function
 from ._events import DeviceType
-from .profiler import (ProfilerAction, ProfilerActivity, is_fbcode, kineto_available, profile,
-                       schedule, supported_activities, tensorboard_trace_handler)
+from .profiler import (ExecutionTraceObserver, ProfilerAction, ProfilerActivity,  # noqa: F401
+                       RecordScope, is_fbcode, kineto_available, profile, schedule,
+                       supported_activities, tensorboard_trace_handler)
 
 __all__ = ["profile", "schedule", "supported_activities", "tensorboard_trace_handler",
            "ProfilerAction", "ProfilerActivity", "kineto_available", "DeviceType",
-           "record_function", "is_fbcode"]
+           "record_function", "ExecutionTraceObserver"]
+
+
+def _optimizer_post_hook(optimizer, args, kwargs):
+    """Counts optimizer steps as profiler steps (registered with KINETO_USE_DAEMON set)."""
+    KinetoStepTracker.increment_step("Optimizer")
+
+
+if os.environ.get("KINETO_USE_DAEMON", ""):
+    _ = register_optimizer_step_post_hook(_optimizer_post_hook)

@@ -2,8 +2,10 @@
 (registry.intercept, via _hooks) and every backward node through the engine's evaluate hook:
 each call becomes an event with its wall time (perf_counter_ns), named as PyTorch names it
 (`aten::add` for the row `add`, `autograd::engine::evaluate_function: AddBackward0` around
-`AddBackward0` for a node). When no collector is on, neither hook is installed, so ops pay
-nothing."""
+`AddBackward0` for a node). A running execution trace (_execution_trace) takes the same
+hooks, outside the collector's so that its writing is not timed. When neither is on, no
+hook is installed, so ops pay nothing."""
+import functools
 import os
 import threading
 import traceback
@@ -11,9 +13,36 @@ from time import perf_counter_ns
 
 from ._events import EventList, FunctionEvent
 
-__all__ = ["Collector", "active", "record_function"]
+__all__ = ["Collector", "active", "record_function", "set_trace"]
 
 _active = [None]
+_trace = [None]     # the execution trace writer while it records
+
+
+def set_trace(writer):
+    """Route ops and backward nodes to an execution trace writer too (None: stop)."""
+    _trace[0] = writer
+    _install()
+
+
+def _install():
+    from .. import _hooks
+    from ..autograd import engine
+    collector, trace = _active[0], _trace[0]
+    if trace is None:
+        op, node = (None, None) if collector is None else (collector.op_hook,
+                                                            collector.node_hook)
+    elif collector is None:
+        op, node = trace.op_hook, trace.node_hook
+    else:
+        def op(call, row, inputs, params):
+            return trace.op_hook(functools.partial(collector.op_hook, call), row, inputs,
+                                 params)
+
+        def node(evaluate, n, *args):
+            return trace.node_hook(functools.partial(collector.node_hook, evaluate), n, *args)
+    _hooks.set_profiler(op)
+    engine.evaluate_hook = node
 _CHAINRULE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -36,23 +65,17 @@ class Collector:
         self.t0 = None
 
     def enable(self):
-        from .. import _hooks
-        from ..autograd import engine
         if _active[0] is not None:
             raise RuntimeError("Profiler is already enabled on this thread")
         if self.t0 is None:
             self.t0 = perf_counter_ns()
         _active[0] = self
-        _hooks.set_profiler(self.op_hook)
-        engine.evaluate_hook = self.node_hook
+        _install()
 
     def disable(self):
-        from .. import _hooks
-        from ..autograd import engine
         if _active[0] is self:
             _active[0] = None
-            _hooks.set_profiler(None)
-            engine.evaluate_hook = None
+            _install()
 
     def clear(self):
         self.raw = []
@@ -191,8 +214,12 @@ class record_function:
         self.args = args
         self.run_callbacks_on_exit = True
         self._start = None
+        self._trace = None
 
     def __enter__(self):
+        trace = _trace[0]
+        if trace is not None:
+            self._trace = (trace, trace.user_enter(self.name, self.args))
         self._start = perf_counter_ns()
         return self
 
@@ -200,6 +227,10 @@ class record_function:
         collector = _active[0]
         if collector is not None and self._start is not None and self.run_callbacks_on_exit:
             collector.annotation(self.name, self._start, perf_counter_ns())
+        if self._trace is not None:
+            trace, ctx = self._trace
+            self._trace = None
+            trace.user_exit(ctx)
 
     def __call__(self, func):
         import functools

@@ -1,18 +1,24 @@
 """torch.profiler.profile: a context manager that records chainrule's ops and backward nodes
-(see _collector.py), with PyTorch's schedule / step() / on_trace_ready cycle and reports."""
+(see _collector.py), with PyTorch's schedule / step() / on_trace_ready cycle and reports;
+ExecutionTraceObserver, which writes PyTorch's JSON execution trace (_execution_trace.py)."""
 import enum
 import gzip
 import json
 import os
 import socket
+import tempfile
 import time
 import warnings
 from functools import partial
 
+from . import _execution_trace
 from ._collector import Collector, record_function
 
 __all__ = ["ProfilerAction", "ProfilerActivity", "profile", "schedule", "supported_activities",
-           "tensorboard_trace_handler", "kineto_available", "is_fbcode"]
+           "tensorboard_trace_handler", "kineto_available", "is_fbcode", "RecordScope",
+           "ExecutionTraceObserver"]
+
+PROFILER_STEP_NAME = "ProfilerStep"
 
 
 class _Enum(enum.IntEnum):
@@ -28,12 +34,48 @@ ProfilerActivity = _Enum("ProfilerActivity", [("CPU", 0), ("XPU", 1), ("MTIA", 4
 ProfilerActivity.__module__ = "torch._C._profiler"
 
 
+class RecordScope(enum.Enum):
+    """What kind of code a recorded event comes from (the `scope` of trace nodes). Like
+    PyTorch's pybind11 enum it converts to int and hashes as its value, but compares only
+    with its own members."""
+    FUNCTION = 0
+    BACKWARD_FUNCTION = 1
+    TORCHSCRIPT_FUNCTION = 2
+    KERNEL_FUNCTION_DTYPE = 3
+    CUSTOM_CLASS = 4
+    BUILD_FEATURE = 5
+    LITE_INTERPRETER = 6
+    USER_SCOPE = 7
+    STATIC_RUNTIME_OP = 8
+    STATIC_RUNTIME_MODEL = 9
+
+    def __int__(self):
+        return self.value
+
+    __index__ = __int__
+
+    def __hash__(self):
+        return self.value
+
+
+RecordScope.__module__ = "torch._C._profiler"
+
+
 class ProfilerAction(enum.Enum):
     """What the profiler does at a step of its schedule."""
     NONE = 0
     WARMUP = 1
     RECORD = 2
     RECORD_AND_SAVE = 3
+
+
+_WARNINGS_SHOWN = set()
+
+
+def _warn_once(msg):
+    if msg not in _WARNINGS_SHOWN:
+        _WARNINGS_SHOWN.add(msg)
+        warnings.warn(msg, stacklevel=2)
 
 
 def supported_activities():
@@ -145,6 +187,8 @@ class profile:
         self.with_flops = with_flops
         self.with_modules = with_modules
         self.acc_events = acc_events
+        self.execution_trace_observer = (
+            execution_trace_observer or ExecutionTraceObserver.build_execution_trace_obs_from_env())
         self.custom_trace_id_callback = custom_trace_id_callback
         self.profiler = None
         self.record_steps = schedule is not None
@@ -183,6 +227,7 @@ class profile:
             (A.RECORD, None): [self.stop_trace, self._trace_ready],
             (A.RECORD_AND_SAVE, None): [self.stop_trace, self._trace_ready],
         }
+        _step_tracker().init_step_count(PROFILER_STEP_NAME)
 
     def __enter__(self):
         self.start()
@@ -190,6 +235,9 @@ class profile:
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         self.stop()
+        _step_tracker().erase_step_count(PROFILER_STEP_NAME)
+        if self.execution_trace_observer:
+            self.execution_trace_observer.cleanup()
 
     def start(self):
         self._transit_action(ProfilerAction.NONE, self.current_action)
@@ -214,6 +262,8 @@ class profile:
         self.current_action = self.schedule(self.step_num)
         self._prev_schedule_action = self.current_action
         self._transit_action(prev_action, self.current_action)
+        if os.environ.get("KINETO_USE_DAEMON", ""):
+            _step_tracker().increment_step(PROFILER_STEP_NAME)
         if self.record_steps:
             self.step_rec_fn = record_function("ProfilerStep#" + str(self.step_num))
             self.step_rec_fn.__enter__()
@@ -232,14 +282,21 @@ class profile:
         if self.profiler is None:
             self.profiler = Collector(self.record_shapes, self.profile_memory, self.with_stack,
                                       self.with_flops)
-        else:
+        elif not self.acc_events:
+            _warn_once("Warning: Profiler clears events at the end of each cycle. Only events "
+                       "from the current cycle will be reported. To keep events across cycles, "
+                       "set acc_events=True.")
             self.profiler.clear()
         self._events = None
 
     def start_trace(self):
+        if self.execution_trace_observer:
+            self.execution_trace_observer.start()
         self.profiler.enable()
 
     def stop_trace(self):
+        if self.execution_trace_observer:
+            self.execution_trace_observer.stop()
         self.profiler.disable()
         self._events = None
 
@@ -282,3 +339,140 @@ class profile:
 
     def add_metadata_json(self, key, value):
         self.add_metadata(key, value)
+
+
+def _step_tracker():
+    from ..autograd.profiler import KinetoStepTracker
+    return KinetoStepTracker
+
+
+class ExecutionTraceObserver:
+    """Writes PyTorch's JSON execution trace (schema 1.1.1-chakra.0.0.4) of every op, backward
+    node and record_function block run between start() and stop(), to the file given to
+    register_callback() (gzipped at the end when it ends in .gz). A process has one trace:
+    registering a second observer while one is registered keeps the first one's file.
+    Node by node, see chainrule/profiler/_execution_trace.py; chainrule writes no operator
+    schemas and collects no generated kernels (it has none)."""
+
+    def __init__(self):
+        self._registered = False
+        self._execution_trace_running = False
+        self.extra_resources_collection = False
+        self.resources_dir = ""
+        self.output_file_path = ""
+        self.output_file_path_observer = ""
+
+    def __del__(self):
+        self.unregister_callback()
+
+    @staticmethod
+    def build_execution_trace_obs_from_env():
+        """An observer writing to a new temporary '.et.json' file when the environment sets
+        ENABLE_PYTORCH_EXECUTION_TRACE=1 (extra resources with
+        ENABLE_PYTORCH_EXECUTION_TRACE_EXTRAS=1), else None."""
+        if os.environ.get("ENABLE_PYTORCH_EXECUTION_TRACE", "0") == "1":
+            try:
+                with tempfile.NamedTemporaryFile("w+t", suffix=".et.json", delete=False) as fp:
+                    filename = fp.name
+            except Exception as e:
+                warnings.warn("Execution trace will not be recorded. Exception on creating "
+                              f"default temporary file: {e}", stacklevel=2)
+                return None
+            et = ExecutionTraceObserver()
+            et.register_callback(filename)
+            et.set_extra_resource_collection(
+                os.environ.get("ENABLE_PYTORCH_EXECUTION_TRACE_EXTRAS", "0") == "1")
+            return et
+        return None
+
+    def set_extra_resource_collection(self, val):
+        """Also collect the resources a replay needs, in a '<trace>_resources' directory."""
+        self.extra_resources_collection = val
+        if self.extra_resources_collection:
+            self.get_resources_dir(can_create=True)
+
+    def register_callback(self, output_file_path):
+        """Start the trace file (recording waits for start()); returns self."""
+        if not self._registered:
+            self.output_file_path = output_file_path
+            if output_file_path.endswith(".gz"):
+                with tempfile.NamedTemporaryFile("w+b", suffix=".json", delete=False) as fp:
+                    output_file_path = fp.name
+            self.output_file_path_observer = output_file_path
+            self._registered = _execution_trace.add_observer(output_file_path)
+        return self
+
+    def get_resources_dir(self, can_create=False):
+        """The resources directory next to the trace (created when can_create), or None
+        without extra resource collection or when it does not exist."""
+        if not self.extra_resources_collection:
+            return None
+        if self.resources_dir:
+            return self.resources_dir
+        generated_path = ExecutionTraceObserver.get_resources_dir_for_et_path(
+            self.output_file_path, create_dir=can_create)
+        if not generated_path:
+            return None
+        self.resources_dir = generated_path
+        return self.resources_dir
+
+    @staticmethod
+    def get_resources_dir_for_et_path(trace_path, create_dir=False):
+        """'<dir>/<trace name without extension>_resources' if it exists (or was created),
+        else None."""
+        work_dir, file_name = os.path.split(trace_path)
+        resource_dir = os.path.join(work_dir, os.path.splitext(file_name)[0] + "_resources")
+        if not os.path.exists(resource_dir):
+            if create_dir:
+                try:
+                    os.mkdir(resource_dir)
+                except Exception:
+                    warnings.warn(f"Execution trace exception when creating {resource_dir}",
+                                  stacklevel=2)
+                    return None
+            else:
+                return None
+        return resource_dir
+
+    def unregister_callback(self):
+        """Stop recording and finish the trace file (compressing it for a .gz path)."""
+        if self._registered:
+            self.stop()
+            _execution_trace.remove_observer()
+            if self.output_file_path.endswith("gz"):
+                print(f"Execution Trace: compressing {self.output_file_path_observer} to "
+                      f"{self.output_file_path}")
+                with open(self.output_file_path_observer, "rb") as fin:
+                    with gzip.open(self.output_file_path, "wb") as fout:
+                        fout.writelines(fin)
+                os.remove(self.output_file_path_observer)
+            self._registered = False
+
+    @property
+    def is_registered(self):
+        """Whether the observer is registered."""
+        return self._registered
+
+    def is_running(self):
+        """Whether the observer is recording."""
+        return self._execution_trace_running
+
+    def start(self):
+        """Start recording (a registered observer only)."""
+        if self._registered and not self._execution_trace_running:
+            _execution_trace.enable_observer()
+            self._execution_trace_running = True
+
+    def stop(self):
+        """Stop recording."""
+        if self._execution_trace_running:
+            _execution_trace.disable_observer()
+            self._execution_trace_running = False
+
+    def cleanup(self):
+        """Finish the trace file (unregister_callback)."""
+        self.unregister_callback()
+
+    def get_output_file_path(self):
+        """The trace file's path, or None before register_callback."""
+        return self.output_file_path if self.output_file_path else None

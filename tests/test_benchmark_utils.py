@@ -137,3 +137,157 @@ def test_timer_errors_as_pytorch():
         with pytest.raises(NotImplementedError, match="See `Timer.blocked_autorange.`"):
             getattr(cb.Timer(), method)()
     assert cb.Language.PYTHON.value == tb.Language.PYTHON.value
+
+
+# ---- Fuzzer -----------------------------------------------------------------------------
+
+def _fuzz(lib, bench, seed=1234, n=12):
+    """Parameters, tensors (values, shapes, strides, dtypes) and properties drawn for `seed`."""
+    import numpy as np
+
+    class Pick(bench.FuzzedParameter):
+        # an alias half of the time (PyTorch 2.13 refuses every dict distribution, see below)
+        def sample(self, state):
+            return bench.ParameterAlias("k0") if state.rand() < 0.5 else 1
+
+    fuzzer = bench.Fuzzer(
+        parameters=[
+            bench.FuzzedParameter("dim", minval=1, maxval=3, distribution="uniform",
+                                  strict=True),
+            [bench.FuzzedParameter(f"k{i}", minval=2, maxval=64, distribution="loguniform")
+             for i in range(3)],
+            [bench.FuzzedParameter(f"s{i}", minval=1, maxval=3, distribution="uniform")
+             for i in range(3)],
+            bench.FuzzedParameter("u", minval=0, maxval=10, distribution="uniform"),
+            bench.FuzzedParameter("f", minval=0.5, maxval=1.5, distribution="uniform"),
+            Pick("y_len", minval=0, maxval=1, distribution="uniform"),
+        ],
+        tensors=[
+            bench.FuzzedTensor("x", size=("k0", "k1", "k2"), steps=("s0", "s1", "s2"),
+                               dim_parameter="dim", probability_contiguous=0.4, min_elements=8,
+                               max_elements=4096, max_allocation_bytes=64 * 1024),
+            bench.FuzzedTensor("y", size=("y_len",), dtype=lib.int32),
+            bench.FuzzedTensor("z", size=(3, "k1"), dtype=lib.float64,
+                               tensor_constructor=lambda size, dtype, **params: lib.full(
+                                   size, float(params["u"]), dtype=dtype)),
+            [bench.FuzzedTensor("c", size=(2, 2), dtype=lib.complex64),
+             bench.FuzzedTensor("h", size=(4,), dtype=lib.int8, probability_contiguous=0.0)],
+        ],
+        constraints=[lambda params: params["u"] != 3],
+        seed=seed)
+    assert fuzzer.rejection_rate == 0.0
+    out = []
+    for tensors, properties, params in fuzzer.take(n):
+        out.append(sorted(params.items()))
+        for name in sorted(tensors):
+            t = tensors[name]
+            out.append((name, t.tolist(), tuple(t.shape), t.stride(), str(t.dtype),
+                        {k: v.tolist() if isinstance(v, np.ndarray) else v
+                         for k, v in properties[name].items()}))
+    out.append(fuzzer.rejection_rate)
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1234])
+def test_fuzzer_draws_as_pytorch(seed):
+    import torch
+    ours = _fuzz(chainrule, cb, seed)
+    assert ours == _fuzz(torch, tb, seed)
+    assert ours[-1] > 0             # the constraint and the element limits rejected some
+
+
+def test_fuzzer_checks_as_pytorch():
+    import numpy as np
+    import torch
+
+    def outcome(f):
+        try:
+            return "ok", f()
+        except (AssertionError, ValueError, RuntimeError) as e:
+            return type(e).__name__, str(e)
+
+    cases = [
+        lambda lib, b: b.FuzzedParameter("a", 1, 2, distribution="normal"),
+        # PyTorch 2.13's normalization test is inverted: a normalized dict is refused...
+        lambda lib, b: b.FuzzedParameter("a", distribution={1: 0.5, 2: 0.5}),
+        # ... and NumPy refuses the others when sampling
+        lambda lib, b: b.FuzzedParameter("a", distribution={1: 0.5, 2: 0.6}).sample(
+            np.random.RandomState(0)),
+        lambda lib, b: b.FuzzedParameter("a", distribution={1: -0.5, 2: 0.6}),
+        lambda lib, b: b.FuzzedParameter("a", 1, distribution={1: 0.6}),
+        lambda lib, b: b.FuzzedParameter("a", None, 2, distribution={1: 0.6}),
+        lambda lib, b: b.Fuzzer([b.FuzzedParameter("x", 1, 2, distribution="uniform")],
+                                [b.FuzzedTensor("x", size=(2,))]),
+        lambda lib, b: b.Fuzzer._resolve_aliases({"a": b.ParameterAlias("b"),
+                                                  "b": b.ParameterAlias("a"), "c": 1}),
+        lambda lib, b: b.Fuzzer._resolve_aliases({"a": b.ParameterAlias("b"),
+                                                  "b": b.ParameterAlias("c"), "c": 3}),
+        lambda lib, b: next(b.Fuzzer([b.FuzzedParameter("n", 1, 4, distribution="uniform")],
+                                     [b.FuzzedTensor("x", size=("n",), min_elements=10)],
+                                     seed=0).take(1)),
+        lambda lib, b: next(b.Fuzzer([b.FuzzedParameter("n", 1, 4, distribution="uniform")],
+                                     [b.FuzzedTensor("x", size=("n",))],
+                                     constraints=[lambda p: False], seed=0).take(1)),
+        lambda lib, b: next(b.Fuzzer([], [b.FuzzedTensor("x", size=(2,), cuda=True)],
+                                     seed=0).take(1)),
+        lambda lib, b: next(b.Fuzzer([b.FuzzedParameter("n", 1, 4, distribution="loguniform")],
+                                     [b.FuzzedTensor("x", size=("n", 2), dtype=lib.int64)],
+                                     seed=5).take(1))[0]["x"].tolist(),
+        lambda lib, b: repr(b.ParameterAlias("k")),
+        lambda lib, b: [b.FuzzedParameter("p", 1, 5, distribution="uniform", strict=True).strict,
+                        b.FuzzedTensor("t", size=(1,)).name, b.FuzzedParameter("q", 1, 2,
+                        distribution="uniform").name],
+    ]
+    for case in cases:
+        assert outcome(lambda: case(chainrule, cb)) == outcome(lambda: case(torch, tb))
+
+
+def test_fuzzer_sizes():
+    import torch
+    import torch.utils.benchmark.utils.fuzzer as tf
+
+    from chainrule.utils.benchmark.utils import fuzzer as cf
+    for name in ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+                 "float32", "float64", "complex64", "complex128"):
+        assert cf.dtype_size(getattr(chainrule, name)) == tf.dtype_size(getattr(torch, name))
+    assert cf.prod([2 ** 40, 2 ** 40], base=3) == tf.prod([2 ** 40, 2 ** 40], base=3)
+
+
+def test_fuzzed_sparse_tensor():
+    import warnings
+
+    import numpy as np
+
+    def fuzzer(b, density="density"):
+        return b.Fuzzer(
+            parameters=[b.FuzzedParameter("n", 2, 9, distribution="uniform"),
+                        b.FuzzedParameter("density", 0.1, 0.5, distribution="uniform"),
+                        b.FuzzedParameter("coalesced", 0, 1, distribution="uniform"),
+                        b.FuzzedParameter("sparse_dim", 1, 2, distribution="uniform")],
+            tensors=[b.FuzzedSparseTensor("s", size=("n", 3), min_elements=4,
+                                          sparse_dim="sparse_dim", density=density,
+                                          coalesced="coalesced")],
+            seed=7)
+
+    assert issubclass(cb.FuzzedSparseTensor, cb.FuzzedTensor)
+    ours, theirs = fuzzer(cb), fuzzer(tb)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # PyTorch's sparse invariant-check notice
+        _, properties, torch_params = next(theirs.take(1))
+    assert properties["s"]["dtype"] == "torch.float32"
+    # the sparse tensor's parameters are drawn as PyTorch draws them (take() first draws
+    # the generator's seed)
+    state = np.random.RandomState(7)
+    state.randint(low=0, high=2 ** 63, dtype=np.int64)
+    assert ours._generate(state) == torch_params
+    # building the sparse tensor is where chainrule stops: it has no sparse layouts
+    with pytest.raises(NotImplementedError, match="chainrule has no sparse tensors"):
+        next(ours.take(1))
+    # PyTorch's argument checks come first, with its errors
+    for b in (cb, tb):
+        with pytest.raises(AssertionError, match="nnz cannot exceed total number of elements"):
+            b.FuzzedSparseTensor("s", size=(2, 3))._make_tensor(
+                {"density": 2.0, "coalesced": True}, None)
+        with pytest.raises(AssertionError, match="invalid arguments"):
+            b.FuzzedSparseTensor.sparse_tensor_constructor([0, 3], chainrule.float32, 1, 1,
+                                                           True)

@@ -617,3 +617,52 @@ def test_optimizer_step_hooks():
         return log
 
     assert program(chainrule) == program(torch)
+
+
+def test_trace_ids_metadata_and_toggling(tmp_path):
+    def program(lib):
+        P = lib.profiler
+        p = P.profile(record_shapes=True, custom_trace_id_callback=lambda: "first")
+        out = [p.get_trace_id()]
+        p.preset_metadata_json("pre", "3")
+        with p:
+            out.append(p.get_trace_id())
+            p.add_metadata("k", "v x")
+            p.add_metadata_json("j", "[1, 2]")
+            lib.ones(1).exp()
+            p.toggle_collection_dynamic(False, [P.ProfilerActivity.CPU])
+            lib.ones(1).sin()                       # not recorded
+            p.toggle_collection_dynamic(True, [P.ProfilerActivity.CPU])
+            lib.ones(1).cos()
+        out.append([e.name for e in p.events() if e.name in ("aten::exp", "aten::sin",
+                                                              "aten::cos")])
+        path = tmp_path / f"{lib.__name__}.json"
+        p.export_chrome_trace(str(path))
+        trace = json.loads(path.read_text())
+        out.append({k: v for k, v in trace.items()
+                    if k not in ("traceEvents", "host_name", "baseTimeNanoseconds")})
+        out.append(p.preset_metadata)
+        with P.profile(schedule=P.schedule(wait=0, warmup=1, active=1), acc_events=True,
+                       custom_trace_id_callback=lambda: "A") as q:
+            ids = []
+            for i in range(4):
+                ids.append(q.get_trace_id())
+                if i == 1:
+                    q.set_custom_trace_id_callback(lambda: "B")
+                q.step()
+        out.append(ids)
+        with lib.autograd.profiler.profile(custom_trace_id_callback=lambda: "L") as lp:
+            out.append(lp.trace_id)
+            lp.toggle_collection_dynamic(False, [P.ProfilerActivity.CPU])
+            lib.ones(1).sin()
+            lp.toggle_collection_dynamic(True, [P.ProfilerActivity.CPU])
+            lib.ones(1).cos()
+        out.append([e.name for e in lp.function_events if e.name in ("aten::sin", "aten::cos")])
+        tid = lp.default_trace_id()
+        out.append((len(tid), tid.upper() == tid, int(tid, 16) >= 0))
+        return out
+
+    ours, theirs = program(chainrule), program(torch)
+    assert ours[3].pop("traceName") == str(tmp_path / "chainrule.json")
+    assert theirs[3].pop("traceName") == str(tmp_path / "torch.json")
+    assert ours == theirs

@@ -35,6 +35,8 @@ class profile:
         self.with_flops = with_flops
         self.function_events = None
         self.entered = False
+        self.custom_trace_id_callback = custom_trace_id_callback
+        self.trace_id = ""
         self._collector = Collector(record_shapes, profile_memory, with_stack, with_flops)
 
     def __enter__(self):
@@ -43,6 +45,7 @@ class profile:
         if self.entered:
             raise RuntimeError("Profiler context manager is not reentrant")
         self.entered = True
+        self.trace_id = self.create_trace_id()
         self._collector.enable()
         return self
 
@@ -52,6 +55,21 @@ class profile:
         self._collector.disable()
         self.function_events = self._collector.events()
         return False
+
+    def default_trace_id(self):
+        """A random UUID as 32 uppercase hex digits."""
+        import uuid
+        return f"{uuid.uuid4().int:032X}"
+
+    def create_trace_id(self):
+        """The custom_trace_id_callback's id, else a default one."""
+        if self.custom_trace_id_callback:
+            return self.custom_trace_id_callback()
+        return self.default_trace_id()
+
+    def toggle_collection_dynamic(self, enabled, activities):
+        """Stop (enabled=False) or resume recording CPU activity while profiling."""
+        self._collector.toggle(enabled, activities)
 
     def __repr__(self):
         if self.function_events is None:

@@ -63,22 +63,37 @@ class Collector:
         self.use_device = use_device
         self.raw = []        # (name, start_ns, end_ns, extras) in the order calls finish
         self.t0 = None
+        self._on = False     # between enable() and disable(), paused or not (toggle)
 
     def enable(self):
         if _active[0] is not None:
             raise RuntimeError("Profiler is already enabled on this thread")
         if self.t0 is None:
             self.t0 = perf_counter_ns()
+        self._on = True
         _active[0] = self
         _install()
 
     def disable(self):
+        self._on = False
         if _active[0] is self:
             _active[0] = None
             _install()
 
     def clear(self):
         self.raw = []
+
+    def toggle(self, enable, activities):
+        """Pause or resume recording (CPU activity: the only kind chainrule records)."""
+        from .profiler import ProfilerActivity
+        if ProfilerActivity.CPU not in set(activities):
+            return
+        if not enable and _active[0] is self:
+            _active[0] = None
+            _install()
+        elif enable and _active[0] is None and self._on:
+            _active[0] = self
+            _install()
 
     # ---- hooks ---------------------------------------------------------------------------
 

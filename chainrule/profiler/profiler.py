@@ -190,6 +190,9 @@ class profile:
         self.execution_trace_observer = (
             execution_trace_observer or ExecutionTraceObserver.build_execution_trace_obs_from_env())
         self.custom_trace_id_callback = custom_trace_id_callback
+        self.preset_metadata = {}
+        self._trace_metadata = {}
+        self._trace_id = None
         self.profiler = None
         self.record_steps = schedule is not None
         self.schedule = schedule if schedule is not None else _default_schedule_fn
@@ -287,12 +290,22 @@ class profile:
                        "from the current cycle will be reported. To keep events across cycles, "
                        "set acc_events=True.")
             self.profiler.clear()
+        if self.profiler.t0 is None or not self.acc_events:
+            # PyTorch makes a new recorder here, taking the trace id callback of the moment
+            self._trace_id_callback = self.custom_trace_id_callback
         self._events = None
+        self._trace_id = _new_trace_id(self._trace_id_callback)
 
     def start_trace(self):
         if self.execution_trace_observer:
             self.execution_trace_observer.start()
         self.profiler.enable()
+        for option in ("profile_memory", "with_stack", "record_shapes", "with_modules",
+                       "with_flops"):
+            if getattr(self, option):
+                self.add_metadata_json(option, "1")
+        for key, value in self.preset_metadata.items():
+            self.add_metadata_json(key, value)
 
     def stop_trace(self):
         if self.execution_trace_observer:
@@ -317,13 +330,22 @@ class profile:
                                           group_by_overload_name)
 
     def export_chrome_trace(self, path, use_python_export=False):
-        """Write the trace in Chrome's trace-event format (gzipped when path ends in .gz)."""
-        trace = {"schemaVersion": 1, "traceEvents": [
+        """Write the trace in Chrome's trace-event format (gzipped when path ends in .gz),
+        with the trace id and the metadata added (add_metadata, add_metadata_json)."""
+        trace = {"schemaVersion": 1, "deviceProperties": [], "trace_id": self._trace_id}
+        for key, value in self._trace_metadata.items():
+            try:
+                trace[key] = json.loads(value)
+            except ValueError:
+                trace[key] = value
+        trace["displayTimeUnit"] = "ms"
+        trace["traceEvents"] = [
             {"ph": "X", "cat": "user_annotation" if e.is_user_annotation else "cpu_op",
              "name": e.name, "pid": os.getpid(), "tid": e.thread, "ts": e.time_range.start,
              "dur": e.time_range.elapsed_us(),
              "args": {"Input Dims": e.input_shapes} if e.input_shapes else {}}
-            for e in self.events()]}
+            for e in self.events()]
+        trace["traceName"] = path
         data = json.dumps(trace).encode()
         opener = gzip.open if path.endswith(".gz") else open
         with opener(path, "wb") as f:
@@ -334,11 +356,38 @@ class profile:
         return self.events().export_stacks(path, metric)
 
     def add_metadata(self, key, value):
-        self._metadata = getattr(self, "_metadata", {})
-        self._metadata[key] = value
+        """Keep a string metadata value (as JSON) for the trace."""
+        self._trace_metadata[key] = '"' + value.replace('"', '\\"') + '"'
 
     def add_metadata_json(self, key, value):
-        self.add_metadata(key, value)
+        """Keep a metadata value given as JSON text for the trace."""
+        self._trace_metadata[key] = value
+
+    def preset_metadata_json(self, key, value):
+        """Keep a metadata value (JSON text) given before the profiler starts."""
+        self.preset_metadata[key] = value
+
+    def set_custom_trace_id_callback(self, callback):
+        """Set the function making the trace id of each following cycle."""
+        self.custom_trace_id_callback = callback
+
+    def get_trace_id(self):
+        """The id of the current cycle's trace (None before the first)."""
+        if self.profiler is None:
+            return None
+        return self._trace_id
+
+    def toggle_collection_dynamic(self, enable, activities):
+        """Stop (enable=False) or resume recording CPU activity while profiling."""
+        if self.profiler is None:
+            return
+        self.profiler.toggle(enable, activities)
+
+
+def _new_trace_id(callback):
+    """A trace id: the callback's, else a random UUID as 32 uppercase hex digits."""
+    import uuid
+    return callback() if callback else f"{uuid.uuid4().int:032X}"
 
 
 def _step_tracker():

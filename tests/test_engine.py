@@ -593,3 +593,19 @@ def test_first_gradient_is_never_shared_with_the_caller():
         first = w.grad
         (w * 3).sum().backward()     # accumulates in place into the tensor stored first
         assert first is w.grad and w.grad.tolist() == [6., 6.]
+
+
+def test_formulas_run_only_for_inputs_backward_needs():
+    # PyTorch's should_compute_output: igamma has no derivative for its first input, yet a
+    # gradient for the second alone is computed
+    def prog(T):
+        a = T.tensor([1.5, 2.0], requires_grad=True)
+        x = T.tensor([0.5, 3.0], requires_grad=True)
+        y = T.igamma(a, x).sum()
+        g = T.autograd.grad(y, x, retain_graph=True)
+        y.backward(inputs=[x])
+        return g, x.grad, a.grad
+    same(prog)
+    same_error(lambda T: T.autograd.grad(T.igamma(T.tensor([1.5], requires_grad=True),
+                                                  T.tensor([0.5])).sum(),
+                                         T.tensor([1.5], requires_grad=True)))

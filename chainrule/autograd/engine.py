@@ -332,6 +332,20 @@ def _init_exec_info(root, output_edges, accumulate):
 evaluate_hook = None
 
 
+# Note [Needed inputs]
+# With inputs= (autograd.grad, backward(inputs=...)) only some of a node's inputs lead to a
+# requested gradient. As PyTorch's should_compute_output, a table op's node then runs only
+# the formulas of those inputs: the others' gradients are not wanted, and their formulas may
+# not even exist (igamma's first input raises "not implemented").
+
+def _needed_edges(node, exec_info):
+    out = []
+    for fn, _ in node._next:
+        info = None if fn is None else exec_info.get(fn)
+        out.append(info is not None and (info.needed or bool(info.captures)))
+    return out
+
+
 def _evaluate(node, buffer, exec_info, captured, keep_graph, create_graph):
     """Run one node; returns the gradients for its next edges, or None to stop there."""
     if exec_info is not None:
@@ -361,7 +375,10 @@ def _evaluate(node, buffer, exec_info, captured, keep_graph, create_graph):
     # (AccumulateGrad does, see Note [Stealing the first gradient]).
     grad_outputs = tuple(inputs) if hooks is not None and hooks.post else None
     try:
-        outputs = node._apply(inputs, create_graph)
+        if exec_info is not None and node._takes_needed:
+            outputs = node._apply(inputs, create_graph, _needed_edges(node, exec_info))
+        else:
+            outputs = node._apply(inputs, create_graph)
     except Exception:
         if anomaly.enabled:
             _report_anomaly(node)

@@ -97,6 +97,10 @@ class Node:
     def _apply(self, grads, create_graph):
         raise NotImplementedError
 
+    # Nodes whose _apply takes `needed`, a tuple saying which next edges the running backward
+    # needs (Note [Needed inputs] in engine.py).
+    _takes_needed = False
+
     def _release(self):
         """Drop saved state after a backward without retain_graph."""
 

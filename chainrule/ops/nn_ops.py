@@ -817,22 +817,6 @@ hardshrink = op("hardshrink", "HardshrinkBackward0", "self, lambd=0.5",
                 self=lambda grad, self, lambd: hardshrink_backward(grad, self, lambd))
 
 
-class _Defined:
-    """Which outputs of the node being applied received a gradient: PyTorch's
-    grads[i].defined(), which its formulas test (chainrule's see zeros for the others)."""
-    mask = ()
-
-
-def _track_defined(row):
-    cls = row.op.node_cls
-    apply = cls._apply
-
-    def _apply(self, grads, create_graph):
-        _Defined.mask = tuple(g is not None for g in grads)
-        return apply(self, grads, create_graph)
-    cls._apply = _apply
-
-
 # prelu: weight reshaped to broadcast over the channel dim, then _prelu_kernel; the kernel's
 # weight gradient has the input's shape (the engine sums it to the weight's)
 
@@ -841,9 +825,9 @@ def _prelu_kernel_bw(g, x, w):
     return np.where(positive, g, w * g), np.where(positive, 0, x * g).astype(g.dtype)
 
 
-def _prelu_double_backward(grads, grad_output, self, weight, want):
+def _prelu_double_backward(grads, grads_defined, grad_output, self, weight, want):
     # derivatives.yaml's, which tells apart the outputs that received no gradient
-    g_input, g_weight = (g if given else None for g, given in zip(grads, _Defined.mask))
+    g_input, g_weight = (g if given else None for g, given in zip(grads, grads_defined))
     nonneg = self >= 0
     if want == "grad_output":
         if g_input is None:
@@ -864,13 +848,12 @@ def _prelu_double_backward(grads, grad_output, self, weight, want):
 _prelu_kernel_backward = op(
     "_prelu_kernel_backward", "PreluKernelBackwardBackward0", "grad_output, self, weight",
     _prelu_kernel_bw, returns=list, method=False,
-    grad_output=lambda grads, grad_output, self, weight: _prelu_double_backward(
-        grads, grad_output, self, weight, "grad_output"),
-    self=lambda grads, grad_output, self, weight: _prelu_double_backward(
-        grads, grad_output, self, weight, "self"),
-    weight=lambda grads, grad_output, self, weight: _prelu_double_backward(
-        grads, grad_output, self, weight, "weight"))
-_track_defined(_prelu_kernel_backward)
+    grad_output=lambda grads, grads_defined, grad_output, self, weight: _prelu_double_backward(
+        grads, grads_defined, grad_output, self, weight, "grad_output"),
+    self=lambda grads, grads_defined, grad_output, self, weight: _prelu_double_backward(
+        grads, grads_defined, grad_output, self, weight, "self"),
+    weight=lambda grads, grads_defined, grad_output, self, weight: _prelu_double_backward(
+        grads, grads_defined, grad_output, self, weight, "weight"))
 
 
 def _prelu_forward(x, w):

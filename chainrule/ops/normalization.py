@@ -13,7 +13,7 @@ import warnings
 from .._dims import wrap_dim
 from ..autograd import grad_mode
 from .._dtype import FROM_NP, OPMATH
-from .nn_ops import _Defined, _track_defined, add_scalar, div_scalar, mul_scalar
+from .nn_ops import add_scalar, div_scalar, mul_scalar
 from .registry import NOT_IMPLEMENTED, no_derivative, op, public
 
 
@@ -445,11 +445,11 @@ def _group_norm(x, weight, bias, N, C, HxW, group, eps):
             rstd.astype(stats, copy=False))
 
 
-def _gn_backward(want, grads, X, mean, rstd, gamma, N, C, HxW, group, eps):
+def _gn_backward(want, grads, grads_defined, X, mean, rstd, gamma, N, C, HxW, group, eps):
     """infinitely_differentiable_native_group_norm_backward (FunctionsManual.cpp): the
     gradient for `want` ("input", "weight" or "bias") in Tensor ops (C++'s Tensor * double
     is mul.Scalar: MulBackward1)."""
-    dY, dmean, drstd = (g if given else None for g, given in zip(grads, _Defined.mask))
+    dY, dmean, drstd = (g if given else None for g, given in zip(grads, grads_defined))
     G = group
     D = C // G
     s = 1.0 / (D * HxW)
@@ -500,8 +500,9 @@ def _var_mean_backward(gvar, gmean, X):
 
 
 def _gn_formula(want):
-    def formula(grads, input, weight, result1, result2, N, C, HxW, group, eps):
-        return _gn_backward(want, grads, input, result1, result2, weight, N, C, HxW, group, eps)
+    def formula(grads, grads_defined, input, weight, result1, result2, N, C, HxW, group, eps):
+        return _gn_backward(want, grads, grads_defined, input, result1, result2, weight, N, C,
+                            HxW, group, eps)
     return formula
 
 
@@ -510,7 +511,6 @@ native_group_norm = op(
     "input, weight, bias, N, C, HxW, group, eps", _group_norm, returns=list, method=False,
     out=False, input=_gn_formula("input"), weight=_gn_formula("weight"),
     bias=_gn_formula("bias"))
-_track_defined(native_group_norm)
 
 
 def _size(input, dim):

@@ -10,7 +10,9 @@ derivatives.yaml:
 A formula is a function of chainrule Tensors, so it is itself differentiable and higher
 derivatives come for free. Its parameter names say what the node must save:
 
-    grad / grads        the incoming gradient (`grads`: a tuple, for several outputs)
+    grad / grads        the incoming gradient (`grads`: a tuple, for several outputs, with
+                        zeros for outputs that received none)
+    grads_defined       which outputs received a gradient (PyTorch's grads[i].defined())
     <input>             an input (a Tensor, or the Python number it was called with)
     <param>             a non-tensor argument (dim, keepdim, alpha, ...)
     result, result<i>   an output (saved without a reference cycle, see graph.py)
@@ -111,7 +113,7 @@ class Op:
             used = []
             for needed, formula in zip(mask, self.formulas):
                 if needed and formula is not None:
-                    used.extend(n for n in formula[1] if n not in ("grad", "grads") and n not in used)
+                    used.extend(n for n in formula[1] if n not in _GRAD_NAMES and n not in used)
             plan = self._saves[key] = tuple(self._plan(n) for n in used)
         return plan
 
@@ -143,8 +145,9 @@ class OpNode(Node):
     is kept with its version at save time, an output as a SavedOutput."""
     __slots__ = ("_saved",)
     _op = None
+    _takes_needed = True
 
-    def _apply(self, grads, create_graph):
+    def _apply(self, grads, create_graph, needed=None):
         op = self._op
         if op.n_outputs == 1:
             grad = grads[0]
@@ -154,7 +157,8 @@ class OpNode(Node):
         else:
             if all(g is None for g in grads):
                 return [None] * len(self._next)
-            env = {"grads": _materialize(grads, self._meta)}
+            env = {"grads": _materialize(grads, self._meta),
+                   "grads_defined": tuple(g is not None for g in grads)}
         for name, value in self._saved.items():
             kind = type(value)
             if kind is SavedInput:
@@ -176,6 +180,9 @@ class OpNode(Node):
             f, names = op.edge_formulas[0]
             grads = f(*[env[n] for n in names])
             return [None if fn is None else g for (fn, _), g in zip(self._next, grads)]
+        if needed is not None:
+            return [f(*[env[n] for n in names]) if want else None
+                    for want, (f, names) in zip(needed, op.edge_formulas)]
         return [None if edge[0] is None else f(*[env[n] for n in names])
                 for edge, (f, names) in zip(self._next, op.edge_formulas)]
 
@@ -220,6 +227,7 @@ class OpNode(Node):
 
 
 _RELEASED = object()   # a saved tensor freed after backward
+_GRAD_NAMES = ("grad", "grads", "grads_defined")   # what the node is given, not saves
 
 
 def requires_grad_key(inputs):

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._tensor import Tensor, make_tensor
 from . import conv
-from .registry import FUNCTIONS, op, public
+from .registry import FUNCTIONS, NOT_IMPLEMENTED, no_derivative, op, public
 
 __all__ = ["grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator",
            "ctc_loss", "_ctc_loss"]
@@ -631,16 +631,6 @@ def _grid_sample_double_backward(g_out, x, grid, ggi, gggrid, mode, padding_mode
     return d_out.astype(g_out.dtype), d_x.astype(x.dtype), d_grid.astype(grid.dtype)
 
 
-def _no_further(name, outputs=2):
-    """A formula that refuses, as PyTorch's not_implemented(name); reads `grads` for a row of
-    several outputs, `grad` for one."""
-    def refuse():
-        raise RuntimeError(f"derivative for {name} is not implemented")
-    if outputs == 1:
-        return lambda grad: refuse()
-    return lambda grads: refuse()
-
-
 def _grid_rows(dims):
     name = f"grid_sampler_{dims}d"
     node = f"GridSampler{dims}D"
@@ -649,8 +639,8 @@ def _grid_rows(dims):
         f"_{name}_double_backward", f"{node}BackwardBackwardBackward0",
         "grad_output, input, grid, ggi, gggrid, " + params, _grid_sample_double_backward,
         returns=list, function=False, method=False,
-        **{k: _no_further(f"{name}_backward") for k in ("grad_output", "input", "grid", "ggi",
-                                                         "gggrid")})
+        **{k: no_derivative(f"{name}_backward") for k in ("grad_output", "input", "grid", "ggi",
+                                                           "gggrid")})
 
     def third(i):
         return lambda grads, grad_output, input, grid, interpolation_mode, padding_mode, \
@@ -967,15 +957,14 @@ def _ctc_backward(grad, log_probs, targets, input_lengths, target_lengths, nll, 
 
 
 _ctc_loss_backward = op(
-    "_ctc_loss_backward", "NotImplemented",
+    "_ctc_loss_backward", NOT_IMPLEMENTED,
     "grad, log_probs, neg_log_likelihood, targets, input_lengths, target_lengths, log_alpha, "
     "blank, zero_infinity",
     lambda g, lp, nll, targets, il, tl, alpha, blank, zi: _ctc_backward(
         g, lp, targets, il, tl, nll, alpha, blank, zi),
     function=False, method=False,
-    **{k: _no_further("aten::_ctc_loss_backward", 1) for k in ("grad", "log_probs",
-                                                               "neg_log_likelihood")})
-_ctc_loss_backward.op.node_cls.name = lambda self: "torch::autograd::NotImplemented"
+    **{k: no_derivative("aten::_ctc_loss_backward") for k in ("grad", "log_probs",
+                                                              "neg_log_likelihood")})
 
 _ctc_loss_row = op(
     "_ctc_loss", "CtcLossBackward0",

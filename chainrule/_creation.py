@@ -251,7 +251,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data if dtype is None or dtype is data.dtype else data.to(dtype)
     if isinstance(data, np.ndarray):
-        _interop.from_numpy_checked(data)
+        data = _interop.from_numpy_checked(data)
         return make_tensor(data if dtype is None else data.astype(dtype.np, copy=False))
     a = _infer_array(data, dtype)
     return make_tensor(a if dtype is None else a.astype(dtype.np, copy=False))

@@ -57,7 +57,7 @@ def from_numpy_checked(a, warn_if_not_writeable=True):
                          "order. Conversion between byte orders is currently not supported.")
     if a.dtype.isbuiltin != 1 or a.dtype not in FROM_NP:
         _dtype.from_numpy_dtype(a.dtype)     # PyTorch's TypeError for the dtype
-    return a
+    return a if a.flags.writeable else _writable(a)
 
 
 # ---- buffers ----------------------------------------------------------------------------------
@@ -101,7 +101,7 @@ def _frombuffer(obj, dtype, count, offset, requires_grad):
                          f"({offset} bytes) must not be greater than actual buffer length "
                          f"({length} bytes)")
     a = np.frombuffer(view, dtype=dtype.np, count=n, offset=offset)
-    return _creation._finish(a, requires_grad)
+    return _creation._finish(a if a.flags.writeable else _writable(a), requires_grad)
 
 
 def frombuffer(*args, dtype=None, count=-1, offset=0, requires_grad=False, **kwargs):
@@ -216,8 +216,9 @@ class _WritableAlias:
 
 
 def _writable(a):
-    """PyTorch has no read-only tensors: memory a DLPack capsule marks read-only (all
-    unversioned capsules, in NumPy's reading) is aliased writable, as PyTorch aliases it."""
+    """PyTorch has no read-only tensors: read-only memory (a read-only NumPy array or
+    buffer; a DLPack capsule, all unversioned ones in NumPy's reading) is aliased writable,
+    as PyTorch aliases it (after its warning that writes reach the memory)."""
     if a.dtype.isbuiltin != 1:
         return a
     return np.asarray(_WritableAlias(a))

@@ -718,3 +718,20 @@ def test_protocol_names():
         assert T.Tensor.__dlpack__.__qualname__ == "Tensor.__dlpack__"
         assert T.Tensor.__dlpack_device__.__qualname__ == "Tensor.__dlpack_device__"
         assert T.utils.dlpack.DLDeviceType.kDLCPU == 1
+
+
+def test_read_only_memory_is_aliased_writable():
+    # PyTorch has no read-only tensors: it writes through (after its warning)
+    def read_only_array(b):
+        a = np.frombuffer(b, dtype=np.uint8)
+        a.flags.writeable = False
+        return a
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for make in [lambda T, b: T.from_numpy(read_only_array(b)),
+                     lambda T, b: T.as_tensor(read_only_array(b)),
+                     lambda T, b: T.asarray(read_only_array(b)),
+                     lambda T, b: T.frombuffer(memoryview(b).toreadonly(), dtype=T.uint8),
+                     lambda T, b: T.from_dlpack(read_only_array(b))]:
+            alike(lambda T: (lambda b: (make(T, b).add_(1), bytes(b))[1])(bytearray(b"\x01\x02")))

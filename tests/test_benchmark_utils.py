@@ -234,6 +234,11 @@ def test_fuzzer_checks_as_pytorch():
                                      [b.FuzzedTensor("x", size=("n", 2), dtype=lib.int64)],
                                      seed=5).take(1))[0]["x"].tolist(),
         lambda lib, b: repr(b.ParameterAlias("k")),
+        lambda lib, b: [b.FuzzedTensor("t", size=("n", 4), steps=(1, "s"), max_elements=20,
+                                       max_allocation_bytes=200).satisfies_constraints(
+                            {"n": n, "s": s}) for n in (2, 5, 6) for s in (1, 2)],
+        lambda lib, b: b.FuzzedTensor.default_tensor_constructor(
+            (2, 3), lib.float64).dtype == lib.float64,
         lambda lib, b: [b.FuzzedParameter("p", 1, 5, distribution="uniform", strict=True).strict,
                         b.FuzzedTensor("t", size=(1,)).name, b.FuzzedParameter("q", 1, 2,
                         distribution="uniform").name],

@@ -479,6 +479,7 @@ def test_itt():
                 getattr(theirs, fname)(bad)
             assert str(e_ours.value) == str(e_theirs.value)
     for lib in (ours, theirs):
+        assert (lib.range_push("r"), lib.range_pop(), lib.mark("m")) == (None, None, None)
         with pytest.raises(TypeError, match="takes 0 positional arguments"):
             lib.range_pop(1)
         with lib.range("step {} of {n}", 1, n=2):
@@ -603,6 +604,13 @@ def test_optimizer_step_hooks():
             h.remove()
         opt.step()
         log.append((p.tolist(), opt.step.__name__, type(opt).step.hooked))
+        # profile_hook_step wraps any step function the same way
+        calls = []
+        wrapped = lib.optim.Optimizer.profile_hook_step(
+            lambda self, *a, **k: calls.append((a, k)) or "done")
+        hook = opt.register_step_post_hook(lambda o, a, k: calls.append("post"))
+        log.append((wrapped(opt, 1, x=2), calls))
+        hook.remove()
         clone = copy.deepcopy(opt)
         log.append((dict(clone._optimizer_step_pre_hooks),
                     dict(clone._optimizer_step_post_hooks)))
@@ -659,7 +667,7 @@ def test_trace_ids_metadata_and_toggling(tmp_path):
             lib.ones(1).cos()
         out.append([e.name for e in lp.function_events if e.name in ("aten::sin", "aten::cos")])
         tid = lp.default_trace_id()
-        out.append((len(tid), tid.upper() == tid, int(tid, 16) >= 0))
+        out.append((len(tid), tid.upper() == tid, int(tid, 16) >= 0, lp.create_trace_id()))
         return out
 
     ours, theirs = program(chainrule), program(torch)

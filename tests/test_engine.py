@@ -4,6 +4,7 @@ retain_graph / create_graph, broadcasting and memory release. Each program runs 
 chainrule and on PyTorch and the results are compared."""
 import gc
 import sys
+import warnings
 import weakref
 
 import numpy as np
@@ -609,3 +610,21 @@ def test_formulas_run_only_for_inputs_backward_needs():
     same_error(lambda T: T.autograd.grad(T.igamma(T.tensor([1.5], requires_grad=True),
                                                   T.tensor([0.5])).sum(),
                                          T.tensor([1.5], requires_grad=True)))
+
+
+def test_python_complex_numbers_are_conjugated_in_formulas():
+    # PyTorch conjugates the other operand of mul/div, a Python number too, and takes the
+    # real part of a real input's gradient without a warning
+    def prog(T):
+        out = []
+        for f in (lambda x: x * 2j, lambda x: 2j * x, lambda x: x / (1 + 2j),
+                  lambda x: x * (3 - 1j) + x):
+            x = T.tensor([1.0, 2.0], requires_grad=True)
+            f(x).backward(T.tensor([1j, 2 + 1j]))
+            z = T.tensor([1 + 1j, 2 - 1j], requires_grad=True)
+            f(z).abs().sum().backward()
+            out += [x.grad, z.grad]
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        same(prog)

@@ -488,7 +488,10 @@ def _fit(node, i, g, shape, dtype):
                                f"with {sizes_str(shape)}")
         g = g.sum_to_size(shape)
     if dtype is not None and g._data.dtype != dtype:    # None: a leaf's grad_dtype is None
-        g = g.to(_dtype_of(dtype))
+        if g._data.dtype.kind == "c" and dtype.kind != "c":
+            g = g.real      # a real input's gradient: PyTorch's handle_r_to_c, no warning
+        if g._data.dtype != dtype:
+            g = g.to(_dtype_of(dtype))
     return g
 
 

@@ -18,7 +18,8 @@ from .._tensor import Tensor, make_tensor
 from .._dims import wrap_dim
 from ..autograd import grad_mode
 from .indexing import _accumulate, index_select
-from .pointwise import _erf_erfc, _not_for, _opmath, _zeros, mul, threshold_backward, where
+from .pointwise import (_conj, _erf_erfc, _not_for, _opmath, _zeros, mul, threshold_backward,
+                        where)
 from .registry import (EXACT, FUNCTIONS, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE,
                        check_broadcast, no_derivative, not_implemented, op, out_cast,
                        out_without_derivative, public)
@@ -53,11 +54,11 @@ sub_scalar = op("sub.Scalar", "SubBackward1", "self, other", lambda a, other: a 
 
 mul_scalar = op("mul.Scalar", "MulBackward1", "self, other", lambda a, other: a * other,
                 promote=PROMOTE, promote_with=("other",), function=False, method=False,
-                self=lambda grad, other: mul_scalar(grad, other))
+                self=lambda grad, other: mul_scalar(grad, _conj(other)))
 
 div_scalar = op("div.Scalar", "DivBackward1", "self, other", lambda a, other: a / other,
                 promote=PROMOTE_FLOAT, promote_with=("other",), function=False, method=False,
-                self=lambda grad, other: div_scalar(grad, other))
+                self=lambda grad, other: div_scalar(grad, _conj(other)))
 
 
 # ---- softmax and log_softmax ----------------------------------------------------------------

@@ -48,9 +48,12 @@ def _promoted(*xs):
 
 
 def _conj(t):
+    """conj(t) for a Tensor or a Python number (PyTorch conjugates both in formulas)."""
     # isinstance, not hasattr: on the hot path a Python number's failed attribute lookup
     # costs an exception raised and caught
-    return t.conj() if isinstance(t, Tensor) and t._data.dtype.kind == "c" else t
+    if isinstance(t, Tensor):
+        return t.conj() if t._data.dtype.kind == "c" else t
+    return t.conjugate() if type(t) is complex else t
 
 
 def _zeros(grad):

@@ -11,9 +11,10 @@ fw_parent, seq_id, scope, tid, fw_tid, op_schema, kernel_backend, kernel_file, t
 Nodes, tensors and storages share one id counter; a tensor is [tensor id, storage id,
 storage offset, numel, itemsize, device]. Values are encoded as PyTorch encodes its IValues
 (Int, Double, Bool, String, None, Device, GenericList[...]; a dtype is its ScalarType
-number). What chainrule cannot say: op_schema is "" (chainrule's rows have no ATen schema)
-and ops PyTorch runs inside an op (aten::to inside aten::mul with a Python scalar, ...) are
-absent, as chainrule does not run them."""
+number). What chainrule cannot say: op_schema is "" (chainrule's rows have no ATen schema);
+ops PyTorch runs inside an op (aten::to inside aten::mul with a Python scalar, ...) and its
+factory ops (aten::ones, ...) are absent, as chainrule runs no such rows; a tensor's id is
+never given to a later tensor (PyTorch keys tensors by address, which can be reused)."""
 import itertools
 import math
 import numbers
@@ -138,8 +139,7 @@ def _scalar(v):
 class _Writer:
     """One trace file being written; enabled between start() and stop()."""
 
-    def __init__(self, path, out):
-        self.path = path
+    def __init__(self, out):
         self.out = out
         self.ids = itertools.count(2)      # 1 is the process (root) node
         self.objects = {}                  # id() of a live tensor or storage -> (id, weakref)
@@ -280,7 +280,7 @@ def add_observer(path):
         return False
     out.write('{{\n  "schema": "1.1.1-chakra.0.0.4", "pid": {}, "time": "{}", "start_ts": {},'
               '\n  "nodes": ['.format(os.getpid(), time.strftime("%Y-%m-%d %X"), _ms()))
-    _writer[0] = _Writer(path, out)
+    _writer[0] = _Writer(out)
     return True
 
 

@@ -139,6 +139,7 @@ _LAZY_NAMES.update({n: ("_sym", n) for n in (
     "sym_float", "sym_int", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_ite", "sym_sum",
     "sym_fresh_size", "thread_safe_generator")})
 _LAZY_NAMES.update({"Storage": ("_storage", "Storage"), "windows": ("signal", "windows"),
+                    "to_dlpack": ("utils.dlpack", "to_dlpack"),
                     "Future": ("futures", "_CFuture"), "fork": ("futures", "fork"),
                     "wait": ("futures", "wait"), "cond": ("_higher_order", "cond"),
                     "while_loop": ("_higher_order", "while_loop"),

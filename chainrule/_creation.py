@@ -272,10 +272,15 @@ def numel(input):
     return input._data.size
 
 
-def _size(size, name):
+def _size(size, name, keyword=None):
     """The shape from `size` (ints, or one sequence of ints), with PyTorch's errors for
-    factory `name`. Integers may be NumPy integers, 0-d integer arrays and one-element
-    integer tensors, as PyTorch's argument parser takes them."""
+    factory `name`; `keyword`: the shape given as size=..., which PyTorch also accepts.
+    Integers may be NumPy integers, 0-d integer arrays and one-element integer tensors, as
+    PyTorch's argument parser takes them."""
+    if keyword is not None:
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        size = (keyword,)
     if not size:
         if name in ("rand", "randn"):
             raise TypeError(f"{name}() received an invalid combination of arguments - got (), "
@@ -358,29 +363,29 @@ def _np(dtype):
     return (dtype or _dtype.get_default_dtype()).np
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of zeros."""
     check_factory(device, "empty")
-    shape = _size(size, "zeros")
+    shape = _size(sizes, "zeros", size)
     if out is not None:
         return _write_out(out, np.zeros(shape, _factory_dtype(out, dtype, "zeros").np), "zeros")
     return _finish(np.zeros(shape, _np(dtype)), requires_grad)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of ones."""
     check_factory(device, "empty")
-    shape = _size(size, "ones")
+    shape = _size(sizes, "ones", size)
     if out is not None:
         return _write_out(out, np.ones(shape, _factory_dtype(out, dtype, "ones").np), "ones")
     return _finish(np.ones(shape, _np(dtype)), requires_grad)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           memory_format=None, pin_memory=False):
     """An uninitialized tensor."""
     check_factory(device, "empty", pin_memory)
-    shape = _size(size, "empty")
+    shape = _size(sizes, "empty", size)
     if out is not None:
         _factory_dtype(out, dtype, "empty")
         return _resize_out(out, shape, "empty", resize_error=True)
@@ -632,33 +637,27 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 # ---- Tensor.new_*: self's dtype unless told otherwise -----------------------------------
 
-def _new_size(size, name):
-    if not size:
-        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
-    return _size(size, name)
-
-
-def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+def new_zeros(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
     if device is not None or pin_memory:
         check_factory(device, "empty", pin_memory, default=False)
-    return _finish(np.zeros(_new_size(size, "new_zeros"), (dtype or self.dtype).np),
+    return _finish(np.zeros(_size(sizes, "new_zeros", size), (dtype or self.dtype).np),
                    requires_grad)
 
 
-def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+def new_ones(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False):
     if device is not None or pin_memory:
         check_factory(device, "empty", pin_memory, default=False)
-    return _finish(np.ones(_new_size(size, "new_ones"), (dtype or self.dtype).np),
+    return _finish(np.ones(_size(sizes, "new_ones", size), (dtype or self.dtype).np),
                    requires_grad)
 
 
-def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+def new_empty(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
     if device is not None or pin_memory:
         check_factory(device, "empty", pin_memory, default=False)
-    return _finish(np.empty(_new_size(size, "new_empty"), (dtype or self.dtype).np),
+    return _finish(np.empty(_size(sizes, "new_empty", size), (dtype or self.dtype).np),
                    requires_grad)
 
 
@@ -1858,11 +1857,11 @@ def _sample_into(out, shape, name, fill, resize_error=False):
         return fill(out)
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """Uniform samples in [0, 1)."""
     check_factory(device, "empty", pin_memory)
-    shape = _size(size, "rand")
+    shape = _size(sizes, "rand", size)
     d = _factory_dtype(out, dtype, "rand")
     _no_kernel("check_uniform_bounds", d, _NO_UNIFORM)
     if out is not None:
@@ -1873,11 +1872,11 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return _finish(_gen(generator).rand(shape, d.np), requires_grad)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal samples."""
     check_factory(device, "empty", pin_memory)
-    shape = _size(size, "randn")
+    shape = _size(sizes, "randn", size)
     d = _factory_dtype(out, dtype, "randn")
     _no_kernel("normal_kernel_cpu", d, _NO_UNIFORM)
     if out is not None:

@@ -251,3 +251,18 @@ def test_spaced_dtypes_and_errors():
         warnings.simplefilter("error")
         chainrule.logspace(float("inf"), 1, 3)
         chainrule.logspace(0, 3, 7, base=-2.0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.zeros(size=(2, 3)), lambda T: T.ones(size=(1,)), lambda T: T.empty(size=(2,)).shape,
+    lambda T: T.rand(size=[2]).shape, lambda T: T.randn(size=(2,)).shape,
+    lambda T: T.ones(2).new_zeros(size=(3,)), lambda T: T.ones(2).new_ones(size=[4]),
+    lambda T: T.ones(2).new_empty(size=()).shape])
+def test_factories_take_size_as_keyword(call):
+    same(call)
+
+
+@pytest.mark.parametrize("call", [lambda T: T.zeros(2, size=(3,)), lambda T: T.zeros(),
+                                  lambda T: T.ones(2).new_zeros()])
+def test_factory_size_errors(call):
+    same_error(call)

@@ -355,6 +355,9 @@ def test_dlpack_values_and_protocol():
         lambda T: capsule_name(T.arange(3.).__dlpack__(copy=False)),
         lambda T: capsule_name(T.arange(3.).__dlpack__(dl_device=(1, 0))),
         lambda T: capsule_name(dlpack(T).to_dlpack(T.arange(3.))),
+        lambda T: capsule_name(T.to_dlpack(T.arange(3.))),
+        lambda T: np.from_dlpack(T.arange(4.)).tolist() == T.from_dlpack(
+            T.to_dlpack(T.arange(4.))).tolist(),
         lambda T: capsule_name(dlpack(T).to_dlpack(T.arange(3., requires_grad=True))),
         lambda T: T.from_dlpack(T.arange(3.)),
         lambda T: (lambda t: T.from_dlpack(t) is t)(T.arange(3.)),

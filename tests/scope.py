@@ -1,0 +1,130 @@
+"""What of PyTorch's public surface chainrule leaves out, and why: the scope file.
+
+tests/test_coverage.py walks `dir()` of each PyTorch namespace below and fails on a public
+name that chainrule neither has nor lists here. Two lists:
+
+OUT_OF_SCOPE: groups of names chainrule will not have, each with its reason (fnmatch
+    patterns). Everything else of PyTorch's CPU surface is in scope.
+PENDING: names in scope that are not built yet, each group under the issue that builds
+    it. The coverage test fails when a pending name appears in chainrule (so the list only
+    shrinks); an issue is done when its group is empty.
+"""
+
+# ---- reasons ------------------------------------------------------------------------------
+
+_CUDA = ("CUDA/ROCm/XPU/Vulkan devices and their kernels: chainrule runs on the CPU only (the "
+         "CPU-build answers of torch.cuda & co. are present)")
+_BACKENDS = ("cuDNN/MIOpen/oneDNN/FBGEMM backend kernels: PyTorch's own accelerated "
+             "implementations of ops chainrule has, not API of their own")
+_QUANT = "quantization: quantized dtypes, tensors and kernels"
+_SPARSE = "sparse and nested layouts: chainrule tensors are dense (strided) NumPy arrays"
+_JIT = ("TorchScript, FX, export, torch.package, the dispatcher and DSL kernel overrides: "
+        "JIT/compile internals (torch.compile itself runs the original code, as "
+        "backend='eager')")
+_LEAKED = ("names torch's modules import from elsewhere (typing, torch._utils, docstring "
+           "templates); not API")
+_SYM = ("symbolic shapes (SymInt, sym_constrain_range...) exist for tracing compilers: "
+        "JIT/compile internals")
+_CALLGRIND = ("instruction counting through PyTorch's C++ Callgrind bindings: JIT/compile "
+              "internals (it compiles C++ against libtorch)")
+
+
+OUT_OF_SCOPE = {
+    "torch": [
+        (_LEAKED, ["TYPE_CHECKING", "USE_GLOBAL_DEPS", "USE_RTLD_GLOBAL_WITH_LIBTORCH"]),
+        (_CUDA, ["cudnn_is_acceptable", "is_vulkan_available", "batch_norm_stats",
+                 "batch_norm_elemt", "batch_norm_gather_stats",
+                 "batch_norm_gather_stats_with_counts", "batch_norm_backward_reduce",
+                 "batch_norm_backward_elemt"]),
+        (_BACKENDS, ["cudnn_*", "miopen_*", "mkldnn_*", "fbgemm_*"]),
+        (_QUANT, ["quantize_per_tensor", "quantize_per_tensor_dynamic", "quantize_per_channel",
+                  "dequantize", "q_per_channel_axis", "q_per_channel_scales",
+                  "q_per_channel_zero_points", "q_scale", "q_zero_point", "int_repr",
+                  "fake_quantize_per_channel_affine", "fake_quantize_per_tensor_affine",
+                  "fused_moving_avg_obs_fake_quant", "choose_qparams_optimized",
+                  "quantized_*", "empty_quantized", "qscheme", "per_channel_affine",
+                  "per_channel_affine_float_qparams", "per_channel_symmetric",
+                  "per_tensor_affine", "per_tensor_symmetric", "ao", "quantization",
+                  "QInt32Storage", "QInt8Storage", "QUInt2x4Storage", "QUInt4x2Storage",
+                  "QUInt8Storage"]),
+        (_SPARSE, ["sparse", "sparse_*_tensor", "sparse_compressed_tensor", "smm", "spmm", "hsmm", "dsmm", "saddmm", "sspaddmm",
+                   "hspmm", "ccol_indices_copy", "col_indices_copy", "crow_indices_copy",
+                   "row_indices_copy", "indices_copy", "values_copy", "resize_as_sparse_",
+                   "nested", "native_norm"]),
+        (_JIT, ["jit", "fx", "export", "package", "cpp", "classes", "library",
+                "AliasDb", "AnyType", "Argument", "ArgumentSpec", "AwaitType",
+                "Block", "BoolType", "CallStack", "Capsule", "ClassType", "Code",
+                "CompilationUnit", "CompleteArgumentSpec", "ComplexType", "ConcreteModuleType",
+                "ConcreteModuleTypeBuilder", "DeepCopyMemoTable",
+                "DeserializationStorageContext", "DeviceObjType", "DictType", "DispatchKey",
+                "DispatchKeySet", "EnumType", "ErrorReport", "ExcludeDispatchKeyGuard",
+                "ExecutionPlan", "FileCheck", "FloatType", "FunctionSchema", "FutureType",
+                "Gradient", "Graph", "GraphExecutorState", "IODescriptor", "InferredType",
+                "IntType", "InterfaceType", "JITException", "ListType", "LiteScriptModule",
+                "LockingLogger", "LoggerBase", "Node", "NoneType", "NoopLogger", "NumberType",
+                "OperatorInfo", "OptionalType", "PRIVATE_OPS", "PyObjectType",
+                "PyTorchFileReader", "PyTorchFileWriter", "RRefType", "Script*",
+                "SerializationStorageContext", "StaticModule", "StreamObjType", "StringType",
+                "SymBoolType", "SymIntType", "Tag", "TensorType", "ThroughputBenchmark",
+                "BenchmarkConfig", "BenchmarkExecutionStats", "TracingState", "TupleType",
+                "Type", "UnionType", "Use", "Value", "ModuleDict", "ParameterDict",
+                "BufferDict", "import_ir_module", "import_ir_module_from_buffer", "parse_ir",
+                "parse_schema", "parse_type_comment", "merge_type_from_type_comment",
+                "unify_type_list", "DisableTorchFunction", "DisableTorchFunctionSubclass",
+                "overrides", "monitor", "AggregationType", "AVG", "SUM",
+                "profiler_allow_cudagraph_cupti_lazy_reinit_cuda12", "get_file_path",
+                "prepare_multiprocessing_environment"]),
+        (_SYM, ["SymBool", "SymFloat", "SymInt", "sym_constrain_range",
+                "sym_constrain_range_for_size"]),
+    ],
+    "torch.Tensor": [
+        (_QUANT, ["dequantize", "int_repr", "q_per_channel_axis", "q_per_channel_scales",
+                  "q_per_channel_zero_points", "q_scale", "q_zero_point", "qscheme"]),
+        (_SPARSE, ["ccol_indices", "coalesce", "col_indices", "crow_indices", "dense_dim",
+                   "indices", "is_coalesced", "row_indices", "smm", "sparse_dim",
+                   "sparse_mask", "sparse_resize_", "sparse_resize_and_clear_", "sspaddmm",
+                   "to_sparse", "to_sparse_*", "values", "resize_as_sparse_",
+                   "to_padded_tensor"]),
+        (_BACKENDS, ["to_mkldnn"]),
+    ],
+    "torch.testing": [
+        (_JIT, ["FileCheck"]),
+    ],
+    "torch.utils.benchmark": [
+        (_CALLGRIND, ["CallgrindStats", "CopyIfCallgrind", "FunctionCount", "FunctionCounts"]),
+    ],
+    "torch.profiler": [
+        (_LEAKED, ["Optimizer"]),
+    ],
+    "torch.cuda": [
+        (_LEAKED, ["TYPE_CHECKING", "classproperty"]),
+        (_CUDA, ["CUDAPluggableAllocator", "DEVICE_REQUIREMENT", "GreenContext",
+                 "PYTORCH_RELEASES_CODE_CC", "gds", "green_contexts", "jiterator",
+                 "make_graphed_callables", "nccl", "profiler", "sparse", "tunable"]),
+    ],
+    "torch.backends": [
+        (_JIT, ["python_native"]),
+    ],
+    "torch.accelerator": [],
+    "torch.fft": [
+        (_LEAKED, ["common_args", "factory_common_args"]),
+    ],
+    "torch.special": [],
+}
+
+# ---- not built yet --------------------------------------------------------------------------
+
+_ISSUE_8 = "issue 8: functional, forward-mode and batched autograd (torch.func, vmap)"
+_ISSUE_10 = "issue 10: the mathematical namespaces (torch.linalg, torch.distributions)"
+_ISSUE_14 = "issue 14: torch.distributed on MPI"
+
+PENDING = {
+    "torch": [
+        (_ISSUE_8, ["func", "vmap"]),
+        (_ISSUE_10, ["distributions"]),
+        (_ISSUE_14, ["distributed"]),
+    ],
+    "torch.Tensor": [
+        (_ISSUE_8 + ": first-class dimensions (functorch.dim)", ["index"]),
+    ],
+}

@@ -18,8 +18,8 @@ _BACKENDS = ("cuDNN/MIOpen/oneDNN/FBGEMM backend kernels: PyTorch's own accelera
              "implementations of ops chainrule has, not API of their own")
 _QUANT = "quantization: quantized dtypes, tensors and kernels"
 _SPARSE = "sparse and nested layouts: chainrule tensors are dense (strided) NumPy arrays"
-_JIT = ("TorchScript, FX, export, torch.package, the dispatcher and DSL kernel overrides: "
-        "JIT/compile internals (torch.compile itself runs the original code, as "
+_JIT = ("TorchScript, FX, export (ONNX too), torch.package, the dispatcher and DSL kernel "
+        "overrides: JIT/compile internals (torch.compile itself runs the original code, as "
         "backend='eager')")
 _LEAKED = ("names torch's modules import from elsewhere (typing, torch._utils, docstring "
            "templates); not API")
@@ -51,7 +51,7 @@ OUT_OF_SCOPE = {
                    "hspmm", "ccol_indices_copy", "col_indices_copy", "crow_indices_copy",
                    "row_indices_copy", "indices_copy", "values_copy", "resize_as_sparse_",
                    "nested", "native_norm"]),
-        (_JIT, ["jit", "fx", "export", "package", "cpp", "classes", "library",
+        (_JIT, ["jit", "fx", "export", "onnx", "package", "cpp", "classes", "library",
                 "AliasDb", "AnyType", "Argument", "ArgumentSpec", "AwaitType",
                 "Block", "BoolType", "CallStack", "Capsule", "ClassType", "Code",
                 "CompilationUnit", "CompleteArgumentSpec", "ComplexType", "ConcreteModuleType",

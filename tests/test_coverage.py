@@ -18,6 +18,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 NAMESPACES = sorted(OUT_OF_SCOPE)
 
+# torch loads these on first use, so whether dir(torch) lists them depends on what ran
+# before; load them now so the walk sees the same names in every run
+for _name in getattr(torch, "_lazy_modules", ()):
+    getattr(torch, _name)
+
 
 def _resolve(lib, path):
     """`lib` (torch or chainrule) followed along a dotted path like 'torch.Tensor'."""

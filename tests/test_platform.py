@@ -1140,6 +1140,9 @@ def test_flush_denormal_and_threads():
     before = chainrule.get_num_threads()
     chainrule.set_num_threads(1)
     assert chainrule.get_num_threads() == 1
+    # the `threads` extra (in the test extra): NumPy's BLAS pool itself is resized
+    from threadpoolctl import threadpool_info
+    assert all(p["num_threads"] == 1 for p in threadpool_info() if p["user_api"] == "blas")
     chainrule.set_num_threads(before)
     assert chainrule.get_num_threads() == before
     for bad in (lambda T: T.set_num_threads(0), lambda T: T.set_num_threads(-1),

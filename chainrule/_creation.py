@@ -1529,14 +1529,6 @@ def _g(x):
     return f"{float(x):g}"
 
 
-# C++ type names PyTorch's dtype messages print (caffe2::TypeMeta)
-_CPP_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half",
-             "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-             "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-             "bool": "bool", "uint16": "unsigned short", "uint32": "unsigned int",
-             "uint64": "long unsigned int", "complex64": "c10::complex<float>",
-             "complex128": "c10::complex<double>", "complex32": "c10::complex<c10::Half>"}
-
 _SAMPLED_FLOATS = frozenset((_dtype.float16, _dtype.bfloat16, _dtype.float32, _dtype.float64))
 
 
@@ -1574,7 +1566,7 @@ def uniform_(self, from_=0, to=1, *, generator=None):
     info = _dtype.finfo(real)
     for name, v in (("from", from_), ("to", to)):
         if not info.min <= v <= info.max:
-            raise RuntimeError(f"{name} is out of bounds for {_CPP_TYPE[real.name]}")
+            raise RuntimeError(f"{name} is out of bounds for {real.cpp}")
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_g(from_)} > to={_g(to)}")
@@ -1739,7 +1731,7 @@ def _check_from_to(d, from_, to_inc):
     else:
         info = np.iinfo(d.np)
         low, high = int(info.min), int(info.max)
-    name = _CPP_TYPE.get(d.name, d.name)
+    name = d.cpp
     for what, v in (("from", from_), ("to - 1", to_inc)):
         if not low <= v <= high:
             raise RuntimeError(f"{what} is out of bounds for {name}")
@@ -1756,7 +1748,7 @@ def _check_from_to(d, from_, to_inc):
 
 def _continuous(name, dtype, cpp):
     if not dtype.is_floating_point:
-        kind = _CPP_TYPE.get(dtype.name, dtype.name) if cpp else dtype.legacy
+        kind = dtype.cpp if cpp else dtype.legacy
         raise RuntimeError(f"{name} distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified {kind}")
 

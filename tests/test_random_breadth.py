@@ -387,3 +387,8 @@ def test_torch_random_module():
         assert s == T.random.initial_seed()
         assert T.random.thread_safe_generator() is None
     assert sorted(chainrule.random.__all__) == sorted(torch.random.__all__)
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint8"])
+def test_random_bounds_errors_name_the_cpp_type(dtype):
+    same_error(lambda T: T.empty(3, dtype=getattr(T, dtype)).random_(-1, 5))

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from . import _dtype, _random
-from ._dims import sizes_str
+from ._dims import insertion_order, sizes_str
 from ._dtype import FROM_NP
 from ._device import check_factory
 from ._tensor import Size, Tensor, make_tensor
@@ -1411,8 +1411,6 @@ def _iter_perm(shape, *strides):
     nd = len(shape)
     if nd < 2:
         return None
-    perm = list(builtins.range(nd - 1, -1, -1))     # perm[0] is the innermost dim
-
     def should_swap(d0, d1):
         for st in strides:
             s0, s1 = st[d0], st[d1]
@@ -1424,16 +1422,7 @@ def _iter_perm(shape, *strides):
                 return 1
         return 0
 
-    for i in builtins.range(1, nd):
-        d1 = i
-        for d0 in builtins.range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    outer = perm[::-1]
+    outer = insertion_order(nd, should_swap)[::-1]
     return None if outer == sorted(outer) else outer
 
 

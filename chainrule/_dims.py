@@ -1,6 +1,6 @@
 """Dimension arguments the way PyTorch reads them."""
 
-__all__ = ["wrap_dim", "wrap_dims", "sizes_str"]
+__all__ = ["wrap_dim", "wrap_dims", "sizes_str", "insertion_order"]
 
 
 def wrap_dim(dim, ndim):
@@ -32,3 +32,20 @@ def wrap_dims(dim, ndim):
 def sizes_str(shape):
     """`[2, 3]`, as PyTorch prints sizes in messages."""
     return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def insertion_order(ndim, should_swap):
+    """The dims sorted as PyTorch sorts them by stride (TensorIterator's reorder_dimensions,
+    infer_dense_strides, dim_order: the same insertion sort with their own comparisons):
+    innermost first. should_swap(d0, d1) > 0 moves d1 inward past d0, < 0 stops."""
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm

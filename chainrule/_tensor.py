@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _device, _dtype
 from ._cnames import builtin_names
-from ._dims import sizes_str, wrap_dim
+from ._dims import insertion_order, sizes_str, wrap_dim
 from ._dtype import FROM_NP
 from .autograd import grad_mode
 from .utils.hooks import RemovableHandle
@@ -841,16 +841,7 @@ def _dim_order(t, ambiguity_check):
             return -1
         return 1 if ge(sa, sb) else 0
 
-    perm = list(reversed(range(ndim)))
-    for i in range(1, ndim):
-        d1 = i
-        for d0 in reversed(range(i)):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = insertion_order(ndim, should_swap)
     if ambiguity_check and any(should_swap(perm[i], perm[i + 1]) != -1 for i in range(ndim - 1)):
         raise RuntimeError("The tensor does not have unique dim order.")
     return tuple(reversed(perm))

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .._creation import full_like, zeros_like
+from .._creation import _iter_perm, full_like, zeros_like
 from .. import _dtype
 from .._dtype import FROM_NP
 from .._random import default_generator
@@ -1721,27 +1721,8 @@ def bilinear(input1, input2, weight, bias=None):
 
 def _memory_order(a):
     """Axes of `a` from outermost to innermost in memory: the layout empty_like(a) gets in
-    PyTorch, and so the order bernoulli_ fills it (infer_dense_strides' insertion sort)."""
-    strides, sizes = a.strides, a.shape
-    perm = list(range(a.ndim - 1, -1, -1))       # innermost first
-
-    def should_swap(d0, d1):
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if sizes[d0] > sizes[d1] else 0
-    for i in range(1, a.ndim):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm[::-1]
+    PyTorch, and so the order bernoulli_ fills it (infer_dense_strides)."""
+    return _iter_perm(a.shape, a.strides) or list(range(a.ndim))
 
 
 def _bernoulli_noise(input, p, feature):

@@ -8,6 +8,7 @@ import functools
 from itertools import chain
 import warnings
 
+from .._platform import typename
 from .._dtype import float32, float64, get_default_dtype
 from .._tensor import Tensor
 from ..autograd import enable_grad, no_grad
@@ -52,14 +53,6 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-def _typename(obj):
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = type(obj).__module__
-    name = type(obj).__qualname__
-    return name if module in ("builtins", "__builtin__") else f"{module}.{name}"
-
-
 def _real_only(optimizer, param):
     """PyTorch runs these optimizers on complex parameters through view_as_real, which
     chainrule lacks: refuse rather than update them wrongly."""
@@ -84,7 +77,7 @@ class Optimizer:
         self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
-                            "Tensors or dicts, but got " + _typename(params))
+                            "Tensors or dicts, but got " + typename(params))
         self.state = defaultdict(dict)
         self.param_groups = []
         param_groups = list(params)
@@ -191,7 +184,7 @@ class Optimizer:
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
-                                + _typename(param))
+                                + typename(param))
             if not self.defaults.get("differentiable", None) and not (
                     param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")

@@ -5,7 +5,8 @@ from collections.abc import Mapping
 
 from ..._tensor import Tensor
 from ..parameter import Parameter
-from .module import Module, _addindent, _typename
+from ..._platform import typename as _typename
+from .module import Module, _addindent
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 

@@ -8,6 +8,7 @@ import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
+from ..._platform import typename
 from ..._tensor import Tensor
 from ...autograd import no_grad
 from ...autograd.function import Function
@@ -26,22 +27,6 @@ _ERR_MIXED_HOOKS = ("Cannot use both regular backward hooks and full backward ho
                     "single Module. Please use only one of them.")
 _ERR_MIXED_GLOBAL_HOOKS = ("Cannot use both regular backward hooks and full backward hooks as "
                            "a global Module hook. Please use only one of them.")
-
-
-def _typename(obj):
-    """torch.typename: 'torch.FloatTensor' for a tensor, else the qualified name of obj (a
-    class or function) or of its class."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -224,7 +209,7 @@ class Module:
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+            raise TypeError(f"buffer name should be a string. Got {typename(name)}")
         if "." in name:
             raise KeyError('buffer name can\'t contain "."')
         if name == "":
@@ -232,7 +217,7 @@ class Module:
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         for hook in _global_buffer_registration_hooks.values():
             output = hook(self, name, tensor)
@@ -248,7 +233,7 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+            raise TypeError(f"parameter name should be a string. Got {typename(name)}")
         if "." in name:
             raise KeyError('parameter name can\'t contain "."')
         if name == "":
@@ -259,7 +244,7 @@ class Module:
             self._parameters[name] = None
             return
         if not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+            raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
         if param.grad_fn is not None:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
@@ -274,9 +259,9 @@ class Module:
 
     def add_module(self, name, module):
         if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{_typename(module)} is not a Module subclass")
+            raise TypeError(f"{typename(module)} is not a Module subclass")
         if not isinstance(name, str):
-            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+            raise TypeError(f"module name should be a string. Got {typename(name)}")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
@@ -372,7 +357,7 @@ class Module:
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
                                 "(torch.nn.Parameter or None expected)")
             self.register_parameter(name, value)
         else:
@@ -385,14 +370,14 @@ class Module:
                 modules[name] = _module_registered(self, name, value)
             elif modules is not None and name in modules:
                 if value is not None:
-                    raise TypeError(f"cannot assign '{_typename(value)}' as child module "
+                    raise TypeError(f"cannot assign '{typename(value)}' as child module "
                                     f"'{name}' (torch.nn.Module or None expected)")
                 modules[name] = _module_registered(self, name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
                 if buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
-                        raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                        raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                                         "(torch.nn.Buffer, torch.Tensor or None expected)")
                     self.register_buffer(name, value,
                                          name not in self._non_persistent_buffers_set)

@@ -87,8 +87,8 @@ def parameters_to_vector(parameters):
 def vector_to_parameters(vec, parameters):
     """Make consecutive slices of `vec` the data of the parameters."""
     if not isinstance(vec, Tensor):
-        from ..modules.module import _typename
-        raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
+        from ..._platform import typename
+        raise TypeError(f"expected torch.Tensor, but got: {typename(vec)}")
     pointer = 0
     for param in parameters:
         num_param = param.numel()

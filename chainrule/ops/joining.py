@@ -14,9 +14,9 @@ from .._dims import sizes_str, wrap_dim
 from .._dtype import FROM_NP
 from .._tensor import Size, Tensor, contiguous_format, make_tensor
 from .registry import PROMOTE, op, public
-from .shape import (_CAT_OUT, _shape_args, _split, _split_with_sizes, _warn_once,
-                    cat, clone, expand_, flatten, reshape, slice_, stack, unbind, unsqueeze,
-                    view_)
+from .shape import (_CAT_OUT, _shape_args, _split, _split_with_sizes, _tensor_list,
+                    _warn_once, cat, clone, expand_, flatten, reshape, slice_, stack, unbind,
+                    unsqueeze, view_)
 
 
 def _type_name(x):
@@ -28,16 +28,7 @@ def _tensor_seq(fname, tensors):
     if not isinstance(tensors, (tuple, list)):
         raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                         f"not {_type_name(tensors)}")
-    return _elements(tuple(tensors))
-
-
-def _elements(tensors):
-    """Variadic tensors (`f(a, b)`), with the parser's error for other elements."""
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{_type_name(t)}")
-    return tensors
+    return _tensor_list(tuple(tensors))
 
 
 # ---- broadcasting -------------------------------------------------------------------------
@@ -61,7 +52,7 @@ def _infer_size(a, b):
 def broadcast_tensors(*tensors):
     """The tensors expanded to their common broadcast shape (views; one already of that
     shape is returned as it is)."""
-    tensors = _elements(tensors)
+    tensors = _tensor_list(tensors)
     if not tensors:
         return ()
     shape = tensors[0]._data.shape
@@ -125,7 +116,7 @@ def meshgrid(*tensors, indexing=None):
     two dims swapped)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]     # the old interface: one list of tensors
-    tensors = _elements(tuple(tensors))
+    tensors = _tensor_list(tuple(tensors))
     if indexing is None:
         _warn_once(_MESHGRID_WARNING)
         indexing = "ij"
@@ -170,7 +161,7 @@ def _check_1d(t):
 @public("cartesian_prod", method=False)
 def cartesian_prod(*tensors):
     """The cartesian product of 1-d tensors, one row per combination (itertools.product)."""
-    tensors = _elements(tensors)
+    tensors = _tensor_list(tensors)
     for t in tensors:
         _check_1d(t)
     if len(tensors) == 1:
@@ -552,7 +543,7 @@ _block_diag_row = op("block_diag", "BlockDiagBackward0", "tensors", _block_diag,
 @public("block_diag", method=False)
 def block_diag(*tensors):
     """A block-diagonal matrix of the tensors (0-d as 1x1, 1-d as one row)."""
-    tensors = _elements(tensors)
+    tensors = _tensor_list(tensors)
     if not tensors:
         return make_tensor(np.empty((1, 0), _dtype.get_default_dtype().np))
     return _block_diag_row(tensors)

@@ -1,7 +1,7 @@
 """torch.nn.modules: Module and the layers built on it."""
 from .module import Module
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .linear import Bilinear, Flatten, Identity, Linear, Unflatten
+from .linear import Bilinear, Flatten, Identity, LazyLinear, Linear, Unflatten
 from .activation import (CELU, ELU, GELU, SELU, Hardshrink, LeakyReLU, LogSigmoid, LogSoftmax,
                          PReLU, ReLU, RReLU, SiLU, Sigmoid, Softmax, Softplus, Tanh, Threshold)
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss,
@@ -21,7 +21,8 @@ from .pixelshuffle import *  # noqa: F401,F403
 from .channelshuffle import *  # noqa: F401,F403
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-           "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "ReLU", "LeakyReLU",
+           "ParameterDict", "Identity", "Linear", "LazyLinear", "Bilinear", "Flatten",
+           "Unflatten", "ReLU", "LeakyReLU",
            "ELU", "GELU", "SiLU", "Softplus", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "Threshold", "RReLU", "CELU", "SELU",

@@ -1,10 +1,11 @@
-"""InstanceNorm1d/2d/3d: each channel of each sample normalized on its own."""
+"""InstanceNorm1d/2d/3d and their lazy versions: each channel of each sample normalized on its own."""
 import warnings
 
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -75,4 +76,24 @@ class InstanceNorm2d(_InstanceNorm):
 
 class InstanceNorm3d(_InstanceNorm):
     """Instance normalization of (N, C, D, H, W) or (C, D, H, W) input."""
+    _no_batch_dim = 4
+
+
+# PyTorch's lazy instance norms take _LazyNormBase's defaults: affine and
+# track_running_stats on, unlike InstanceNorm's
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm1d whose num_features is inferred from the first input."""
+    cls_to_become = InstanceNorm1d
+    _no_batch_dim = 2
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm2d whose num_features is inferred from the first input."""
+    cls_to_become = InstanceNorm2d
+    _no_batch_dim = 3
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm3d whose num_features is inferred from the first input."""
+    cls_to_become = InstanceNorm3d
     _no_batch_dim = 4

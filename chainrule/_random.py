@@ -519,6 +519,26 @@ class Generator:
             out = [_binomial(c, p, u) for c, p in zip(count, prob)]
         return np.array(out, dtype)
 
+    def standard_gamma(self, alpha):
+        """_standard_gamma: sample_gamma for each alpha (a flat float32 or float64 array, in
+        iteration order), at least the dtype's smallest normal number."""
+        f32 = alpha.dtype == np.float32
+        with _Draws(self) as u:
+            normal = _Normals(self, u)
+            out = np.array([_gamma(a, u, normal, f32) for a in alpha.tolist()], alpha.dtype)
+        return np.maximum(out, np.finfo(alpha.dtype).tiny)   # NaN becomes tiny, as std::max
+
+    def dirichlet(self, alpha):
+        """_sample_dirichlet of alpha (float32 or float64, last axis the event): gammas drawn
+        in double, normalized, then clamped to [tiny, nextafter(1, 0)] in alpha's dtype."""
+        with _Draws(self) as u:
+            normal = _Normals(self, u)
+            g = np.array([_gamma(a, u, normal, False) for a in alpha.reshape(-1).tolist()])
+        g = np.maximum(g, np.finfo(np.float64).tiny).reshape(alpha.shape)
+        t = alpha.dtype.type
+        x = (g / g.sum(-1, keepdims=True)).astype(t)
+        return np.minimum(np.maximum(x, np.finfo(t).tiny), np.nextafter(t(1), t(0)))
+
 
 class _Draws:
     """53-bit uniforms for a sampler that consumes an unknown number: drawn ahead in
@@ -542,6 +562,62 @@ class _Draws:
     def __exit__(self, *exc):
         self.gen._bg.state = self.state
         self.gen._bg.random_raw(2 * (self.used + self.pos))
+
+
+class _Normals:
+    """normal_distribution<double>(0, 1) over a _Draws stream: a Box-Muller pair from two
+    uniforms, its second value kept in the generator's next_double_normal_sample."""
+
+    def __init__(self, gen, uniform):
+        self.gen, self.uniform = gen, uniform
+
+    def __call__(self):
+        cached = self.gen._normal
+        if cached is not None:
+            self.gen._normal = None
+            return cached
+        u1, u2 = self.uniform(), self.uniform()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self.gen._normal = r * math.sin(theta)
+        return r * math.cos(theta)
+
+
+_THIRD_F = float(_F(1) / _F(3))     # the float constant 1.0f / 3.0f
+_C0331_F = float(_F(0.0331))        # 0.0331f
+
+
+def _logm(v):
+    """std::log over doubles: -inf at 0 (math.log raises there)."""
+    return math.log(v) if v > 0 or v != v else (-math.inf if v == 0 else math.nan)
+
+
+def _gamma(alpha, uniform, normal, f32):
+    """ATen's sample_gamma (Marsaglia and Tsang) for one alpha of scalar_t float (f32) or
+    double, drawing in double: the boost for alpha < 1 and d = alpha - 1.0f/3.0f are
+    computed in scalar_t, as the C++ code does."""
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        inv = float(_F(1) / _F(alpha)) if f32 else 1.0 / alpha
+        scale *= (1 - uniform()) ** inv
+        alpha = float(_F(alpha) + _F(1)) if f32 else alpha + 1.0
+    d = float(_F(alpha) - _F(_THIRD_F)) if f32 else alpha - _THIRD_F
+    c = 1.0 / math.sqrt(9.0 * d) if d >= 0 else math.nan
+    while True:
+        while True:
+            x = normal()
+            y = 1.0 + c * x
+            if not y <= 0:
+                break
+        v = y * y * y
+        u = 1 - uniform()
+        xx = x * x
+        if u < 1.0 - _C0331_F * xx * xx:
+            return scale * d * v
+        if _logm(u) < 0.5 * xx + d * (1.0 - v + _logm(v)):
+            return scale * d * v
 
 
 def _to_int64(x):

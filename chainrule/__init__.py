@@ -92,7 +92,7 @@ def classproperty(func):
 # Submodules and names loaded on first use, so `import chainrule` stays fast.
 _LAZY_MODULES = {"cuda", "backends", "mps", "xpu", "mtia", "accelerator", "amp", "compiler",
                  "profiler", "cpu", "version", "__config__", "testing", "quasirandom", "signal",
-                 "linalg"}
+                 "linalg", "library"}
 _LAZY_NAMES = {
     "compile": ("compiler", "compile"),
     "autocast": ("amp", "autocast"), "GradScaler": ("amp", "GradScaler"),
@@ -134,7 +134,7 @@ def __getattr__(name):
 # Smaller namespaces (futures, multiprocessing, masked, ...), loaded on first use.
 _LAZY_MODULES |= {"futures", "functional", "return_types", "special", "multiprocessing",
                   "masked", "storage", "types"}
-_LAZY_MODULES |= {"hub"}
+_LAZY_MODULES |= {"hub", "distributions"}
 _LAZY_NAMES.update({n: ("_sym", n) for n in (
     "sym_float", "sym_int", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_ite", "sym_sum",
     "sym_fresh_size", "thread_safe_generator")})

@@ -7,6 +7,8 @@ from ._device import device as _device
 __all__ = ["Number", "Device", "FileLike", "Storage"]
 
 Number = Union[int, float, bool]
+_Number = Union[int, float, bool]
+_size = Union["Size", list[int], tuple[int, ...]]  # noqa: F821 (annotations only)
 Device = Union[_device, str, int, None]
 FileLike = Union[str, "os.PathLike[str]", IO[bytes]]
 

@@ -25,6 +25,10 @@ _LEAKED = ("names torch's modules import from elsewhere (typing, torch._utils, d
            "templates); not API")
 _SYM = ("symbolic shapes (SymInt, sym_constrain_range...) exist for tracing compilers: "
         "JIT/compile internals")
+_DISPATCHER = ("the C++ dispatcher's registration API (Library, define, impl by dispatch key, "
+               "__torch_dispatch__ routing): chainrule has no dispatcher; Python custom ops "
+               "(torch.library.custom_op) are present")
+_TRITON = "Triton GPU kernels (triton_op, wrap_triton): chainrule runs on the CPU only"
 _CALLGRIND = ("instruction counting through PyTorch's C++ Callgrind bindings: JIT/compile "
               "internals (it compiles C++ against libtorch)")
 
@@ -51,7 +55,7 @@ OUT_OF_SCOPE = {
                    "hspmm", "ccol_indices_copy", "col_indices_copy", "crow_indices_copy",
                    "row_indices_copy", "indices_copy", "values_copy", "resize_as_sparse_",
                    "nested", "native_norm"]),
-        (_JIT, ["jit", "fx", "export", "onnx", "package", "cpp", "classes", "library",
+        (_JIT, ["jit", "fx", "export", "onnx", "package", "cpp", "classes",
                 "AliasDb", "AnyType", "Argument", "ArgumentSpec", "AwaitType",
                 "Block", "BoolType", "CallStack", "Capsule", "ClassType", "Code",
                 "CompilationUnit", "CompleteArgumentSpec", "ComplexType", "ConcreteModuleType",
@@ -110,6 +114,13 @@ OUT_OF_SCOPE = {
         (_LEAKED, ["common_args", "factory_common_args"]),
     ],
     "torch.special": [],
+    "torch.library": [
+        (_DISPATCHER, ["Library", "define", "impl", "fallthrough_kernel", "get_kernel",
+                       "register_torch_dispatch", "EffectType", "NAMELESS_SCHEMA"]),
+        (_TRITON, ["triton_op", "wrap_triton"]),
+        (_SYM, ["get_ctx"]),
+        (_LEAKED, ["device_types_t", "deprecated", "TYPE_CHECKING"]),
+    ],
 }
 
 # ---- not built yet --------------------------------------------------------------------------

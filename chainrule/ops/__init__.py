@@ -11,3 +11,11 @@ from . import special  # noqa: F401
 from . import spectral  # noqa: F401
 
 __all__ = ["registry"]
+
+
+def __getattr__(name):
+    """`torch.ops.<namespace>`: the custom operators chainrule.library defined there."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ..library import _namespace
+    return _namespace(name)

@@ -51,6 +51,8 @@ def check_inplace(self, records):
 
 
 def dispatch_inplace(op, inputs, params):
+    if registry.FORWARD_AD is not None:
+        return registry.FORWARD_AD(op, inputs, params, dispatch_inplace)
     self = inputs[0]
     if not op.number_inputs:
         _check_tensor_inputs(op, inputs)

@@ -57,6 +57,9 @@ return_types = {}
 
 _state = grad_mode.state
 _ndarray = np.ndarray
+# Forward AD (autograd/forward_ad.py): the dual-level dispatcher while a level is active,
+# else None, so dispatch pays one global test when forward AD is unused.
+FORWARD_AD = None
 _asarray = np.asarray
 
 
@@ -396,6 +399,8 @@ def _needs_promotion(op, first, mixed, number_category):
 def dispatch(op, inputs, params):
     """Run `op` on `inputs` (Tensors or Python numbers) and `params`; record a node when
     grad mode is on and some input requires grad."""
+    if FORWARD_AD is not None:
+        return FORWARD_AD(op, inputs, params)
     arrays = []
     needs_grad = False
     first = None

@@ -296,3 +296,37 @@ def test_fuzzed_sparse_tensor():
         with pytest.raises(AssertionError, match="invalid arguments"):
             b.FuzzedSparseTensor.sparse_tensor_constructor([0, 3], chainrule.float32, 1, 1,
                                                            True)
+
+
+def test_compare_tables_equal_pytorch_on_random_layouts():
+    """Labels, sub-labels, descriptions, envs, thread counts and missing cells drawn at
+    random: every rendering option prints PyTorch's table byte for byte."""
+    import random
+    from torch.utils.benchmark.utils import common as torch_common  # noqa: E402
+    from chainrule.utils.benchmark.utils import common as our_common
+    rng = random.Random(0)
+
+    def build(common, specs):
+        return [common.Measurement(num, times, common.TaskSpec(
+            stmt="x", setup="", label=label, sub_label=sub, description=desc, env=env,
+            num_threads=threads)) for label, sub, desc, env, threads, times, num in specs]
+
+    options = [lambda c: None, lambda c: c.trim_significant_figures(), lambda c: c.colorize(),
+               lambda c: c.colorize(rowwise=True), lambda c: c.highlight_warnings()]
+    for _ in range(60):
+        envs = rng.choice([[None], ["a"], ["a", "bbb"]])
+        specs = [(label, sub, desc, rng.choice(envs), rng.choice([1, 1, 4]),
+                  [10 ** rng.uniform(-7, 0) * (1 + rng.uniform(0, rng.choice([0.01, 0.5])))
+                   for _ in range(rng.randint(1, 9))], rng.choice([1, 10, 100]))
+                 for label in rng.sample(["L1", "L2"], rng.randint(1, 2))
+                 for sub in rng.sample(["s1", "s2", "s3"], rng.randint(1, 3))
+                 for desc in rng.sample(["d1", "d2", "d3"], rng.randint(1, 3))
+                 if rng.random() > 0.2]
+        if not specs:
+            continue
+        theirs = tb.Compare(build(torch_common, specs))
+        ours = cb.Compare(build(our_common, specs))
+        for option in options:
+            option(theirs)
+            option(ours)
+            assert str(ours) == str(theirs)

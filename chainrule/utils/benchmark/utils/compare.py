@@ -1,9 +1,7 @@
-"""Compare: the table of many measurements, as torch/utils/benchmark/utils/compare.py lays it
-out (PyTorch's code; its one float32 computation is done in NumPy float32)."""
-import collections
+"""Compare: many Measurements as one text table per label, laid out as PyTorch's Compare lays
+them out (rows per statement and thread count, a column per description, the same number
+formats, separators and colours), so the printed tables are the same."""
 import enum
-import itertools as it
-import operator
 
 import numpy as np
 
@@ -18,6 +16,8 @@ VERY_BAD = "\033[31m"
 BOLD = "\033[1m"
 TERMINATE = "\033[0m"
 
+_HIGH_VARIANCE = "(! XX%) Measurement has high variance, where XX is the IQR / median * 100."
+
 
 class Colorize(enum.Enum):
     NONE = "none"
@@ -25,322 +25,148 @@ class Colorize(enum.Enum):
     ROWWISE = "rowwise"
 
 
-# Classes to separate internal bookkeeping from what is rendered.
-class _Column:
-    def __init__(
-        self,
-        grouped_results: list[tuple[common.Measurement | None, ...]],
-        time_scale: float,
-        time_unit: str,
-        trim_significant_figures: bool,
-        highlight_warnings: bool,
-    ) -> None:
-        self._grouped_results = grouped_results
-        self._flat_results = [*it.chain.from_iterable(grouped_results)]
-        self._time_scale = time_scale
-        self._time_unit = time_unit
-        self._trim_significant_figures = trim_significant_figures
-        self._highlight_warnings = (
-            highlight_warnings
-            and any(r.has_warnings for r in self._flat_results if r)
-        )
-        leading_digits = [
-            int(np.ceil(common.log10_f32(r.median / self._time_scale))) if r else None
-            for r in self._flat_results
-        ]
-        unit_digits = max(d for d in leading_digits if d is not None)
-        decimal_digits = min(
-            max(m.significant_figures - digits, 0)
-            for digits, m in zip(leading_digits, self._flat_results, strict=True)
-            if (m is not None) and (digits is not None)
-        ) if self._trim_significant_figures else 1
-        length = unit_digits + decimal_digits + (1 if decimal_digits else 0)
-        self._template = f"{{:>{length}.{decimal_digits}f}}{{:>{7 if self._highlight_warnings else 0}}}"
-
-    def get_results_for(self, group):
-        return self._grouped_results[group]
-
-    def num_to_str(self, value: float | None, estimated_sigfigs: int, spread: float | None):
-        if value is None:
-            return " " * len(self.num_to_str(1, estimated_sigfigs, None))
-
-        if self._trim_significant_figures:
-            value = common.trim_sigfig(value, estimated_sigfigs)
-
-        return self._template.format(
-            value,
-            f" (! {spread * 100:.0f}%)" if self._highlight_warnings and spread is not None else "")
-
-
-def optional_min(seq):
-    l = list(seq)
-    return None if len(l) == 0 else min(l)
-
-
-class _Row:
-    def __init__(self, results, row_group, render_env, env_str_len,
-                 row_name_str_len, time_scale, colorize, num_threads=None) -> None:
-        super().__init__()
-        self._results = results
-        self._row_group = row_group
-        self._render_env = render_env
-        self._env_str_len = env_str_len
-        self._row_name_str_len = row_name_str_len
-        self._time_scale = time_scale
-        self._colorize = colorize
-        self._columns: tuple[_Column, ...] = ()
-        self._num_threads = num_threads
-
-    def register_columns(self, columns: tuple[_Column, ...]) -> None:
-        self._columns = columns
-
-    def as_column_strings(self):
-        concrete_results = [r for r in self._results if r is not None]
-        env = f"({concrete_results[0].env})" if self._render_env else ""
-        env = env.ljust(self._env_str_len + 4)
-        output = ["  " + env + concrete_results[0].as_row_name]
-        for m, col in zip(self._results, self._columns or (), strict=False):
-            if m is None:
-                output.append(col.num_to_str(None, 1, None))
-            else:
-                output.append(col.num_to_str(
-                    m.median / self._time_scale,
-                    m.significant_figures,
-                    m.iqr / m.median if m.has_warnings else None
-                ))
-        return output
-
-    @staticmethod
-    def color_segment(segment, value, best_value):
-        if value <= best_value * 1.01 or value <= best_value + 100e-9:
-            return BEST + BOLD + segment + TERMINATE * 2
-        if value <= best_value * 1.1:
-            return GOOD + BOLD + segment + TERMINATE * 2
-        if value >= best_value * 5:
-            return VERY_BAD + BOLD + segment + TERMINATE * 2
-        if value >= best_value * 2:
-            return BAD + segment + TERMINATE * 2
-
-        return segment
-
-    def row_separator(self, overall_width):
-        return (
-            [f"{self._num_threads} threads: ".ljust(overall_width, "-")]
-            if self._num_threads is not None else []
-        )
-
-    def finalize_column_strings(self, column_strings, col_widths):
-        best_values = [-1 for _ in column_strings]
-        if self._colorize == Colorize.ROWWISE:
-            row_min = min(r.median for r in self._results if r is not None)
-            best_values = [row_min for _ in column_strings]
-        elif self._colorize == Colorize.COLUMNWISE:
-            best_values = [
-                optional_min(r.median for r in column.get_results_for(self._row_group) if r is not None)
-                for column in (self._columns or ())
-            ]
-
-        row_contents = [column_strings[0].ljust(col_widths[0])]
-        for col_str, width, result, best_value in zip(column_strings[1:], col_widths[1:], self._results, best_values, strict=False):
-            col_str = col_str.center(width)
-            if self._colorize != Colorize.NONE and result is not None and best_value is not None:
-                col_str = self.color_segment(col_str, result.median, best_value)
-            row_contents.append(col_str)
-        return row_contents
-
-
-class Table:
-    def __init__(
-            self,
-            results: list[common.Measurement],
-            colorize: Colorize,
-            trim_significant_figures: bool,
-            highlight_warnings: bool
-    ) -> None:
-        if len({r.label for r in results}) != 1:
-            raise AssertionError("All results must share the same label")
-
-        self.results = results
-        self._colorize = colorize
-        self._trim_significant_figures = trim_significant_figures
-        self._highlight_warnings = highlight_warnings
-        self.label = results[0].label
-        self.time_unit, self.time_scale = common.select_unit(
-            min(r.median for r in results)
-        )
-
-        self.row_keys = common.ordered_unique([self.row_fn(i) for i in results])
-        self.row_keys.sort(key=operator.itemgetter(slice(2)))  # preserve stmt order
-        self.column_keys = common.ordered_unique([self.col_fn(i) for i in results])
-        self.rows, self.columns = self.populate_rows_and_columns()
-
-    @staticmethod
-    def row_fn(m: common.Measurement) -> tuple[int, str | None, str]:
-        return m.num_threads, m.env, m.as_row_name
-
-    @staticmethod
-    def col_fn(m: common.Measurement) -> str | None:
-        return m.description
-
-    def populate_rows_and_columns(self) -> tuple[tuple[_Row, ...], tuple[_Column, ...]]:
-        rows: list[_Row] = []
-        columns: list[_Column] = []
-        ordered_results: list[list[common.Measurement | None]] = [
-            [None for _ in self.column_keys]
-            for _ in self.row_keys
-        ]
-        row_position = {key: i for i, key in enumerate(self.row_keys)}
-        col_position = {key: i for i, key in enumerate(self.column_keys)}
-        for r in self.results:
-            i = row_position[self.row_fn(r)]
-            j = col_position[self.col_fn(r)]
-            ordered_results[i][j] = r
-
-        unique_envs = {r.env for r in self.results}
-        render_env = len(unique_envs) > 1
-        env_str_len = max(len(i) for i in unique_envs) if render_env else 0
-
-        row_name_str_len = max(len(r.as_row_name) for r in self.results)
-
-        prior_num_threads = -1
-        prior_env = ""
-        row_group = -1
-        rows_by_group: list[list[list[common.Measurement | None]]] = []
-        for (num_threads, env, _), row in zip(self.row_keys, ordered_results, strict=True):
-            thread_transition = (num_threads != prior_num_threads)
-            if thread_transition:
-                prior_num_threads = num_threads
-                prior_env = ""
-                row_group += 1
-                rows_by_group.append([])
-            rows.append(
-                _Row(
-                    results=row,
-                    row_group=row_group,
-                    render_env=(render_env and env != prior_env),
-                    env_str_len=env_str_len,
-                    row_name_str_len=row_name_str_len,
-                    time_scale=self.time_scale,
-                    colorize=self._colorize,
-                    num_threads=num_threads if thread_transition else None,
-                )
-            )
-            rows_by_group[-1].append(row)
-            prior_env = env
-
-        for i in range(len(self.column_keys)):
-            grouped_results = [tuple(row[i] for row in g) for g in rows_by_group]
-            column = _Column(
-                grouped_results=grouped_results,
-                time_scale=self.time_scale,
-                time_unit=self.time_unit,
-                trim_significant_figures=self._trim_significant_figures,
-                highlight_warnings=self._highlight_warnings,)
-            columns.append(column)
-
-        rows_tuple, columns_tuple = tuple(rows), tuple(columns)
-        for ri in rows_tuple:
-            ri.register_columns(columns_tuple)
-        return rows_tuple, columns_tuple
-
-    def render(self) -> str:
-        string_rows = [[""] + self.column_keys]
-        string_rows.extend(r.as_column_strings() for r in self.rows)
-        num_cols = max(len(i) for i in string_rows)
-        for sr in string_rows:
-            sr.extend(["" for _ in range(num_cols - len(sr))])
-
-        col_widths = [max(len(j) for j in i) for i in zip(*string_rows, strict=True)]
-        finalized_columns = ["  |  ".join(i.center(w) for i, w in zip(string_rows[0], col_widths, strict=True))]
-        overall_width = len(finalized_columns[0])
-        for string_row, row in zip(string_rows[1:], self.rows, strict=True):
-            finalized_columns.extend(row.row_separator(overall_width))
-            finalized_columns.append("  |  ".join(row.finalize_column_strings(string_row, col_widths)))
-
-        newline = "\n"
-        has_warnings = self._highlight_warnings and any(ri.has_warnings for ri in self.results)
-        return f"""
-[{(' ' + (self.label or '') + ' ').center(overall_width - 2, '-')}]
-{newline.join(finalized_columns)}
-
-Times are in {common.unit_to_english(self.time_unit)}s ({self.time_unit}).
-{'(! XX%) Measurement has high variance, where XX is the IQR / median * 100.' + newline if has_warnings else ""}"""[1:]
-
-
 class Compare:
-    """Helper class for displaying the results of many measurements in a
-    formatted table.
+    """Displays many measurements as formatted tables (one per label): a row per sub-label
+    and thread count, a column per description. Print it, or take str() of it."""
 
-    The table format is based on the information fields provided in
-    :class:`torch.utils.benchmark.Timer` (`description`, `label`, `sub_label`,
-    `num_threads`, etc).
-
-    The table can be directly printed using :meth:`print` or casted as a `str`.
-
-    For a full tutorial on how to use this class, see:
-    https://pytorch.org/tutorials/recipes/recipes/benchmark.html
-
-    Args:
-        results: List of Measurement to display.
-    """
-    def __init__(self, results: list[common.Measurement]) -> None:
-        self._results: list[common.Measurement] = []
+    def __init__(self, results):
+        self._results = []
         self.extend_results(results)
         self._trim_significant_figures = False
         self._colorize = Colorize.NONE
         self._highlight_warnings = False
 
-    def __str__(self) -> str:
-        return "\n".join(self._render())
+    def __str__(self):
+        merged = common.Measurement.merge(self._results)
+        by_label = {}
+        for m in merged:
+            by_label.setdefault(m.label, []).append(m)
+        return "\n".join(self._table(group) for group in by_label.values())
 
-    def extend_results(self, results) -> None:
-        """Append results to already stored ones.
-
-        All added results must be instances of ``Measurement``.
-        """
+    def extend_results(self, results):
+        """Append results to the stored ones; each must be a Measurement."""
         for r in results:
             if not isinstance(r, common.Measurement):
-                raise ValueError(
-                    "Expected an instance of `Measurement`, " f"got {type(r)} instead."
-                )
+                raise ValueError(f"Expected an instance of `Measurement`, got {type(r)} instead.")
         self._results.extend(results)
 
-    def trim_significant_figures(self) -> None:
-        """Enables trimming of significant figures when building the formatted table."""
+    def trim_significant_figures(self):
+        """Print each number to the significant figures its measurement supports."""
         self._trim_significant_figures = True
 
-    def colorize(self, rowwise=False) -> None:
-        """Colorize formatted table.
-
-        Colorize columnwise by default.
-        """
+    def colorize(self, rowwise=False):
+        """Colour each time against the best of its column (or of its row)."""
         self._colorize = Colorize.ROWWISE if rowwise else Colorize.COLUMNWISE
 
-    def highlight_warnings(self) -> None:
-        """Enables warning highlighting when building formatted table."""
+    def highlight_warnings(self):
+        """Mark measurements whose spread is high with (! XX%)."""
         self._highlight_warnings = True
 
-    def print(self) -> None:
-        """Print formatted table"""
+    def print(self):
         print(str(self))
 
-    def _render(self):
-        results = common.Measurement.merge(self._results)
-        grouped_results = self._group_by_label(results)
-        output = [self._layout(group) for group in grouped_results.values()]
-        return output
+    # -- one table ------------------------------------------------------------------------
 
-    def _group_by_label(self, results: list[common.Measurement]):
-        grouped_results: collections.defaultdict[str, list[common.Measurement]] = collections.defaultdict(list)
-        for r in results:
-            grouped_results[r.label].append(r)
-        return grouped_results
+    def _table(self, results):
+        unit, scale = common.select_unit(min(m.median for m in results))
+        # rows: (threads, env, name) in first-seen order, then grouped by threads and env
+        row_keys = common.ordered_unique([(m.num_threads, m.env, m.as_row_name)
+                                          for m in results])
+        row_keys.sort(key=lambda k: k[:2])
+        col_keys = common.ordered_unique([m.description for m in results])
+        grid = {(m.num_threads, m.env, m.as_row_name, m.description): m for m in results}
+        cells = [[grid.get((*rk, ck)) for ck in col_keys] for rk in row_keys]
 
-    def _layout(self, results: list[common.Measurement]):
-        table = Table(
-            results,
-            self._colorize,
-            self._trim_significant_figures,
-            self._highlight_warnings
-        )
-        return table.render()
+        # a row group is a run of rows with the same thread count
+        groups, starts = [], []
+        for i, rk in enumerate(row_keys):
+            if i == 0 or rk[0] != row_keys[i - 1][0]:
+                starts.append(i)
+            groups.append(len(starts) - 1)
+        formats = [self._column_format([row[j] for row in cells], scale)
+                   for j in range(len(col_keys))]
+
+        envs = {m.env for m in results}
+        env_width = max(len(e) for e in envs) if len(envs) > 1 else 0
+        text = [[""] + col_keys]
+        for i, (rk, row) in enumerate(zip(row_keys, cells)):
+            prior_env = "" if i in starts else row_keys[i - 1][1]
+            env = f"({rk[1]})" if len(envs) > 1 and rk[1] != prior_env else ""
+            first = next(m for m in row if m is not None)
+            line = ["  " + env.ljust(env_width + 4) + first.as_row_name]
+            for m, fmt in zip(row, formats):
+                if m is None:
+                    line.append(fmt(None, 1, None))
+                else:
+                    line.append(fmt(m.median / scale, m.significant_figures,
+                                    m.iqr / m.median if m.has_warnings else None))
+            text.append(line)
+        width = max(len(r) for r in text)
+        for r in text:
+            r.extend([""] * (width - len(r)))
+        widths = [max(len(c) for c in col) for col in zip(*text)]
+
+        header = "  |  ".join(c.center(w) for c, w in zip(text[0], widths))
+        lines = [header]
+        for i, (row, strings) in enumerate(zip(cells, text[1:])):
+            if i in starts:
+                lines.append(f"{row_keys[i][0]} threads: ".ljust(len(header), "-"))
+            best = self._best(row, [[cells[k][j] for k in range(len(cells))
+                                     if groups[k] == groups[i]] for j in range(len(col_keys))])
+            out = [strings[0].ljust(widths[0])]
+            for s, w, m, b in zip(strings[1:], widths[1:], row, best):
+                s = s.center(w)
+                if self._colorize != Colorize.NONE and m is not None and b is not None:
+                    s = _colour(s, m.median, b)
+                out.append(s)
+            lines.append("  |  ".join(out))
+
+        label = results[0].label
+        title = f" {label or ''} ".center(len(header) - 2, "-")
+        warned = self._highlight_warnings and any(m.has_warnings for m in results)
+        return (f"[{title}]\n" + "\n".join(lines) + "\n\n"
+                f"Times are in {common.unit_to_english(unit)}s ({unit}).\n"
+                + (_HIGH_VARIANCE + "\n" if warned else ""))
+
+    def _column_format(self, column, scale):
+        """A function (value, significant figures, spread) -> the column's cell text: every
+        cell right-aligned to the column's widest integer part, with one decimal, or with
+        as many as the least precise measurement supports when trimming."""
+        present = [m for m in column if m is not None]
+        highlight = self._highlight_warnings and any(m.has_warnings for m in present)
+        digits = [int(np.ceil(common.log10_f32(m.median / scale))) for m in present]
+        decimals = (min(max(m.significant_figures - d, 0) for d, m in zip(digits, present))
+                    if self._trim_significant_figures else 1)
+        length = max(digits) + decimals + (1 if decimals else 0)
+        trim = self._trim_significant_figures
+
+        def fmt(value, sigfigs, spread):
+            if value is None:
+                return " " * len(fmt(1, sigfigs, None))
+            if trim:
+                value = common.trim_sigfig(value, sigfigs)
+            note = f" (! {spread * 100:.0f}%)" if highlight and spread is not None else ""
+            return f"{value:>{length}.{decimals}f}" + (f"{note:>7}" if highlight else note)
+        return fmt
+
+    def _best(self, row, columns_in_group):
+        """The time each cell of `row` is coloured against (None: no colour)."""
+        if self._colorize == Colorize.ROWWISE:
+            low = min(m.median for m in row if m is not None)
+            return [low] * len(row)
+        if self._colorize == Colorize.COLUMNWISE:
+            return [min((m.median for m in col if m is not None), default=None)
+                    for col in columns_in_group]
+        return [None] * len(row)
+
+
+def _colour(segment, value, best):
+    if value <= best * 1.01 or value <= best + 100e-9:
+        return BEST + BOLD + segment + TERMINATE * 2
+    if value <= best * 1.1:
+        return GOOD + BOLD + segment + TERMINATE * 2
+    if value >= best * 5:
+        return VERY_BAD + BOLD + segment + TERMINATE * 2
+    if value >= best * 2:
+        return BAD + segment + TERMINATE * 2
+    return segment

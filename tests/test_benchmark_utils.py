@@ -302,7 +302,7 @@ def test_compare_tables_equal_pytorch_on_random_layouts():
     """Labels, sub-labels, descriptions, envs, thread counts and missing cells drawn at
     random: every rendering option prints PyTorch's table byte for byte."""
     import random
-    from torch.utils.benchmark.utils import common as torch_common  # noqa: E402
+    from torch.utils.benchmark.utils import common as torch_common
     from chainrule.utils.benchmark.utils import common as our_common
     rng = random.Random(0)
 

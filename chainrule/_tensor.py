@@ -160,7 +160,8 @@ class Tensor:
 
     @property
     def grad(self):
-        if self._grad_fn is not None and not self.retains_grad:
+        # as PyTorch, only a non-leaf's missing grad warns (one assigned to it does not)
+        if self._grad is None and self._grad_fn is not None and not self.retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 

@@ -9,9 +9,10 @@ from itertools import chain
 import warnings
 
 from .._platform import typename
+from .._creation import tensor
 from .._dtype import float32, float64, get_default_dtype
 from .._tensor import Tensor
-from ..autograd import enable_grad, no_grad
+from ..autograd import enable_grad, set_grad_enabled
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook",
@@ -66,9 +67,52 @@ def _scalar_dtype():
     return float64 if get_default_dtype() == float64 else float32
 
 
+def _to_scalar(x):
+    """A hyperparameter given as a 1-element Tensor, as a 0-dim one; others as they are."""
+    if isinstance(x, Tensor) and x.dim() != 0:
+        return x.squeeze()
+    return x
+
+
+def _check_lr(lr):
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _check_step_options(group, what="params and state_steps", foreach_what=None,
+                        xla=(True, False)):
+    """What PyTorch's step refuses once the state is initialized: foreach kernels record no
+    autograd, and capturable steps need accelerator tensors, never CPU ones. `what` names
+    the tensors in the single-tensor message, `foreach_what` in the foreach one; `xla`
+    says whether each path's device list has 'xla'."""
+    foreach = bool(group["foreach"])
+    if foreach and group["differentiable"]:
+        raise AssertionError("_foreach ops don't support autograd")
+    if group["capturable"]:
+        devices = ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if xla[foreach] else [])
+        what = (foreach_what or what) if foreach else what
+        raise AssertionError(f"If capturable=True, {what} must be on supported devices: "
+                             f"{devices}.")
+
+
+def _setstate_defaults(optimizer, options, scalars=("step",)):
+    """PyTorch's __setstate__ of the optimizers: options that older pickles lack get their
+    defaults, and scalar state saved as numbers becomes 0-dim tensors."""
+    for group in optimizer.param_groups:
+        for key, value in options.items():
+            group.setdefault(key, value)
+        for p in group["params"]:
+            state = optimizer.state.get(p, {})
+            for key in scalars:
+                if key in state and not isinstance(state[key], Tensor):
+                    state[key] = tensor(float(state[key]), dtype=_scalar_dtype())
+
+
 class Optimizer:
     """Base class: subclasses define `_update_group(group)`, the update of one param group,
-    which `step` runs under no_grad."""
+    which `step` runs under no_grad (with grad enabled when `differentiable`)."""
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -152,11 +196,12 @@ class Optimizer:
         return handle
 
     def __repr__(self):
-        lines = [self.__class__.__name__ + " ("]
+        text = self.__class__.__name__ + " ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            lines += [f"    {key}: {group[key]}" for key in sorted(group) if key != "params"]
-        return "\n".join(lines) + "\n)"
+            text += f"\nParameter Group {i}\n"
+            text += "".join(f"    {key}: {group[key]}\n" for key in sorted(group)
+                            if key != "params")
+        return text + ")"
 
     def add_param_group(self, param_group):
         """Add a param group (a dict with 'params' and optional per-group options)."""
@@ -238,7 +283,8 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        with no_grad():
+        # a differentiable optimizer's step is recorded (PyTorch's _use_grad_for_differentiable)
+        with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
             for group in self.param_groups:
                 self._update_group(group)
         return loss

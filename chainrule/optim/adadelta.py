@@ -1,0 +1,63 @@
+"""Adadelta, as torch.optim.Adadelta."""
+from .._creation import tensor, zeros_like
+from ..ops.aliasing import view_as_complex, view_as_real
+from .optimizer import (Optimizer, _check_lr, _check_step_options, _scalar_dtype,
+                        _setstate_defaults, _to_scalar)
+
+__all__ = ["Adadelta"]
+
+
+class Adadelta(Optimizer):
+    """Adadelta: steps scaled by the ratio of running RMS of past updates and of gradients."""
+
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
+                 capturable=False, maximize=False, differentiable=False):
+        _check_lr(lr)
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
+                    "maximize": maximize, "capturable": capturable, "foreach": foreach,
+                    "differentiable": differentiable}
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        _setstate_defaults(self, {"foreach": None, "maximize": False, "differentiable": False,
+                                  "capturable": False})
+
+    def _update_group(self, group):
+        params, grads = self._params_with_grad(group)
+        for p in params:
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = tensor(0.0, dtype=_scalar_dtype())
+                state["square_avg"] = zeros_like(p)
+                state["acc_delta"] = zeros_like(p)
+        if not params:
+            return
+        _check_step_options(group, xla=(False, False))
+        lr, rho, eps = _to_scalar(group["lr"]), group["rho"], group["eps"]
+        weight_decay = group["weight_decay"]
+        for param, grad in zip(params, grads):
+            state = self.state[param]
+            square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+            state["step"] += 1
+            if weight_decay != 0:
+                grad = grad.add(param, alpha=weight_decay)
+            if param.is_complex():
+                square_avg, acc_delta = view_as_real(square_avg), view_as_real(acc_delta)
+                grad = view_as_real(grad)
+            square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
+            std = square_avg.add(eps).sqrt_()
+            delta = acc_delta.add(eps).sqrt_()
+            if group["differentiable"]:
+                delta = delta.clone()
+            delta.div_(std).mul_(grad)
+            acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+            if param.is_complex():
+                delta = view_as_complex(delta)
+            param.add_(delta, alpha=-lr)

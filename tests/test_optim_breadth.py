@@ -1,0 +1,327 @@
+"""The rest of torch.optim against PyTorch: ASGD, Adadelta, Adafactor, Adamax, LBFGS, Muon,
+NAdam, RAdam, Rprop, SparseAdam and swap_in_optimizer_params_and_state. Parameters are
+compared after every step of the same seeded training loop, then the state dicts, reprs,
+errors and the differentiable steps."""
+import copy
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+import chainrule
+
+LIBS = (chainrule, torch)
+TOL = {"float32": 2e-5, "float64": 1e-11}
+
+OPTIMIZERS = [
+    ("Adadelta", dict()),
+    ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.1)),
+    ("Adadelta", dict(lr=0.3, maximize=True, foreach=True)),
+    ("Adamax", dict()),
+    ("Adamax", dict(lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1)),
+    ("Adamax", dict(lr=0.02, maximize=True, foreach=True)),
+    ("ASGD", dict(lr=0.05)),
+    ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=5, weight_decay=0.1)),
+    ("ASGD", dict(lr=0.03, t0=3, maximize=True, foreach=True)),
+    ("NAdam", dict()),
+    ("NAdam", dict(lr=0.01, betas=(0.8, 0.99), weight_decay=0.1, momentum_decay=0.01)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("NAdam", dict(lr=0.02, foreach=True)),
+    ("RAdam", dict()),
+    ("RAdam", dict(lr=0.01, betas=(0.8, 0.9), eps=1e-6, weight_decay=0.1)),
+    ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("RAdam", dict(lr=0.02, betas=(0.9, 0.99), foreach=True)),
+    ("Rprop", dict()),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2))),
+    ("Rprop", dict(lr=0.02, maximize=True, foreach=True)),
+]
+
+
+def _id(v):
+    """A test id that is the same in every xdist worker (no object addresses)."""
+    if isinstance(v, dict):
+        return ",".join(f"{k}={getattr(x, '__name__', x)}" for k, x in v.items())
+    return str(v)
+
+
+def _init_values(dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(shape).astype(dtype) for shape in ((3, 5), (5,), (5, 2), ())]
+
+
+def _params(lib, values):
+    return [lib.tensor(v.copy(), requires_grad=True) for v in values]
+
+
+def _loss(lib, params):
+    """A small MLP with a quadratic penalty; the scalar parameter sees a gradient whose sign
+    flips (for Rprop)."""
+    w1, b1, w2, s = params
+    dtype = str(w1.dtype).split(".")[1]
+    x = lib.tensor(np.linspace(-1, 1, 12).reshape(4, 3).astype(dtype))
+    out = lib.tanh(x @ w1 + b1) @ w2
+    return ((out - 0.5) ** 2).mean() + (w1 ** 2).sum() * 0.01 + lib.cos(3 * s)
+
+
+def _compute(lib, opt, params):
+    opt.zero_grad()
+    loss = _loss(lib, params)
+    loss.backward()
+    return loss
+
+
+def _assert_close(ours, theirs, rtol):
+    """Equal to within rtol of each tensor's scale: an entry that cancels to near zero keeps
+    the rounding error of its larger neighbours."""
+    for a, b in zip(ours, theirs):
+        assert str(a.dtype) == str(b.dtype) and tuple(a.shape) == tuple(b.shape)
+        b = b.detach().numpy()
+        np.testing.assert_allclose(a.detach().numpy(), b, rtol=rtol,
+                                   atol=rtol * max(np.abs(b).max(initial=0.0), 1e-2))
+
+
+def _assert_state_close(sd, tsd, rtol):
+    assert sd["param_groups"] == tsd["param_groups"]
+    assert sorted(sd["state"]) == sorted(tsd["state"])
+    for i, st in sd["state"].items():
+        tst = tsd["state"][i]
+        assert list(st) == list(tst)
+        for key, v in st.items():
+            if isinstance(tst[key], torch.Tensor):
+                _assert_close([v], [tst[key]], rtol)
+            else:
+                assert v == tst[key]
+
+
+def _trajectories(name, kwargs, dtype, steps=20, groups=False):
+    """Run both libraries side by side and compare the parameters after every step."""
+    values = _init_values(dtype)
+    runs = []
+    for lib in LIBS:
+        params = _params(lib, values)
+        spec = [{"params": params[:2]}, {"params": params[2:], "lr": kwargs.get("lr", 1.0)}] \
+            if groups else params
+        runs.append((params, getattr(lib.optim, name)(spec, **kwargs)))
+    (ours, opt), (theirs, topt) = runs
+    # chainrule's foreach path is the single-tensor one; PyTorch's rounds in other places
+    # (ASGD's foreach path even computes eta in the step's float32)
+    rtol = 1e-7 if kwargs.get("foreach") and dtype == "float64" else TOL[dtype]
+    for _ in range(steps):
+        for lib, (params, o) in zip(LIBS, runs):
+            _compute(lib, o, params)
+            o.step()
+        _assert_close(ours, theirs, rtol)
+    return opt, topt
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,kwargs", OPTIMIZERS, ids=_id)
+def test_trajectory_matches_torch(name, kwargs, dtype):
+    opt, topt = _trajectories(name, kwargs, dtype)
+    rtol = 1e-7 if kwargs.get("foreach") and dtype == "float64" else TOL[dtype]
+    _assert_state_close(opt.state_dict(), topt.state_dict(), rtol)
+    for st in opt.state.values():
+        assert str(st["step"].dtype) == "torch.float32" and st["step"].dim() == 0
+
+
+@pytest.mark.parametrize("name,kwargs", OPTIMIZERS[::3], ids=_id)
+def test_param_groups_defaults_and_repr(name, kwargs):
+    opt, topt = _trajectories(name, kwargs, "float64", steps=3, groups=True)
+    assert opt.param_groups[1].keys() == topt.param_groups[1].keys()
+    assert opt.defaults == topt.defaults
+    assert repr(opt) == repr(topt)
+    _assert_state_close(opt.state_dict(), topt.state_dict(), TOL["float64"])
+
+
+def test_step_dtype_follows_the_default_dtype():
+    for lib in LIBS:
+        lib.set_default_dtype(lib.float64)
+        p = lib.ones(2, requires_grad=True)
+        p.grad = lib.ones(2)
+        opt = lib.optim.NAdam([p])
+        opt.step()
+        assert str(opt.state[p]["step"].dtype) == "torch.float64"
+        assert str(opt.state[p]["mu_product"].dtype) == "torch.float64"
+        lib.set_default_dtype(lib.float32)
+
+
+def _round_trip(lib, name, kwargs):
+    """4 steps, save, pickle, load into a fresh optimizer over copies of the parameters, 6
+    more steps (loading casts the floating state but `step` to the parameters' dtype)."""
+    params = _params(lib, _init_values("float64"))
+    opt = getattr(lib.optim, name)(params, **kwargs)
+    for _ in range(4):
+        _compute(lib, opt, params)
+        opt.step()
+    saved = pickle.loads(pickle.dumps(opt.state_dict()))
+    params2 = [p.detach().clone().requires_grad_(True) for p in params]
+    opt2 = getattr(lib.optim, name)(params2, **dict(kwargs, lr=123.0))
+    opt2.load_state_dict(saved)
+    assert opt2.param_groups[0]["lr"] == kwargs.get("lr", opt.defaults["lr"])
+    for _ in range(6):
+        _compute(lib, opt2, params2)
+        opt2.step()
+    return params2, opt2.state_dict()
+
+
+@pytest.mark.parametrize("name,kwargs", OPTIMIZERS[1::3], ids=_id)
+def test_state_dict_round_trip(name, kwargs):
+    (params, sd), (tparams, tsd) = (_round_trip(lib, name, kwargs) for lib in LIBS)
+    _assert_close(params, tparams, TOL["float64"])
+    _assert_state_close(sd, tsd, TOL["float64"])
+
+
+def test_setstate_turns_old_numeric_state_into_tensors():
+    """Old pickles kept `step` (and ASGD's eta / mu, NAdam's mu_product) as numbers and
+    lacked the newer options."""
+    for name, keys in [("ASGD", ("step", "eta", "mu")), ("NAdam", ("step", "mu_product")),
+                       ("Rprop", ("step",))]:
+        results = []
+        for lib in LIBS:
+            p = lib.ones(2, requires_grad=True)
+            p.grad = lib.ones(2)
+            opt = getattr(lib.optim, name)([p])
+            opt.step()
+            state = {"defaults": opt.defaults, "state": opt.state,
+                     "param_groups": opt.param_groups}
+            for key in keys:
+                state["state"][p][key] = float(state["state"][p][key])
+            del state["param_groups"][0]["foreach"], state["param_groups"][0]["maximize"]
+            opt.__setstate__(state)
+            results.append([(str(opt.state[p][k].dtype), float(opt.state[p][k])) for k in keys]
+                           + [opt.param_groups[0]["foreach"], opt.param_groups[0]["maximize"]])
+        assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "ASGD", "NAdam", "RAdam", "Rprop"])
+def test_complex_parameters_match_torch(name):
+    rng = np.random.default_rng(1)
+    values = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
+    results = []
+    for lib in LIBS:
+        p = lib.tensor(values.copy(), requires_grad=True)
+        opt = getattr(lib.optim, name)([p], lr=0.05)
+        for _ in range(5):
+            opt.zero_grad()
+            (p.abs() ** 3).sum().backward()
+            opt.step()
+        results.append((p, opt.state[p]))
+    (p, st), (tp, tst) = results
+    _assert_close([p], [tp], 1e-10)
+    _assert_close([st[k] for k in tst], list(tst.values()), 1e-10)
+
+
+# ---- differentiable steps -------------------------------------------------------------------
+
+def _differentiable_step(lib, name, kwargs, steps):
+    """PyTorch's differentiable-optimizer check: a non-leaf parameter and a gradient that
+    requires grad; the derivatives of the stepped parameter reach both leaves."""
+    rng = np.random.default_rng(2)
+    w = lib.tensor(rng.standard_normal(4), requires_grad=True)
+    g = lib.tensor(rng.standard_normal(4), requires_grad=True)
+    p = w.clone()
+    opt = getattr(lib.optim, name)([p], differentiable=True, **kwargs)
+    for k in range(steps):
+        p.grad = g * (k + 1)
+        opt.step()
+    out = (p * lib.arange(1.0, 5.0, dtype=lib.float64)).sum()
+    return p, lib.autograd.grad(out, (w, g))
+
+
+@pytest.mark.parametrize("steps", [1, 2])
+@pytest.mark.parametrize("name,kwargs", [
+    ("Adadelta", dict(lr=0.5, weight_decay=0.1)),
+    ("Adamax", dict(lr=0.1, weight_decay=0.1)),
+    ("ASGD", dict(lr=0.1, t0=1, weight_decay=0.1)),
+    ("NAdam", dict(lr=0.1, weight_decay=0.1)),
+    ("NAdam", dict(lr=0.1, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("RAdam", dict(lr=0.1, betas=(0.5, 0.6), weight_decay=0.1)),
+    ("Rprop", dict(lr=0.1)),
+], ids=_id)
+def test_differentiable_step_matches_torch(name, kwargs, steps):
+    try:
+        tp, tgrads = _differentiable_step(torch, name, kwargs, steps)
+    except RuntimeError as e:
+        # a second step overwrites in place what the first one's backward needs
+        assert "modified by an inplace operation" in str(e)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            _differentiable_step(chainrule, name, kwargs, steps)
+        return
+    p, grads = _differentiable_step(chainrule, name, kwargs, steps)
+    _assert_close([p], [tp], 1e-10)
+    assert p.grad_fn is not None
+    _assert_close(grads, tgrads, 1e-10)
+
+
+def _error(fn):
+    with pytest.raises(Exception) as info:
+        fn()
+    return type(info.value), str(info.value)
+
+
+def _p(lib):
+    return lib.ones(2, requires_grad=True)
+
+
+def _stepped(lib, name, **kwargs):
+    p = _p(lib)
+    p.grad = lib.ones(2)
+    opt = getattr(lib.optim, name)([p], **kwargs)
+    try:
+        opt.step()
+    finally:
+        # PyTorch initializes the state before refusing
+        assert len(opt.state[p]) > 0
+
+
+ERRORS = [
+    lambda lib: lib.optim.Adadelta([_p(lib)], lr=-1.0),
+    lambda lib: lib.optim.Adadelta([_p(lib)], lr=lib.tensor([0.1, 0.2])),
+    lambda lib: lib.optim.Adadelta([_p(lib)], rho=1.5),
+    lambda lib: lib.optim.Adadelta([_p(lib)], eps=-1.0),
+    lambda lib: lib.optim.Adadelta([_p(lib)], weight_decay=-1.0),
+    lambda lib: lib.optim.Adamax([_p(lib)], lr=-0.5),
+    lambda lib: lib.optim.Adamax([_p(lib)], eps=-1.0),
+    lambda lib: lib.optim.Adamax([_p(lib)], betas=(1.0, 0.9)),
+    lambda lib: lib.optim.Adamax([_p(lib)], betas=(0.9, -0.1)),
+    lambda lib: lib.optim.Adamax([_p(lib)], weight_decay=-1.0),
+    lambda lib: lib.optim.ASGD([_p(lib)], lr=-1.0),
+    lambda lib: lib.optim.ASGD([_p(lib)], weight_decay=-1.0),
+    lambda lib: lib.optim.NAdam([_p(lib)], lr=-1.0),
+    lambda lib: lib.optim.NAdam([_p(lib)], eps=-1.0),
+    lambda lib: lib.optim.NAdam([_p(lib)], betas=(0.9, 1.0)),
+    lambda lib: lib.optim.NAdam([_p(lib)], weight_decay=-1.0),
+    lambda lib: lib.optim.NAdam([_p(lib)], momentum_decay=-1.0),
+    lambda lib: lib.optim.RAdam([_p(lib)], lr=-1.0),
+    lambda lib: lib.optim.RAdam([_p(lib)], eps=-1.0),
+    lambda lib: lib.optim.RAdam([_p(lib)], betas=(-0.1, 0.9)),
+    lambda lib: lib.optim.RAdam([_p(lib)], weight_decay=-1.0),
+    lambda lib: lib.optim.Rprop([_p(lib)], lr=-1.0),
+    lambda lib: lib.optim.Rprop([_p(lib)], etas=(1.5, 1.2)),
+    lambda lib: lib.optim.Rprop([_p(lib)], etas=(0.5, 0.9)),
+]
+for _name in ["Adadelta", "Adamax", "ASGD", "NAdam", "RAdam", "Rprop"]:
+    ERRORS += [
+        lambda lib, n=_name: _stepped(lib, n, capturable=True),
+        lambda lib, n=_name: _stepped(lib, n, capturable=True, foreach=True),
+        lambda lib, n=_name: _stepped(lib, n, differentiable=True, foreach=True),
+    ]
+
+
+@pytest.mark.parametrize("i", range(len(ERRORS)))
+def test_errors_match_torch(i):
+    assert _error(lambda: ERRORS[i](chainrule)) == _error(lambda: ERRORS[i](torch))
+
+
+def test_tensor_lr():
+    """A 1-element tensor lr works as its value."""
+    results = []
+    for lib in LIBS:
+        params = _params(lib, _init_values("float64"))
+        opt = lib.optim.Adadelta(params, lr=lib.tensor([0.5], dtype=lib.float64))
+        for _ in range(3):
+            _compute(lib, opt, params)
+            opt.step()
+        results.append(params)
+    _assert_close(*results, 1e-12)

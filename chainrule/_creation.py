@@ -2033,6 +2033,39 @@ def binomial(count, prob, generator=None):
     return make_tensor(values.reshape(c.shape))
 
 
+def _standard_gamma_backward(grad, self, result):
+    return grad * registry.FUNCTIONS["_standard_gamma_grad"](self, result)
+
+
+_STANDARD_GAMMA = Op("_standard_gamma", "StandardGammaBackward0", ("self",), (), None,
+                     {"self": _standard_gamma_backward}, NONE, None, None, False, False)
+_SAMPLE_DIRICHLET = Op("_sample_dirichlet", registry.NOT_IMPLEMENTED, ("self",), (), None,
+                       {"self": registry.no_derivative("aten::_sample_dirichlet")}, NONE, None,
+                       None, False, False)
+
+
+def _gamma_kernel(kernel, d):
+    if d not in (_dtype.float32, _dtype.float64):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{d.legacy}'")
+
+
+@public("_standard_gamma", method=False)
+def _standard_gamma(input, generator=None):
+    """Gamma(input, 1) samples (ATen's sample_gamma); reparameterized: the gradient flows
+    through _standard_gamma_grad."""
+    _gamma_kernel("gamma_cpu", input.dtype)
+    a = input._data
+    values = _gen(generator).standard_gamma(a.reshape(-1))
+    return _record_sample(_STANDARD_GAMMA, (input,), values.reshape(a.shape))
+
+
+@public("_sample_dirichlet", method=False)
+def _sample_dirichlet(input, generator=None):
+    """Dirichlet samples with concentrations in input's last dimension."""
+    _gamma_kernel("dirichlet", input.dtype)
+    return _record_sample(_SAMPLE_DIRICHLET, (input,), _gen(generator).dirichlet(input._data))
+
+
 @public("multinomial")
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Indices sampled from the categorical distributions in input's rows (1-D or 2-D,

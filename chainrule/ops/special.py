@@ -28,7 +28,8 @@ from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from .pointwise import _conj, _not_for, where
 from . import registry
-from .registry import FLOAT, PROMOTE, PROMOTE_FLOAT, not_implemented, op, public
+from .registry import (FLOAT, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, no_derivative,
+                       not_implemented, op, public)
 
 _F64 = np.float64
 _PI = math.pi
@@ -1968,3 +1969,212 @@ def _register_kernel_names():
 
 
 _register_kernel_names()
+
+
+# ---- reparameterized gradients of Gamma and Dirichlet samples (ATen's Distributions.h) -----
+
+_F32_08, _F32_09, _F32_11 = (float(np.float32(v)) for v in (0.8, 0.9, 1.1))
+_GAMMA_GRAD_UV = np.array((
+    (0.16009398, -0.094634809, 0.025146376, -0.0030648343,
+     1, 0.32668115, 0.10406089, 0.0014179084),
+    (0.53487893, 0.1298071, 0.065735949, -0.0015649758,
+     0.16639465, 0.020070113, -0.0035938915, -0.00058392623),
+    (0.040121004, -0.0065914022, -0.0026286047, -0.0013441777,
+     0.017050642, -0.0021309326, 0.00085092367, -1.5247877e-07)))
+_DIRICHLET_GRAD_C = np.array((
+    (((1.003668233, -0.01061107488, -0.0657888334, 0.01201642863),
+      (0.6336835991, -0.3557432599, 0.05486251648, -0.001465281033),
+      (-0.03276231906, 0.004474107445, 0.002429354597, -0.0001557569013)),
+     ((0.221950385, -0.3187676331, 0.01799915743, 0.01074823814),
+      (-0.2951249643, 0.06219954479, 0.01535556598, 0.001550077057),
+      (0.02155310298, 0.004170831599, 0.001292462449, 6.976601077e-05)),
+     ((-0.05980841433, 0.008441916499, 0.01085618172, 0.002319392565),
+      (0.02911413504, 0.01400243777, -0.002721828457, 0.000751041181),
+      (0.005900514878, -0.001936558688, -9.495446725e-06, 5.385558597e-05))),
+    (((1, -0.02924021934, -0.04438342661, 0.007285809825),
+      (0.6357567472, -0.3473456711, 0.05454656494, -0.002407477521),
+      (-0.03301322327, 0.004845219414, 0.00231480583, -0.0002307248149)),
+     ((0.5925320577, -0.1757678135, 0.01505928619, 0.000564515273),
+      (0.1014815858, -0.06589186703, 0.01272886114, -0.0007316646956),
+      (-0.007258481865, 0.001096195486, 0.0003934994223, -4.12701925e-05)),
+     ((0.06469649321, -0.0236701437, 0.002902096474, -5.896963079e-05),
+      (0.001925008108, -0.002869809258, 0.0008000589141, -6.063713228e-05),
+      (-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06)))))
+
+
+def _same_float_dtypes(kernel, first, *others):
+    """These kernels take float32/float64 of one dtype (TensorIterator's common-dtype check)."""
+    if first.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{_dtype.FROM_NP[first.dtype].legacy}'")
+    for a in others:
+        if a.dtype != first.dtype:
+            raise RuntimeError(f"Found dtype {_dtype.FROM_NP[a.dtype].legacy} but expected "
+                               f"{_dtype.FROM_NP[first.dtype].legacy}")
+
+
+def _gamma_grad(alpha, x):
+    """standard_gamma_grad_one in double: -(d/dalpha cdf(x; alpha)) / pdf(x; alpha), by a
+    Taylor series for small x, Rice's saddle point expansion for large alpha, else a
+    bivariate rational approximation."""
+    # Taylor series in x
+    numer, denom = np.ones_like(x), alpha
+    series1, series2 = numer / denom, numer / (denom * denom)
+    for i in range(1, 6):
+        numer = numer * (-x / i)
+        denom = denom + 1
+        series1 = series1 + numer / denom
+        series2 = series2 + numer / (denom * denom)
+    pow_x_alpha = np.power(x, alpha)
+    pdf = np.power(x, alpha - 1) * np.exp(-x)
+    cdf_alpha = (np.log(x) - _digamma(alpha)) * (pow_x_alpha * series1) - pow_x_alpha * series2
+    taylor = -cdf_alpha / pdf
+    taylor[np.isnan(taylor)] = 0
+    # Rice saddle point, near the mode and away from it
+    near = ((1 + 24 * alpha * (1 + 12 * alpha))
+            * (1440 * (alpha * alpha) + 6 * x * (53 - 120 * x) - 65 * x * x / alpha
+               + alpha * (107 + 3600 * x)) / (1244160 * (alpha * alpha) * (alpha * alpha)))
+    denom = np.sqrt(8 * alpha)
+    term2 = denom / (alpha - x)
+    term3 = np.power(x - alpha - alpha * np.log(x / alpha), -1.5)
+    term23 = np.where(x < alpha, term2 - term3, term2 + term3)
+    term1 = (np.log(x / alpha) * term23
+             - np.sqrt(2 / alpha) * (alpha + x) / ((alpha - x) * (alpha - x)))
+    stirling = 1 + 1 / (12 * alpha) * (1 + 1 / (24 * alpha))
+    far = -stirling * (x * term1) / denom
+    # rational approximation in u = log(x / alpha), v = log(alpha)
+    u, v = np.log(x / alpha), np.log(alpha)
+    c = [_GAMMA_GRAD_UV[0, i] + u * (_GAMMA_GRAD_UV[1, i] + u * _GAMMA_GRAD_UV[2, i])
+         for i in range(8)]
+    p = c[0] + v * (c[1] + v * (c[2] + v * c[3]))
+    q = c[4] + v * (c[5] + v * (c[6] + v * c[7]))
+    mid = (_F32_09 * alpha <= x) & (x <= _F32_11 * alpha)
+    return np.select([x < _F32_08, (alpha > 8) & mid, alpha > 8],
+                     [taylor, near, far], np.exp(p / q))
+
+
+def _standard_gamma_grad_forward(alpha, x):
+    _same_float_dtypes("_standard_gamma_grad_cpu", alpha, x)
+    dt = alpha.dtype
+    alpha, x = np.broadcast_arrays(alpha.astype(_F64), x.astype(_F64))
+    with np.errstate(all="ignore"):
+        return _gamma_grad(alpha, x).astype(dt)
+
+
+def _digamma_one(x):
+    """digamma_one<scalar_t, double> of x (> 0 here): the recurrence steps in x's precision,
+    the sum in double, the result rounded to x's precision."""
+    if x.dtype == _F64:
+        return _digamma(x)
+    result = np.zeros(x.shape)
+    small = x < 10
+    while small.any():
+        result = np.where(small, result - (1 / x), result)
+        x = np.where(small, x + 1, x)
+        small = x < 10
+    z = 1.0 / (x * x).astype(_F64)
+    poly = np.zeros_like(z)
+    for c in _DIGAMMA_A:
+        poly = poly * z + c
+    y = np.where(x < np.float32(1e17), z * poly, 0)
+    out = result + _libm(np.log, x) - (0.5 / x) - y
+    out[x == 10] = result[x == 10] + _PSI_10
+    return out.astype(x.dtype)
+
+
+def _beta_grad_alpha_small(x, alpha, beta):
+    """d/dalpha of a Beta(alpha, beta) sample near 0 (Taylor series, in x's precision)."""
+    factor = _digamma_one(alpha) - _digamma_one(alpha + beta) - _libm(np.log, x)
+    numer = np.ones_like(x)
+    series = numer / alpha * (factor + 1 / alpha)
+    for i in range(1, 11):
+        numer = numer * ((i - beta) * x / i)
+        denom = alpha + i
+        series = series + numer / denom * (factor + 1 / denom)
+    result = x * _libm(lambda a: np.power(a, -beta.astype(_F64)), 1 - x) * series
+    result[np.isnan(result)] = 0
+    return result
+
+
+def _beta_grad_beta_small(x, alpha, beta):
+    """d/dbeta of a Beta(alpha, beta) sample near 0 (Taylor series, in x's precision)."""
+    factor = _digamma_one(alpha + beta) - _digamma_one(beta)
+    numer, betas, dbetas = np.ones_like(x), np.ones_like(x), np.zeros_like(x)
+    series = factor / alpha
+    for i in range(1, 9):
+        numer = numer * (-x / i)
+        dbetas = dbetas * (beta - i) + betas
+        betas = betas * (beta - i)
+        series = series + numer / (alpha + i) * (dbetas + factor * betas)
+    result = -_libm(lambda a: np.power(a, (1 - beta).astype(_F64)), 1 - x) * series
+    result[np.isnan(result)] = 0
+    return result
+
+
+def _beta_grad_alpha_mid(x, alpha, beta):
+    """d/dalpha of a Beta sample for large alpha and beta (Rice saddle point, in double)."""
+    total = alpha + beta
+    mean = alpha / total
+    std = np.sqrt(alpha * beta / (total + 1)) / total
+    poly = 47 * x * (beta * beta) * (beta * beta) + alpha * (
+        (43 + 20 * (16 + 27 * beta) * x) * (beta * beta) * beta + alpha * (
+            3 * (59 + 180 * beta - 90 * x) * (beta * beta) + alpha * (
+                (453 + 1620 * beta * (1 - x) - 455 * x) * beta + alpha * (
+                    8 * (1 - x) * (135 * beta - 11)))))
+    prefactor_num = (1 + 12 * alpha) * (1 + 12 * beta) / (total * total)
+    prefactor_den = 12960 * alpha * alpha * alpha * beta * beta * (1 + 12 * total)
+    at_mean = prefactor_num / (1 - x) * poly / prefactor_den
+    prefactor = -x / np.sqrt(2 * alpha * beta / total)
+    stirling = ((1 + 1 / (12 * alpha) + 1 / (288 * alpha * alpha))
+                * (1 + 1 / (12 * beta) + 1 / (288 * beta * beta))
+                / (1 + 1 / (12 * total) + 1 / (288 * total * total)))
+    term1_num = 2 * (alpha * alpha) * (x - 1) + alpha * beta * (x - 1) - x * (beta * beta)
+    axbx = alpha * (x - 1) + beta * x
+    term1 = term1_num / (np.sqrt(2 * alpha / beta) * np.power(total, 1.5) * axbx * axbx)
+    term2 = 0.5 * np.log(alpha / (total * x))
+    term3 = np.sqrt(8 * alpha * beta / total) / (beta * x + alpha * (x - 1))
+    term4 = np.power(beta * np.log(beta / (total * (1 - x)))
+                     + alpha * np.log(alpha / (total * x)), -1.5)
+    term1234 = term1 + term2 * (term3 + np.where(x < mean, term4, -term4))
+    return np.where((mean - 0.1 * std <= x) & (x <= mean + 0.1 * std), at_mean,
+                    stirling * prefactor * term1234)
+
+
+def _dirichlet_grad_forward(x, alpha, total):
+    """dirichlet_grad_one: -(d/dalpha cdf(x; alpha, total - alpha)) / pdf / (1 - x)."""
+    _same_float_dtypes("_dirichlet_grad_cpu", x, alpha, total)
+    x, alpha, total = np.broadcast_arrays(x, alpha, total)
+    with np.errstate(all="ignore"):
+        beta = total - alpha
+        boundary = total * x * (1 - x)
+        x_, alpha_, total_ = x.astype(_F64), alpha.astype(_F64), total.astype(_F64)
+        beta_ = total_ - alpha_
+        small_alpha = _beta_grad_alpha_small(x, alpha, beta)
+        small_beta = -_beta_grad_beta_small(1 - x, beta, alpha)
+        mid = _beta_grad_alpha_mid(x_, alpha_, beta_)
+        # an analytic approximation with a rational correction
+        u = np.log(x_)
+        a = np.log(alpha_) - u
+        b = np.log(total_) - a
+        p, q = np.zeros_like(x_), np.zeros_like(x_)
+        for i, pow_u in enumerate((1, u, u * u)):
+            for j, pow_a in enumerate((1, a, a * a)):
+                ua = pow_u * pow_a
+                cp, cq = _DIRICHLET_GRAD_C[0, i, j], _DIRICHLET_GRAD_C[1, i, j]
+                p = p + ua * (cp[0] + b * (cp[1] + b * (cp[2] + b * cp[3])))
+                q = q + ua * (cq[0] + b * (cq[1] + b * (cq[2] + b * cq[3])))
+        digammas = _digamma_one(total) - _digamma_one(alpha)
+        approx = x_ * digammas / beta_
+        return np.select([(x <= 0.5) & (boundary < 2.5), (x >= 0.5) & (boundary < 0.75),
+                          (alpha > 6) & (beta > 6)],
+                         [small_alpha, small_beta, mid], p / q * approx).astype(x.dtype)
+
+
+_standard_gamma_grad = op(
+    "_standard_gamma_grad", "StandardGammaGradBackward0", "self, output",
+    _standard_gamma_grad_forward, method=False, out=False,
+    self=not_implemented("_standard_gamma_grad"), output=None)
+_dirichlet_grad = op(
+    "_dirichlet_grad", NOT_IMPLEMENTED, "x, alpha, total", _dirichlet_grad_forward,
+    method=False, out=False, x=no_derivative("aten::_dirichlet_grad"),
+    alpha=no_derivative("aten::_dirichlet_grad"), total=no_derivative("aten::_dirichlet_grad"))

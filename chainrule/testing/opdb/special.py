@@ -169,4 +169,22 @@ OPS_DB = [
                   np.array([0.0, 1.0, 0.0, 1.0, -1.0, 1.0, np.inf, np.inf, 1.0, np.nan, 99.0]),
                   grad=(1,)),
            ops=("igamma", "igammac", "stack"), gradcheck=False),
+    # the reparameterized-gradient kernels of Gamma and Dirichlet samples; PyTorch has no
+    # derivative for them (test_distributions.py checks the nodes): values over each branch
+    OpInfo("_standard_gamma_grad", lambda lib, a, x: lib._standard_gamma_grad(a, x),
+           lambda rng: [Sample(positive(rng, 4, 5, low=0.1, high=20.0),
+                               positive(rng, 4, 5, low=0.01, high=30.0), grad=()),
+                        Sample(np.array([10.0, 12.0, 30.0, 9.0]), np.array([9.5, 12.5, 5.0, 40.0]),
+                               grad=(), name="Rice expansion"),
+                        Sample(np.asarray(3.0), np.array([0.1, 0.5, 2.0, 7.0]), grad=(),
+                               name="0-d alpha")],
+           gradcheck=False),
+    OpInfo("_dirichlet_grad", lambda lib, x, a, t: lib._dirichlet_grad(x, a, t),
+           lambda rng: [Sample(_uniform(0.01, 0.99)(rng, 4, 5), positive(rng, 4, 5),
+                               positive(rng, 4, 5) + 6.0, grad=()),
+                        Sample(np.array([0.1, 0.95, 0.5, 0.4, 0.6]),
+                               np.array([0.5, 2.0, 10.0, 40.0, 3.0]),
+                               np.array([1.0, 2.2, 20.0, 40.5, 9.0]), grad=(),
+                               name="each branch")],
+           gradcheck=False),
 ]

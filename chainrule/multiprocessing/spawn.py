@@ -1,7 +1,10 @@
-"""spawn / start_processes: run a function in N processes, with PyTorch's error reporting
-(an exception in a child is raised in the parent as ProcessRaisedException with the child's
-traceback; a child killed by a signal or exiting non-zero, as ProcessExitedException).
-Follows torch/multiprocessing/spawn.py."""
+"""spawn / start_processes: run `fn(i, *args)` in N processes and report the first failure as
+PyTorch does: an exception in a child comes back as ProcessRaisedException carrying the
+child's traceback; a child killed by a signal or exiting non-zero, as
+ProcessExitedException. The others are then stopped (SIGTERM, then SIGKILL).
+
+Each child writes its traceback to its own file (one message, one way: no queue to
+deadlock on), and asks Linux to send it SIGINT when the parent dies."""
 import ctypes
 import ctypes.util
 import logging
@@ -14,337 +17,180 @@ import sys
 import tempfile
 import time
 import warnings
-from concurrent.futures import as_completed, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 
-
-
-def _prctl_pr_set_pdeathsig(sig):
-    """Linux's prctl(PR_SET_PDEATHSIG, sig): the child gets `sig` when its parent dies."""
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-        libc.prctl(1, int(sig), 0, 0, 0)      # 1: PR_SET_PDEATHSIG
-
+__all__ = ["ProcessContext", "ProcessException", "ProcessExitedException",
+           "ProcessRaisedException", "spawn", "SpawnContext", "start_processes"]
 
 ENV_VAR_PARALLEL_START = "TORCH_MP_PARALLEL_START"
 
 log = logging.getLogger(__name__)
 
-__all__ = [
-    "ProcessContext",
-    "ProcessException",
-    "ProcessExitedException",
-    "ProcessRaisedException",
-    "spawn",
-    "SpawnContext",
-    "start_processes",
-]
-
 
 class ProcessException(Exception):
+    """A child process failed; `error_index` is its rank, `error_pid` its pid."""
     __slots__ = ["error_index", "error_pid"]
 
-    def __init__(self, msg: str, error_index: int, error_pid: int):
+    def __init__(self, msg, error_index, error_pid):
         super().__init__(msg)
-        self.msg = msg
-        self.error_index = error_index
-        self.error_pid = error_pid
+        self.msg, self.error_index, self.error_pid = msg, error_index, error_pid
 
     def __reduce__(self):
         return type(self), (self.msg, self.error_index, self.error_pid)
 
 
 class ProcessRaisedException(ProcessException):
-    """Exception raised when a process failed due to an exception raised by the code."""
+    """A child raised: the message holds its traceback."""
 
 
 class ProcessExitedException(ProcessException):
-    """Exception raised when a process failed due to signal or exited with a specific code."""
-
+    """A child exited with a non-zero code or was killed by a signal."""
     __slots__ = ["exit_code"]
 
-    def __init__(
-        self,
-        msg: str,
-        error_index: int,
-        error_pid: int,
-        exit_code: int,
-        signal_name: str | None = None,
-    ):
+    def __init__(self, msg, error_index, error_pid, exit_code, signal_name=None):
         super().__init__(msg, error_index, error_pid)
-        self.exit_code = exit_code
-        self.signal_name = signal_name
+        self.exit_code, self.signal_name = exit_code, signal_name
 
     def __reduce__(self):
-        return (
-            type(self),
-            (
-                self.msg,
-                self.error_index,
-                self.error_pid,
-                self.exit_code,
-                self.signal_name,
-            ),
-        )
+        return type(self), (self.msg, self.error_index, self.error_pid, self.exit_code,
+                            self.signal_name)
 
 
-def _wrap(fn, i, args, error_file):
-    # prctl(2) is a Linux specific system call.
-    # On other systems the following function call has no effect.
-    # This is set to ensure that non-daemonic child processes can
-    # terminate if their parent terminates before they do.
-    _prctl_pr_set_pdeathsig(signal.SIGINT)
+def _die_with_parent():
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        libc.prctl(1, int(signal.SIGINT), 0, 0, 0)      # 1 is PR_SET_PDEATHSIG
 
+
+def _child_main(fn, rank, args, error_file):
+    _die_with_parent()
     try:
-        fn(i, *args)
+        fn(rank, *args)
     except KeyboardInterrupt:
-        pass  # SIGINT; Killed by parent, do nothing
+        pass                     # the parent stopped us
     except Exception:
-        # Propagate exception to parent process, keeping original traceback
         import traceback
-
-        with open(error_file, "wb") as fh:
-            pickle.dump(traceback.format_exc(), fh)
+        with open(error_file, "wb") as f:
+            pickle.dump(traceback.format_exc(), f)
         sys.exit(1)
 
 
 class ProcessContext:
+    """The started processes; join() waits for them and raises the first failure."""
+
     def __init__(self, processes, error_files):
-        self.error_files = error_files
         self.processes = processes
-        self.sentinels = {
-            process.sentinel: index for index, process in enumerate(processes)
-        }
+        self.error_files = error_files
+        self.sentinels = {p.sentinel: rank for rank, p in enumerate(processes)}
 
     def pids(self):
-        return [int(process.pid) for process in self.processes]
+        return [int(p.pid) for p in self.processes]
 
-    def _join_procs_with_timeout(self, timeout: float):
-        """Attempt to join all processes with a shared timeout."""
-        end = time.monotonic() + timeout
-        for process in self.processes:
-            time_to_wait = max(0, end - time.monotonic())
-            process.join(time_to_wait)
+    def _wait_all(self, seconds):
+        deadline = time.monotonic() + seconds
+        for p in self.processes:
+            p.join(max(0, deadline - time.monotonic()))
 
-    def join(self, timeout: float | None = None, grace_period: float | None = None):
-        r"""Join one or more processes within spawn context.
-
-        Attempt to join one or more processes in this spawn context.
-        If one of them exited with a non-zero exit status, this function
-        kills the remaining processes (optionally with a grace period)
-        and raises an exception with the cause of the first process exiting.
-
-        Returns ``True`` if all processes have been joined successfully,
-        ``False`` if there are more processes that need to be joined.
-
-        Args:
-            timeout (float): Wait this long (in seconds) before giving up on waiting.
-            grace_period (float): When any processes fail, wait this long (in seconds)
-                for others to shutdown gracefully before terminating them. If they
-                still don't exit, wait another grace period before killing them.
-        """
-        # Ensure this function can be called even when we're done.
-        if len(self.sentinels) == 0:
+    def join(self, timeout=None, grace_period=None):
+        """Wait up to `timeout` for a process to end. True once all ended cleanly, False
+        while some still run; on a failure, stop the rest (after `grace_period`, SIGTERM,
+        then SIGKILL) and raise the failure."""
+        if not self.sentinels:
             return True
-
-        # Wait for any process to fail or all of them to succeed.
-        ready = multiprocessing.connection.wait(
-            self.sentinels.keys(),
-            timeout=timeout,
-        )
-
-        error_index = None
-        for sentinel in ready:
-            index = self.sentinels.pop(sentinel)
-            process = self.processes[index]
-            process.join()
-            if process.exitcode != 0:
-                error_index = index
+        failed = None
+        for sentinel in multiprocessing.connection.wait(list(self.sentinels), timeout=timeout):
+            rank = self.sentinels.pop(sentinel)
+            self.processes[rank].join()
+            if self.processes[rank].exitcode != 0:
+                failed = rank
                 break
+        if failed is None:
+            return not self.sentinels
+        self._stop_others(grace_period)
+        raise self._failure(failed)
 
-        # Return if there was no error.
-        if error_index is None:
-            # Return whether or not all processes have been joined.
-            return len(self.sentinels) == 0
-        # An error occurred. Clean-up all processes before returning.
-        # First, allow a grace period for processes to shutdown themselves.
+    def _stop_others(self, grace_period):
         if grace_period is not None:
-            self._join_procs_with_timeout(grace_period)
-        # Then, terminate processes that are still alive. Try SIGTERM first.
-        for process in self.processes:
-            if process.is_alive():
-                log.warning("Terminating process %s via signal SIGTERM", process.pid)
-                process.terminate()
+            self._wait_all(grace_period)
+        for p in self.processes:
+            if p.is_alive():
+                log.warning("Terminating process %s via signal SIGTERM", p.pid)
+                p.terminate()
+        # a process stuck in native code may ignore SIGTERM
+        self._wait_all(30 if grace_period is None else grace_period)
+        for p in self.processes:
+            if p.is_alive():
+                log.warning("Unable to shutdown process %s via SIGTERM , forcefully exiting "
+                            "via SIGKILL", p.pid)
+                p.kill()
+            p.join()
 
-        # Try SIGKILL if the process isn't going down after another grace_period.
-        # The reason is related to python signal handling is limited
-        # to main thread and if that is in c/c++ land and stuck it won't
-        # to handle it. We have seen processes getting stuck not handling
-        # SIGTERM for the above reason.
-        self._join_procs_with_timeout(30 if grace_period is None else grace_period)
-        for process in self.processes:
-            if process.is_alive():
-                log.warning(
-                    "Unable to shutdown process %s via SIGTERM , forcefully exiting via SIGKILL",
-                    process.pid,
-                )
-                process.kill()
-            process.join()
-
-        # The file will only be created if the process crashed.
-        failed_process = self.processes[error_index]
-        if not os.access(self.error_files[error_index], os.R_OK):
-            exitcode = self.processes[error_index].exitcode
-            if exitcode < 0:
-                try:
-                    name = signal.Signals(-exitcode).name
-                except ValueError:
-                    name = f"<Unknown signal {-exitcode}>"
-                raise ProcessExitedException(
-                    f"process {error_index:d} terminated with signal {name}",
-                    error_index=error_index,
-                    error_pid=failed_process.pid,
-                    exit_code=exitcode,
-                    signal_name=name,
-                )
-            else:
-                raise ProcessExitedException(
-                    f"process {error_index:d} terminated with exit code {exitcode:d}",
-                    error_index=error_index,
-                    error_pid=failed_process.pid,
-                    exit_code=exitcode,
-                )
-
-        with open(self.error_files[error_index], "rb") as fh:
-            original_trace = pickle.load(fh)
-        msg = f"\n\n-- Process {error_index:d} terminated with the following error:\n"
-        msg += original_trace
-        raise ProcessRaisedException(msg, error_index, failed_process.pid)
+    def _failure(self, rank):
+        pid = self.processes[rank].pid
+        if os.access(self.error_files[rank], os.R_OK):
+            with open(self.error_files[rank], "rb") as f:
+                trace = pickle.load(f)
+            return ProcessRaisedException(
+                f"\n\n-- Process {rank:d} terminated with the following error:\n{trace}",
+                rank, pid)
+        code = self.processes[rank].exitcode
+        if code >= 0:
+            return ProcessExitedException(f"process {rank:d} terminated with exit code {code:d}",
+                                          error_index=rank, error_pid=pid, exit_code=code)
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"<Unknown signal {-code}>"
+        return ProcessExitedException(f"process {rank:d} terminated with signal {name}",
+                                      error_index=rank, error_pid=pid, exit_code=code,
+                                      signal_name=name)
 
 
 class SpawnContext(ProcessContext):
+    """ProcessContext's old name."""
+
     def __init__(self, processes, error_files):
-        warnings.warn(
-            "SpawnContext is renamed to ProcessContext since 1.4 release.", stacklevel=2
-        )
+        warnings.warn("SpawnContext is renamed to ProcessContext since 1.4 release.",
+                      stacklevel=2)
         super().__init__(processes, error_files)
 
 
-# Note: [start_processes]
-# mp.start_processes handles both start_method='spawn' and 'fork'. It's supposed to be a
-# more generalized API than mp.spawn. Currently we only document mp.spawn as it's the
-# CUDA compatible start_method. However, in environments like IPython notebooks, 'fork'
-# works better than 'spawn'. Every helper function we created for mp.spawn is indeed
-# general enough, and backends like XLA can reuse them in Colab notebooks as well.
-# Currently we only add this API first, we can consider adding it to documentation as
-# needed in the future.
-def start_processes(
-    fn,
-    args=(),
-    nprocs=1,
-    join=True,
-    daemon=False,
-    start_method="spawn",
-):
-    # To speed up performance in certain cases (see https://github.com/pytorch/pytorch/issues/133010),
-    # this func will start processes in parallel if start_method is 'forkserver'.
-    # Please opt in to this perf optimization by setting env var (TORCH_MP_PARALLEL_START) to 1.
-    # todo: investigate why spawn does not work with threadpool and raises SIGINT
-    if (
-        start_method == "forkserver"
-        and os.environ.get(ENV_VAR_PARALLEL_START, "0") == "1"
-    ):
-        log.info("Starting processes in parallel.")
-        start_parallel = True
-    else:
-        # Set env var TORCH_MP_PARALLEL_START to 0 to disable parallel start
-        start_parallel = False
+def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
+    """Start `nprocs` processes running `fn(i, *args)` with `start_method`; join them (and
+    return None) or return their ProcessContext. With start_method 'forkserver' and
+    TORCH_MP_PARALLEL_START=1 they are started from a thread pool."""
+    context = multiprocessing.get_context(start_method)
 
-    mp = multiprocessing.get_context(start_method)
-    error_files = [None] * nprocs
-    processes = [None] * nprocs
-
-    def start_process(i):
-        # Each process is assigned a file to write tracebacks to.  We
-        # use the file being non-empty to indicate an exception
-        # occurred (vs an expected shutdown).  Note: this previously
-        # used a multiprocessing.Queue but that can be prone to
-        # deadlocks, so we went with a simpler solution for a one-shot
-        # message between processes.
-        tf = tempfile.NamedTemporaryFile(  # noqa: SIM115
-            prefix="pytorch-errorfile-", suffix=".pickle", delete=False
-        )
-        tf.close()
-        os.unlink(tf.name)
-
-        process = mp.Process(
-            target=_wrap,
-            args=(fn, i, args, tf.name),
-            daemon=daemon,
-        )
-
+    def start(rank):
+        # the error file must not exist until the child writes it
+        with tempfile.NamedTemporaryFile(prefix="pytorch-errorfile-", suffix=".pickle",
+                                         delete=False) as f:
+            path = f.name
+        os.unlink(path)
+        process = context.Process(target=_child_main, args=(fn, rank, args, path),
+                                  daemon=daemon)
         process.start()
-        return i, process, tf.name
+        return process, path
 
-    if not start_parallel:
-        for i in range(nprocs):
-            idx, process, tf_name = start_process(i)
-            error_files[idx] = tf_name
-            processes[idx] = process
+    parallel = (start_method == "forkserver"
+                and os.environ.get(ENV_VAR_PARALLEL_START, "0") == "1")
+    if parallel:
+        log.info("Starting processes in parallel.")
+        with ThreadPoolExecutor(max_workers=nprocs) as pool:
+            started = list(pool.map(start, range(nprocs)))
     else:
-        with ThreadPoolExecutor(max_workers=nprocs) as executor:
-            futures = [executor.submit(start_process, i) for i in range(nprocs)]
-            for fut in as_completed(futures):
-                idx, process, tf_name = fut.result()
-                # idx and process rank needs to be the same.
-                error_files[idx] = tf_name
-                processes[idx] = process
-    context = ProcessContext(processes, error_files)
+        started = [start(rank) for rank in range(nprocs)]
+    ctx = ProcessContext([p for p, _ in started], [path for _, path in started])
     if not join:
-        return context
-
-    # Loop on join until it returns True or raises an exception.
-    while not context.join():
+        return ctx
+    while not ctx.join():
         pass
 
 
 def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
-    r"""Spawns ``nprocs`` processes that run ``fn`` with ``args``.
-
-    If one of the processes exits with a non-zero exit status, the
-    remaining processes are killed and an exception is raised with the
-    cause of termination. In the case an exception was caught in the
-    child process, it is forwarded and its traceback is included in
-    the exception raised in the parent process.
-
-    Args:
-        fn (function): Function is called as the entrypoint of the
-            spawned process. This function must be defined at the top
-            level of a module so it can be pickled and spawned. This
-            is a requirement imposed by multiprocessing.
-
-            The function is called as ``fn(i, *args)``, where ``i`` is
-            the process index and ``args`` is the passed through tuple
-            of arguments.
-
-        args (tuple): Arguments passed to ``fn``.
-        nprocs (int): Number of processes to spawn.
-        join (bool): Perform a blocking join on all processes.
-        daemon (bool): The spawned processes' daemon flag. If set to True,
-                       daemonic processes will be created.
-        start_method (str): (deprecated) this method will always use ``spawn``
-                               as the start method. To use a different start method
-                               use ``start_processes()``.
-
-    Returns:
-        None if ``join`` is ``True``,
-        :class:`~ProcessContext` if ``join`` is ``False``
-
-    """
+    """start_processes with the 'spawn' start method (another one only draws a warning)."""
     if start_method != "spawn":
-        msg = (
-            f"This method only supports start_method=spawn (got: {start_method}).\n"
-            "To use a different start_method use:\n\t\t"
-            " torch.multiprocessing.start_processes(...)"
-        )
-        warnings.warn(msg, FutureWarning, stacklevel=2)
+        warnings.warn(f"This method only supports start_method=spawn (got: {start_method}).\n"
+                      "To use a different start_method use:\n\t\t"
+                      " torch.multiprocessing.start_processes(...)", FutureWarning, stacklevel=2)
     return start_processes(fn, args, nprocs, join, daemon, start_method="spawn")

@@ -71,6 +71,9 @@ derivative would be as follows::
     loss.backward()
 """
 
+# chainrule.distributions is PyTorch 2.13's torch.distributions (BSD-3-Clause) with its
+# imports pointed at chainrule: the same formulas over the same ops give PyTorch's values,
+# gradients, node names and (through chainrule's bit-exact samplers) samples.
 from . import transforms
 from .bernoulli import Bernoulli
 from .beta import Beta

@@ -1,5 +1,3 @@
-from __future__ import annotations
-
 r"""
 PyTorch provides two global :class:`ConstraintRegistry` objects that link
 :class:`~torch.distributions.constraints.Constraint` objects to

@@ -1,5 +1,3 @@
-from __future__ import annotations
-
 from typing import Generic, TypeVar
 
 import chainrule as torch

@@ -1,5 +1,3 @@
-from __future__ import annotations
-
 """
 This closely follows the implementation in NumPyro (https://github.com/pyro-ppl/numpyro).
 

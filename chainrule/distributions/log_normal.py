@@ -1,6 +1,3 @@
-from __future__ import annotations
-
-
 from chainrule import Tensor
 from chainrule.distributions import constraints
 from chainrule.distributions.normal import Normal

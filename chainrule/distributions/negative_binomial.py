@@ -1,6 +1,3 @@
-from __future__ import annotations
-
-
 import chainrule as torch
 import chainrule.nn.functional as F
 from chainrule import Tensor

@@ -1,6 +1,3 @@
-from __future__ import annotations
-
-
 import chainrule as torch
 from chainrule import Tensor
 from chainrule.distributions import constraints

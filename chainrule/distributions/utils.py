@@ -1,5 +1,3 @@
-from __future__ import annotations
-
 from collections.abc import Callable, Sequence
 from functools import update_wrapper
 from typing import Any, Final, Generic, overload, TypeVar
@@ -61,9 +59,9 @@ def broadcast_all(*values: Tensor | Number) -> tuple[Tensor, ...]:
 
 
 def _standard_normal(
-    shape: Sequence[int | SymInt],
-    dtype: _dtype | None,
-    device: Device | None,
+    shape: Sequence[int],
+    dtype: torch.dtype | None,
+    device: torch.device | None,
 ) -> Tensor:
     return torch.empty(shape, dtype=dtype, device=device).normal_()
 

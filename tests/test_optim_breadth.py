@@ -71,14 +71,14 @@ def _compute(lib, opt, params):
     return loss
 
 
-def _assert_close(ours, theirs, rtol):
-    """Equal to within rtol of each tensor's scale: an entry that cancels to near zero keeps
-    the rounding error of its larger neighbours."""
+def _assert_close(ours, theirs, rtol, scale=1e-2):
+    """Equal to within rtol of each tensor's scale (at least `scale`): an entry that cancels
+    to near zero keeps the rounding error of its larger neighbours."""
     for a, b in zip(ours, theirs):
         assert str(a.dtype) == str(b.dtype) and tuple(a.shape) == tuple(b.shape)
         b = b.detach().numpy()
         np.testing.assert_allclose(a.detach().numpy(), b, rtol=rtol,
-                                   atol=rtol * max(np.abs(b).max(initial=0.0), 1e-2))
+                                   atol=rtol * max(np.abs(b).max(initial=0.0), scale))
 
 
 def _assert_state_close(sd, tsd, rtol):
@@ -325,3 +325,86 @@ def test_tensor_lr():
             opt.step()
         results.append(params)
     _assert_close(*results, 1e-12)
+
+
+# ---- LBFGS --------------------------------------------------------------------------------
+
+def _compare_values(a, b, rtol):
+    """Tensors, numbers, None and lists of them (LBFGS's state) as PyTorch's."""
+    if isinstance(b, torch.Tensor):
+        if rtol is None:    # float32 dot products near convergence: only their kind
+            assert str(a.dtype) == str(b.dtype) and a.shape == b.shape
+        else:
+            _assert_close([a], [b], rtol, scale=1.0)
+    elif isinstance(b, list):
+        assert isinstance(a, list) and len(a) == len(b)
+        for x, y in zip(a, b):
+            _compare_values(x, y, rtol)
+    elif isinstance(b, float):
+        np.testing.assert_allclose(float(a), b, rtol=rtol or 1e-4)
+    else:
+        assert a == b
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kwargs", [
+    dict(),
+    dict(lr=0.5, max_iter=5, history_size=3),
+    dict(line_search_fn="strong_wolfe"),
+    dict(lr=0.8, max_iter=4, max_eval=7, history_size=2, line_search_fn="strong_wolfe"),
+    dict(max_iter=50, tolerance_grad=1e-3, tolerance_change=1e-4),
+], ids=_id)
+def test_lbfgs_matches_torch(kwargs, dtype):
+    values = _init_values(dtype)
+    runs = []
+    for lib in LIBS:
+        params = _params(lib, values)
+        runs.append((params, lib.optim.LBFGS(params, **kwargs)))
+    # dozens of iterations into a converging run, rounding differences grow: compared on
+    # the parameters' scale (about 1)
+    rtol = {"float32": 1e-4, "float64": 1e-8}[dtype]
+    for _ in range(3):
+        losses = []
+        for lib, (params, opt) in zip(LIBS, runs):
+            losses.append(opt.step(lambda: _compute(lib, opt, params)))
+        _assert_close(runs[0][0], runs[1][0], rtol, scale=1.0)
+        _assert_close(losses[:1], losses[1:], rtol, scale=1.0)
+    (_, opt), (_, topt) = runs
+    sd, tsd = opt.state_dict(), topt.state_dict()
+    assert sd["param_groups"] == tsd["param_groups"]
+    assert list(sd["state"]) == list(tsd["state"]) == [0]
+    assert list(sd["state"][0]) == list(tsd["state"][0])
+    for key, value in tsd["state"][0].items():
+        _compare_values(sd["state"][0][key], value, rtol if dtype == "float64" else None)
+    assert repr(opt) == repr(topt)
+
+
+LBFGS_ERRORS = [
+    lambda lib: lib.optim.LBFGS([_p(lib)], lr=-1.0),
+    lambda lib: lib.optim.LBFGS([{"params": [_p(lib)]}, {"params": [_p(lib)]}]),
+    lambda lib: (lambda p: lib.optim.LBFGS([p], line_search_fn="armijo").step(
+        lambda: (p * p).sum().backward() or (p * p).sum()))(_p(lib)),
+    lambda lib: lib.optim.LBFGS([_p(lib)]).step(),
+]
+
+
+@pytest.mark.parametrize("i", range(len(LBFGS_ERRORS)))
+def test_lbfgs_errors_match_torch(i):
+    assert _error(lambda: LBFGS_ERRORS[i](chainrule)) == _error(lambda: LBFGS_ERRORS[i](torch))
+
+
+def test_lbfgs_stops_at_once_on_a_zero_gradient():
+    for lib in LIBS:
+        p = lib.zeros(3, requires_grad=True)
+        opt = lib.optim.LBFGS([p])
+        calls = []
+
+        def closure():
+            calls.append(1)
+            opt.zero_grad()
+            loss = (p ** 2).sum()
+            loss.backward()
+            return loss
+
+        assert float(opt.step(closure).detach()) == 0.0 and len(calls) == 1
+        assert opt.state[p] == {"func_evals": 1, "n_iter": 0}

@@ -9,6 +9,7 @@ from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from . import graph
+from .graph import SavedTensor
 
 __all__ = ["backward", "grad", "Function", "once_differentiable", "gradcheck", "gradgradcheck",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",

@@ -21,7 +21,9 @@ the gradients backward allocates, and each full collection walks the whole live 
 on long chains that doubles the time of backward. It is off while the engine runs.
 """
 import gc
+import itertools
 import sys
+import threading
 import warnings
 
 import numpy as np
@@ -153,11 +155,13 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
     quiet.__enter__()
     prev_mode = _state.grad_enabled
     _state.grad_enabled = create_graph
+    prev_task = _task.current
     try:
         dependencies = _compute_dependencies(graph_root)
         exec_info = None
         if inputs is not None:
             exec_info = _init_exec_info(graph_root, output_edges, accumulate)
+        _task.current = (next(_task_ids), dependencies, exec_info)
         queue = ReadyQueue()
         heap = queue.heap
         not_ready = {}
@@ -212,6 +216,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
                 task = queue.pop()
     finally:
         _state.grad_enabled = prev_mode
+        _task.current = prev_task
         quiet.__exit__()
         if gc_enabled:
             gc.enable()
@@ -226,6 +231,42 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
                                "behavior.")
         result.append(g)
     return result
+
+
+class _Task(threading.local):
+    current = None     # (id, dependencies, exec_info) of the backward this thread runs
+
+
+_task = _Task()
+_task_ids = itertools.count()
+
+
+def current_graph_task_id():
+    """The id of the backward running in this thread, -1 outside backward (PyTorch's
+    torch._C._current_graph_task_id)."""
+    task = _task.current
+    return -1 if task is None else task[0]
+
+
+def will_engine_execute_node(node):
+    """Whether the running backward will execute `node` (PyTorch's
+    torch._C._will_engine_execute_node)."""
+    task = _task.current
+    if task is None:
+        raise RuntimeError("_get_should_execute_nodes should only be called during the "
+                           "backward pass")
+    _, dependencies, exec_info = task
+    if node not in dependencies:
+        return False
+    if exec_info is None:
+        return True
+    info = exec_info.get(node)
+    if info is None or not (info.needed or info.captures):
+        return False
+    if info.captures and all(n is None for n, _ in node._next):
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
+                           "currently running autograd.grad(). This is currently not supported.")
+    return True
 
 
 _warned_create_graph = False
@@ -248,7 +289,7 @@ def _input_edge(t, accumulate):
     """The edge whose gradient autograd.grad returns for input `t` (or backward
     accumulates for it); (None, 0) when nothing in the graph leads there yet."""
     if isinstance(t, GradientEdge):
-        return tuple(t)
+        return (t.node, t.output_nr)
     if not isinstance(t, Tensor):
         raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
                            f"{type(t).__name__}")

@@ -14,8 +14,9 @@ import numpy as np
 from .._tensor import Tensor, make_tensor
 from . import grad_mode
 from .anomaly_mode import state as _anomaly
-from .graph import (ERR_BACKWARD_TWICE, Node, SavedInput, SavedOutput, _sequence,
-                    edge_of, rebase_history, unpack_input, unpack_output)
+from .graph import (ERR_BACKWARD_TWICE, HOOKED, RELEASED, Node, SavedHooked, SavedInput,
+                    SavedOutput, _sequence, current_hooks, edge_of, raw_saved, rebase_history,
+                    unpack)
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
            "InplaceFunction"]
@@ -52,17 +53,20 @@ class FunctionCtx:
             if getattr(self, "_to_save", None) is not None and not self._packed:
                 return tuple(self._to_save)
             raise RuntimeError(ERR_BACKWARD_TWICE)
-        out = []
-        for s in saved:
-            if s is None:
-                out.append(None)
-            elif type(s) is SavedOutput:
-                out.append(unpack_output(s, self))
-            else:
-                out.append(unpack_input(s))
-        return tuple(out)
+        return tuple(None if s is None else unpack(s, self) for s in saved)
 
     saved_variables = saved_tensors
+
+    @property
+    def _raw_saved_tensors(self):
+        """The saved tensors as SavedTensors (torch._C._autograd.SavedTensor), to register
+        saved-tensor hooks on one of them."""
+        saved = self._saved
+        if saved is None:
+            if self._packed:
+                raise RuntimeError(ERR_BACKWARD_TWICE)
+            return ()
+        return tuple(raw_saved(saved, i) for i in range(len(saved)))
 
 
 class BackwardCFunction(Node, FunctionCtx):
@@ -127,6 +131,9 @@ class BackwardCFunction(Node, FunctionCtx):
         return out
 
     def _release(self):
+        saved = self._saved
+        if saved:     # SavedTensors taken from ctx._raw_saved_tensors see them freed
+            saved[:] = [None if s is None else RELEASED for s in saved]
         self._saved = None
 
 
@@ -277,15 +284,18 @@ def _wrap_outputs(ctx, args, outputs, records):
     to_save = ctx._to_save
     if to_save is not None:
         out_ids = {id(o): w for o, w in zip(outs, wrapped) if isinstance(o, Tensor)}
+        # saved-tensor hooks pack what a recorded node saves (Note [Saved-tensor hooks])
+        hooks = current_hooks() if HOOKED and records else None
         packed = []
         for t in to_save:
             if t is None:
                 packed.append(None)
             elif id(t) in out_ids and records and out_ids[id(t)]._grad_fn is ctx:
-                packed.append(SavedOutput(out_ids[id(t)]))
+                w = out_ids[id(t)]
+                packed.append(SavedOutput(w) if hooks is None else SavedHooked(w, hooks, True))
             else:
-                packed.append(SavedInput(t))
-        ctx._saved = tuple(packed)
+                packed.append(SavedInput(t) if hooks is None else SavedHooked(t, hooks, False))
+        ctx._saved = packed
         ctx._to_save = None
     ctx._packed = True
     return wrapped[0] if single else tuple(wrapped)

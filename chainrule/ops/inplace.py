@@ -17,7 +17,7 @@ from .. import _dtype, _errstate
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
-from ..autograd.graph import rebase_history, refresh_view_history
+from ..autograd.graph import SavedOutput, rebase_history, refresh_view_history
 from . import registry
 
 __all__ = ["make_inplace", "check_inplace"]
@@ -29,8 +29,14 @@ def make_inplace(row, signature, names):
     return registry.generate(row.name.split(".")[0] + "_", signature, row, dispatch_inplace)
 
 
+# allow_mutation_on_saved_tensors's clone-before-write (autograd/graph.py), or None
+MUTATION_HOOK = None
+
+
 def check_inplace(self, records):
     """PyTorch's checks before modifying `self` in place."""
+    if MUTATION_HOOK is not None:
+        MUTATION_HOOK(self)
     extra = self._extra
     if extra is not None and extra.inference and not _state.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
@@ -223,7 +229,7 @@ def _rebase(op, self, inputs, params, out):
         rebase_history(self, fresh._grad_fn, 0)
     # The node saved `result` from the fresh wrapper; point it at self's version counter.
     saved = fresh._grad_fn._saved
-    if saved and "result" in saved:
+    if saved and type(saved.get("result")) is SavedOutput:   # not through hooks
         saved["result"].vc = self._vc
         saved["result"].version = self._vc[0]
 

@@ -39,9 +39,10 @@ from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from ..autograd.anomaly_mode import state as _anomaly
-from ..autograd.graph import (ERR_BACKWARD_TWICE, Node, SavedInput, SavedOutput, _sequence,
-                              accumulator_of, refresh_view_history, unpack_input,
-                              unpack_output)
+from ..autograd.graph import (ERR_BACKWARD_TWICE, HOOKED, RELEASED, Node, SavedHooked,
+                              SavedInput, SavedOutput, _sequence, accumulator_of,
+                              current_hooks, raw_saved, refresh_view_history, unpack,
+                              unpack_hooked, unpack_input, unpack_output)
 
 __all__ = ["op", "OPS", "FUNCTIONS", "public", "dispatch", "PROMOTE", "FLOAT", "NONE", "CAST",
            "EXACT", "SAME_DTYPE", "out_cast", "out_exact", "out_as_dtype", "out_variant",
@@ -171,12 +172,14 @@ class OpNode(Node):
                 env[name] = t
             elif kind is SavedOutput:
                 env[name] = unpack_output(value, self)
+            elif kind is SavedHooked:
+                env[name] = unpack_hooked(value, self)
             elif value is _RELEASED:
                 raise RuntimeError(ERR_BACKWARD_TWICE)
             elif kind is _SavedList:
                 if _RELEASED in value:
                     raise RuntimeError(ERR_BACKWARD_TWICE)
-                env[name] = [unpack_input(v) for v in value]
+                env[name] = [unpack(v, self) for v in value]
             else:
                 env[name] = value
         if op.list_input:
@@ -196,14 +199,21 @@ class OpNode(Node):
         saved = self._saved
         inputs = self._op.inputs
         for name, value in saved.items():
-            if type(value) is SavedInput or type(value) is SavedOutput or name in inputs:
+            if type(value) in _SAVED_KINDS or name in inputs:
                 saved[name] = _RELEASED
             elif type(value) is _SavedList:
                 saved[name] = _SavedList([_RELEASED])
 
     def __getattr__(self, name):
         # grad_fn._saved_self / _saved_result / _saved_self_sym_sizes, as in PyTorch
-        if name.startswith("_saved_"):
+        if name.startswith("_raw_saved_"):
+            # the SavedTensor of a saved tensor (or of a number taken for a tensor input)
+            key = name[11:]
+            value = self._saved.get(key, None)
+            if (type(value) in _SAVED_KINDS or value is _RELEASED
+                    or key in self._saved and key in self._op.inputs):
+                return raw_saved(self._saved, key)
+        elif name.startswith("_saved_"):
             key = name[7:].replace("_sym_sizes", "_shape")
             op = type(self)._op
             if key not in self._saved and type(op.returns) is tuple and key in op.returns:
@@ -221,6 +231,8 @@ class OpNode(Node):
                     return unpack_input(value)
                 if type(value) is SavedOutput:
                     return unpack_output(value, self)
+                if type(value) is SavedHooked:
+                    return unpack_hooked(value, self)
                 if key in op.inputs and isinstance(value, numbers.Number):
                     # PyTorch saved the number as a wrapped 0-d tensor
                     return make_tensor(np.asarray(value))
@@ -229,7 +241,8 @@ class OpNode(Node):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
-_RELEASED = object()   # a saved tensor freed after backward
+_RELEASED = RELEASED   # a saved tensor freed after backward
+_SAVED_KINDS = (SavedInput, SavedOutput, SavedHooked)
 _GRAD_NAMES = ("grad", "grads", "grads_defined")   # what the node is given, not saves
 
 
@@ -546,15 +559,20 @@ def _record(op, inputs, params, outs):
     plan = op._saves.get(key)
     if plan is None:
         plan = op.saves_for(key)
-    node._saved = _save(plan, inputs, params, results) if plan else _NOTHING_SAVED
+    if plan:
+        # one test per node while no saved-tensor hooks are set (Note [Saved-tensor hooks])
+        node._saved = _save(plan, inputs, params, results, current_hooks() if HOOKED else None)
+    else:
+        node._saved = _NOTHING_SAVED
     if _anomaly.enabled:
         import traceback
         node._node_hooks().metadata["traceback_"] = traceback.format_stack()[:-3]
     return results
 
 
-def _save(plan, inputs, params, results):
-    """What a node keeps for its formulas, following the op's save plan."""
+def _save(plan, inputs, params, results, hooks):
+    """What a node keeps for its formulas, following the op's save plan; tensors go
+    through `hooks` (pack, unpack) when saved-tensor hooks are set."""
     saved = {}
     for name, kind, i in plan:
         if kind is _INPUT:
@@ -562,18 +580,20 @@ def _save(plan, inputs, params, results):
             if isinstance(x, Tensor):
                 if x._extra is not None and x._extra.inference:
                     raise RuntimeError(_INFERENCE_SAVE)
-                saved[name] = SavedInput(x)
+                saved[name] = SavedInput(x) if hooks is None else SavedHooked(x, hooks, False)
             else:
                 saved[name] = x
         elif kind is _PARAM:
             saved[name] = params[i]
         elif kind is _OUTPUT:
-            saved[name] = SavedOutput(results[i])
+            r = results[i]
+            saved[name] = SavedOutput(r) if hooks is None else SavedHooked(r, hooks, True)
         elif kind is _SHAPE:
             x = inputs[i]
             saved[name] = x._data.shape if isinstance(x, Tensor) else ()
         elif kind is _LIST:
-            saved[name] = _SavedList(SavedInput(x) for x in inputs)
+            saved[name] = _SavedList(SavedInput(x) if hooks is None
+                                     else SavedHooked(x, hooks, False) for x in inputs)
         else:
             saved[name] = [x._data.shape for x in inputs]
     return saved

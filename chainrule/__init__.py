@@ -92,8 +92,9 @@ def classproperty(func):
 # Submodules and names loaded on first use, so `import chainrule` stays fast.
 _LAZY_MODULES = {"cuda", "backends", "mps", "xpu", "mtia", "accelerator", "amp", "compiler",
                  "profiler", "cpu", "version", "__config__", "testing", "quasirandom", "signal",
-                 "linalg", "library"}
+                 "linalg", "library", "func"}
 _LAZY_NAMES = {
+    "vmap": ("func", "vmap"),
     "compile": ("compiler", "compile"),
     "autocast": ("amp", "autocast"), "GradScaler": ("amp", "GradScaler"),
     "Stream": ("_streams", "Stream"), "Event": ("_streams", "Event"),

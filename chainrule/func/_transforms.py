@@ -1,0 +1,464 @@
+"""torch.func's autodiff transforms (grad, vjp, jvp, jacrev, jacfwd, hessian, linearize) on
+chainrule's reverse-mode engine.
+
+Note [Transform levels]: a transform differentiates with respect to fresh aliases of its
+inputs (a new leaf, or a view of an input that already requires grad), never the inputs
+themselves, so a nested transform and an outer one keep their perturbations apart
+(`grad(lambda x: grad(lambda y: x * y)(x))(x)` is 1, as PyTorch's). Gradients are taken with
+`create_graph=True` only when the graph reaches tensors other than the transform's own
+aliases (an outer transform's inputs, parameters that require grad); a result that depends
+on nothing but the transform's own aliases is detached, so at top level results do not
+require grad, as PyTorch's unwrapped tensors do not.
+"""
+import contextlib
+import functools
+
+from .. import autograd
+from .._tensor import Tensor
+from ..autograd.graph import AccumulateGrad
+from ._pytree import tree_flatten, tree_map, tree_unflatten
+
+argnums_t = "int | tuple[int, ...]"
+
+
+# ---- levels: own aliases, what the graph reaches, unwrapping -------------------------------
+
+def _alias(x):
+    """A differentiable stand-in for `x` at a new level (Note [Transform levels])."""
+    if not isinstance(x, Tensor):
+        raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+    if x.requires_grad:
+        return x.view_as(x)
+    return x.detach().requires_grad_()
+
+
+class _Level:
+    """The aliases one transform differentiates with respect to."""
+
+    def __init__(self):
+        self.aliases = []    # kept alive, so their ids in `own` stay theirs
+        self.own = set()     # id() of the alias leaves (an alias view leads outside)
+
+    def alias(self, x):
+        a = _alias(x)
+        self.aliases.append(a)
+        if a.grad_fn is None:
+            self.own.add(id(a))
+        return a
+
+    def reaches_outside(self, tensors):
+        """Whether the graphs of `tensors` reach something that requires grad other than
+        this level's aliases (so results must keep a graph for it)."""
+        stack, seen = [], set()
+        for t in tensors:
+            if isinstance(t, Tensor) and t.requires_grad:
+                if t.grad_fn is None:
+                    if id(t) not in self.own:
+                        return True
+                else:
+                    stack.append(t.grad_fn)
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if type(node) is AccumulateGrad:
+                if id(node.variable) not in self.own:
+                    return True
+                continue
+            stack.extend(n for n, _ in node.next_functions if n is not None)
+        return False
+
+    def unwrap(self, tree):
+        """`tree` with tensors that depend on nothing but this level detached."""
+        def unwrap(t):
+            if not isinstance(t, Tensor):
+                raise RuntimeError(f"Expected tensors, got unsupported type {type(t)}")
+            if t.requires_grad and not self.reaches_outside([t]):
+                return t.detach()
+            return t
+        return tree_map(unwrap, tree)
+
+
+def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=False, create_graph=True):
+    """autograd.grad over the outputs that require grad, zeros for unreached inputs. A graph
+    created from this one keeps it (an outer level differentiates through both)."""
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    if not pairs:
+        return tuple(i.new_zeros(i.shape) for i in inputs)
+    outs, gos = zip(*pairs)
+    gos = None if gos[0] is None else gos
+    with autograd.enable_grad():
+        grads = autograd.grad(outs, inputs, gos, retain_graph=retain_graph or create_graph,
+                              create_graph=create_graph, allow_unused=True)
+    return tuple(i.new_zeros(i.shape) if g is None else g for g, i in zip(grads, inputs))
+
+
+# ---- argnums -------------------------------------------------------------------------------
+
+def _validate_and_wrap_argnum(argnum, num_args):
+    if not isinstance(argnum, int):
+        raise RuntimeError(f"argnum must be int, got: {type(argnum)}")
+    if 0 <= argnum < num_args:
+        return argnum
+    if -num_args <= argnum < 0:
+        return argnum + num_args
+    raise RuntimeError(f"Got argnum={argnum}, but only {num_args} positional inputs")
+
+
+def _slice_argnums(args, argnums):
+    """The (wrapped) argnums and the arguments they select (one, or a tuple)."""
+    if not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    if isinstance(argnums, int):
+        argnums = _validate_and_wrap_argnum(argnums, len(args))
+        return argnums, args[argnums]
+    argnums = tuple(_validate_and_wrap_argnum(a, len(args)) for a in argnums)
+    if len(argnums) == 0:
+        raise RuntimeError("argnums must be non-empty")
+    if len(set(argnums)) != len(argnums):
+        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+    return argnums, tuple(args[i] for i in argnums)
+
+
+def _differentiable_args(level, args, argnums):
+    """(args with the selected ones replaced by aliases, the aliases as a pytree)."""
+    argnums, diff = _slice_argnums(args, argnums)
+    diff = tree_map(level.alias, diff)
+    args = list(args)
+    if isinstance(argnums, int):
+        args[argnums] = diff
+    else:
+        for i, d in zip(argnums, diff):
+            args[i] = d
+    return tuple(args), diff
+
+
+# ---- grad, grad_and_value, vjp -------------------------------------------------------------
+
+def _grad_and_value(func, argnums, has_aux, args, kwargs):
+    level = _Level()
+    with autograd.enable_grad():
+        args, diff_args = _differentiable_args(level, args, argnums)
+        output = func(*args, **kwargs)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError("grad_and_value(f)(*args): output of function f should be a "
+                                   "tuple: (output, aux) if has_aux is True")
+            output, aux = output
+        if not isinstance(output, Tensor):
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) "
+                               f"to return a Tensor, got {type(output)}")
+        if output.dim() != 0:
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar "
+                               f"Tensor, got tensor with {output.dim()} dims. Maybe you wanted "
+                               "to use the vjp or jacrev APIs instead?")
+        flat_diff, spec = tree_flatten(diff_args)
+        outside = level.reaches_outside([output])
+        grads = _autograd_grad([output], flat_diff, create_graph=outside)
+        grads = level.unwrap(tree_unflatten(list(grads), spec))
+        output = level.unwrap(output)
+        if has_aux:
+            return grads, (output, level.unwrap(aux))
+        return grads, output
+
+
+def grad_and_value(func, argnums=0, has_aux=False):
+    """torch.func.grad_and_value: the gradient of `func` with respect to `argnums` and the
+    value it computed."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return _grad_and_value(func, argnums, has_aux, args, kwargs)
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux=False):
+    """torch.func.grad: the gradient of scalar `func` with respect to `argnums`."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        grads, value = _grad_and_value(func, argnums, has_aux, args, kwargs)
+        return (grads, value[1]) if has_aux else grads
+    return wrapper
+
+
+def _vjp_core(func, primals, argnums=None, has_aux=False, api="vjp(f, *primals)"):
+    """Run `func` on aliases of `primals` (all, or those at argnums): the level, the
+    unwrapped outputs, the flat outputs and their structure, the flat aliases and their
+    structure, and aux. `api` names the transform in errors (jacfwd reports jvp's)."""
+    level = _Level()
+    with autograd.enable_grad():
+        if argnums is None:
+            primals = diff_primals = tree_map(level.alias, primals)
+        else:
+            primals, diff_primals = _differentiable_args(level, primals, argnums)
+        primals_out = func(*primals)
+        aux = None
+        if has_aux:
+            if not (isinstance(primals_out, tuple) and len(primals_out) == 2):
+                raise RuntimeError(f"{api}: output of function f should be a tuple: "
+                                   "(output, aux) if has_aux is True")
+            primals_out, aux = primals_out
+            aux = level.unwrap(aux)
+        flat_out, out_spec = tree_flatten(primals_out)
+        _check_non_empty_tensor_output(flat_out, api)
+        flat_diff, primals_spec = tree_flatten(diff_primals)
+        results = level.unwrap(primals_out)
+        for o in flat_out:
+            if not (o.is_floating_point() or o.is_complex()):
+                raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or "
+                                   f"complex Tensors, got Tensor with dtype {o.dtype}")
+    return level, results, flat_out, out_spec, flat_diff, primals_spec, aux
+
+
+def vjp(func, *primals, has_aux=False):
+    """torch.func.vjp: `func(*primals)` and a function mapping cotangents to the
+    vector-Jacobian products with respect to `primals`."""
+    level, results, flat_out, out_spec, flat_diff, primals_spec, aux = _vjp_core(
+        func, primals, has_aux=has_aux)
+    outside = level.reaches_outside(flat_out)
+
+    def vjp_fn(cotangents, retain_graph=True, create_graph=None):
+        flat_cot, cot_spec = tree_flatten(cotangents)
+        if cot_spec != out_spec:
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree "
+                               "structure of outputs to the function. cotangents: "
+                               f"{_pprint(cot_spec)}, primal output: {_pprint(out_spec)}")
+        if create_graph is None:
+            create_graph = autograd.is_grad_enabled() and (
+                outside or any(isinstance(c, Tensor) and c.requires_grad for c in flat_cot))
+        grads = _autograd_grad(flat_out, flat_diff, flat_cot, retain_graph=retain_graph,
+                               create_graph=create_graph)
+        return level.unwrap(tree_unflatten(list(grads), primals_spec))
+
+    return (results, vjp_fn, aux) if has_aux else (results, vjp_fn)
+
+
+def _pprint(spec):
+    """torch's treespec_pprint: the structure with leaves as `*`."""
+    return repr(tree_unflatten([_Star()] * spec.num_leaves, spec))
+
+
+class _Star:
+    def __repr__(self):
+        return "*"
+
+
+def _check_non_empty_tensor_output(output, api):
+    if (len(output) == 1 and output[0] is None) or len(output) < 1:
+        raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output "
+                           f"(got output = {output})")
+    for o in output:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"{api}: expected f(*primals) to return only tensors"
+                               f", got unsupported type {type(o)}")
+
+
+def _error_if_complex(func_name, args, is_input):
+    for idx, arg in enumerate(tree_flatten(args)[0]):
+        if isinstance(arg, Tensor) and arg.dtype.is_complex:
+            kind = "inputs" if is_input else "outputs"
+            raise RuntimeError(f"{func_name}: Expected all {kind} to be real but received "
+                               f"complex tensor at flattened input idx: {idx}")
+
+
+# ---- jacrev, jacfwd, hessian ---------------------------------------------------------------
+
+def _jacobian(level, flat_out, flat_diff):
+    """Per output, per input: d out / d input shaped out.shape + input.shape, one backward
+    pass per output element (a row of the Jacobian each)."""
+    from .. import eye, stack
+    create_graph = level.reaches_outside(flat_out)
+    jac = []
+    for out in flat_out:
+        rows = [[] for _ in flat_diff]
+        basis = eye(out.numel(), dtype=out.dtype)
+        for j in range(out.numel()):
+            grads = _autograd_grad([out], flat_diff, [basis[j].view(out.shape)],
+                                   retain_graph=True, create_graph=create_graph)
+            for r, g in zip(rows, grads):
+                r.append(g)
+        jac.append([stack(r).view(out.shape + d.shape) if r else
+                    d.new_zeros(out.shape + d.shape) for r, d in zip(rows, flat_diff)])
+    return jac
+
+
+def _jac_wrapper(func, argnums, has_aux, name, api, randomness=None):
+    @functools.wraps(func)
+    def wrapper_fn(*args):
+        from ._vmap import _check_randomness_arg, _random_ops
+        _error_if_complex(name, args, is_input=True)
+        if randomness is not None:   # jacfwd pushes its basis through vmap
+            _check_randomness_arg(randomness)
+        with _random_ops(randomness) if randomness else contextlib.nullcontext():
+            level, output, flat_out, out_spec, flat_diff, primals_spec, aux = _vjp_core(
+                func, args, argnums, has_aux, api)
+        _error_if_complex(name, flat_out, is_input=False)
+        jac = _jacobian(level, flat_out, flat_diff)
+        per_out = [tree_unflatten(j, primals_spec) for j in jac]
+        result = tree_unflatten(per_out, out_spec)
+        return (result, aux) if has_aux else result
+    return wrapper_fn
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """torch.func.jacrev: the Jacobian of `func` with respect to `argnums`, by reverse mode
+    (`chunk_size` only bounds how many rows PyTorch batches at once; the rows are the same)."""
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+    return _jac_wrapper(func, argnums, has_aux, "jacrev", "vjp(f, *primals)")
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """torch.func.jacfwd: the Jacobian of `func` with respect to `argnums`. The matrix is
+    the one forward mode gives, computed row by row in reverse mode; `func` runs once, so
+    randomness 'different' draws once like 'same'."""
+    return _jac_wrapper(func, argnums, has_aux, "jacfwd", _JVP, randomness)
+
+
+def hessian(func, argnums=0):
+    """torch.func.hessian: jacfwd(jacrev(func, argnums), argnums)."""
+    return jacfwd(jacrev(func, argnums), argnums)
+
+
+# ---- jvp, linearize ------------------------------------------------------------------------
+
+_JVP = "jvp(f, primals, tangents)"
+
+
+def _check_list_of_tensors(output, api, argname):
+    if len(output) == 0:
+        raise RuntimeError(f"{api}: Expected {argname} to contain at least one Tensor.")
+    for out in output:
+        if not isinstance(out, Tensor):
+            raise RuntimeError(f"{api}: Expected {argname} to only contain Tensors, "
+                               f"got {type(out)}")
+
+
+def _pushforward(level, flat_out, flat_in):
+    """A function of input tangents giving output tangents, by the double-vjp trick: the
+    vjp u -> J^T u is linear in its cotangent u, so J v = d/du <J^T u, v>, exactly."""
+    from .. import zeros_like
+    us = [level.alias(zeros_like(o)) if o.requires_grad and
+          (o.is_floating_point() or o.is_complex()) else None for o in flat_out]
+    diff = [(o, u) for o, u in zip(flat_out, us) if u is not None]
+    vjps = [None] * len(flat_in)
+    if diff:
+        with autograd.enable_grad():
+            vjps = autograd.grad([o for o, _ in diff], flat_in, [u for _, u in diff],
+                                 create_graph=True, allow_unused=True)
+    outside = level.reaches_outside(flat_out)
+
+    def push(flat_tangents, strict=False, retain_graph=True):
+        pairs = [(g, t) for g, t in zip(vjps, flat_tangents) if g is not None and g.requires_grad]
+        live = [u for u in us if u is not None]
+        jv = [None] * len(live)
+        if pairs and live:
+            create_graph = outside or any(t.requires_grad for _, t in pairs)
+            with autograd.enable_grad():
+                jv = autograd.grad([g for g, _ in pairs], live, [t for _, t in pairs],
+                                   retain_graph=retain_graph or create_graph,
+                                   create_graph=create_graph,
+                                   allow_unused=True)
+        jv = iter(jv)
+        result = []
+        for o, u in zip(flat_out, us):
+            t = None if u is None else next(jv)
+            if t is None:
+                if strict:
+                    raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f "
+                                       "is independent of the inputs. This is not allowed with "
+                                       "strict=True.")
+                t = o.new_zeros(o.shape)
+            result.append(t)
+        return level.unwrap(result)
+    return push
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """torch.func.jvp: `func(*primals)` and its Jacobian-vector product with `tangents`."""
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. "
+                           "E.g. it should be valid to call f(*primals).")
+    flat_primals, primals_spec = tree_flatten(primals)
+    flat_tangents, tangents_spec = tree_flatten(tangents)
+    if primals_spec != tangents_spec:
+        raise RuntimeError(f"{_JVP}: Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, "
+                           f"tangents also must be. Got primals with structure {primals_spec} "
+                           f"and tangents with structure {tangents_spec}")
+    _check_list_of_tensors(flat_primals, _JVP, "primals")
+    _check_list_of_tensors(flat_tangents, _JVP, "tangents")
+    level = _Level()
+    with autograd.enable_grad():
+        flat_in = [level.alias(p) for p in flat_primals]
+        out = func(*tree_unflatten(flat_in, primals_spec))
+        aux = None
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise RuntimeError(f"{_JVP}: output of function f should be a tuple: "
+                                   "(output, aux) if has_aux is True")
+            out, aux = out
+            aux = level.unwrap(aux)
+        flat_out, spec = tree_flatten(out)
+        _check_non_empty_tensor_output(flat_out, _JVP)
+        tangents_out = _pushforward(level, flat_out, flat_in)(flat_tangents, strict, False)
+        primals_out = level.unwrap(flat_out)
+    result = tree_unflatten(primals_out, spec), tree_unflatten(tangents_out, spec)
+    return result + (aux,) if has_aux else result
+
+
+def linearize(func, *primals):
+    """torch.func.linearize: `func(*primals)` and a function computing its jvp at `primals`
+    for any tangents, reusing one recorded graph."""
+    flat_primals, primals_spec = tree_flatten(primals)
+    level = _Level()
+    with autograd.enable_grad():
+        flat_in = [level.alias(p) for p in flat_primals]
+        out = func(*tree_unflatten(flat_in, primals_spec))
+        flat_out, output_spec = tree_flatten(out)
+        push = _pushforward(level, flat_out, flat_in)
+        output = tree_unflatten(level.unwrap(flat_out), output_spec)
+
+    def jvp_fn(*tangents):
+        flat_tangents, tangent_spec = tree_flatten(tangents)
+        if tangent_spec != primals_spec:
+            raise RuntimeError(f"Expected the tangents {tangent_spec} to have "
+                               f"the same argspec as the primals {primals_spec}")
+        for idx, (t, p) in enumerate(zip(flat_tangents, flat_primals)):
+            for what in ("shape", "device", "dtype"):
+                if getattr(t, what) != getattr(p, what):
+                    raise RuntimeError(f"tangent:{idx} with {what} {getattr(t, what)} in "
+                                       "flattened pytree doesn't match the "
+                                       f"{what} {getattr(p, what)} of the corresponding primal.")
+        return tree_unflatten(push(flat_tangents), output_spec)
+    return output, jvp_fn
+
+
+# ---- functionalize, debug_unwrap ----------------------------------------------------------
+
+def functionalize(func, *, remove="mutations"):
+    """torch.func.functionalize. Eager chainrule has no functional tensor layer to trace
+    into, so the function computes exactly what `func` computes (mutations of inputs
+    included, as functionalize propagates them back)."""
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(
+            "functionalize(f, remove='mutations'): received invalid argument for "
+            f"remove={remove}. Valid options are:\n     remove='mutations': all inplace and "
+            "out= operators will be removed from the program, and replaced with their "
+            "out-of-place equivalents.\n     remove='mutations_and_views': In addition to the "
+            "above, all aliasing operators {view} will be replaced with their non-aliasing "
+            "counterparts, {view}_copy.\n")
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        return func(*args, **kwargs)
+    return wrapped
+
+
+def debug_unwrap(tensor, *, recurse=True):
+    """torch.func.debug_unwrap: transforms here pass plain tensors, so there is no wrapper
+    to remove."""
+    return tensor

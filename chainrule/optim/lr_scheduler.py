@@ -1,16 +1,19 @@
 """Learning-rate schedulers, as torch.optim.lr_scheduler."""
 from bisect import bisect_right
 from collections import Counter
-from functools import wraps
+from functools import partial, wraps
 import math
 import types
 import warnings
 from weakref import ref
 
-from .optimizer import Optimizer
+from .._tensor import Tensor
+from .optimizer import Optimizer, _to_scalar
 
-__all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR",
-           "CosineAnnealingLR", "OneCycleLR", "ReduceLROnPlateau"]
+__all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
+           "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler",
+           "ReduceLROnPlateau", "CyclicLR", "CosineAnnealingWarmRestarts", "OneCycleLR",
+           "PolynomialLR", "LRScheduler"]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being "
@@ -23,19 +26,30 @@ EPOCH_DEPRECATION_WARNING = (
 
 
 def _group_values(optimizer, key):
-    return [group[key] for group in optimizer.param_groups]
+    """The param groups' values of `key`; tensors (a Tensor lr) as copies."""
+    return [group[key].clone() if isinstance(group[key], Tensor) else group[key]
+            for group in optimizer.param_groups]
+
+
+def _set_group_value(group, key, value):
+    """Set a param group's value; a Tensor one (a Tensor lr) is filled in place."""
+    if isinstance(group[key], Tensor):
+        group[key].fill_(_to_scalar(value))
+    else:
+        group[key] = value
 
 
 def _format_param(name, optimizer, param):
-    """One value per param group, from a scalar or a list / tuple of them."""
+    """One value per param group, from a scalar or a list / tuple of them (tensors copied)."""
     if isinstance(param, (list, tuple)):
         if len(param) != len(optimizer.param_groups):
             raise ValueError(
                 f"{name} must have the same length as optimizer.param_groups. "
                 f"{name} has {len(param)} values, param_groups has "
                 f"{len(optimizer.param_groups)}.")
-        return list(param)
-    return [param] * len(optimizer.param_groups)
+    else:
+        param = [param] * len(optimizer.param_groups)
+    return [p.clone() if isinstance(p, Tensor) else p for p in param]
 
 
 def _check_optimizer(optimizer):
@@ -54,7 +68,9 @@ class LRScheduler:
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+                initial_lr = group["lr"]
+                group.setdefault("initial_lr", initial_lr.clone()
+                                 if isinstance(initial_lr, Tensor) else initial_lr)
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
@@ -69,6 +85,10 @@ class LRScheduler:
         self.base_lrs = _group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         self._track_optimizer_step()
+        self._initial_step()
+
+    def _initial_step(self):
+        """The step __init__ takes (SequentialLR retakes it for each scheduler it starts)."""
         self._step_count = 0
         self._is_initial = True
         try:
@@ -134,6 +154,11 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        """Set the learning rates of the next epoch (or of `epoch`, in closed form where the
+        scheduler has one)."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -146,7 +171,7 @@ class LRScheduler:
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
+            _set_group_value(group, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")
 
 
@@ -455,7 +480,7 @@ class ReduceLROnPlateau(LRScheduler):
             old_lr = float(group["lr"])
             new_lr = max(old_lr * self.factor, self.min_lrs[i])
             if old_lr - new_lr > self.eps:
-                group["lr"] = new_lr
+                _set_group_value(group, "lr", new_lr)
 
     @property
     def in_cooldown(self):
@@ -484,3 +509,394 @@ class ReduceLROnPlateau(LRScheduler):
         self.__dict__.update(state_dict)
         self._init_is_better(mode=self.mode, threshold=self.threshold,
                              threshold_mode=self.threshold_mode)
+
+
+class MultiplicativeLR(LRScheduler):
+    """lr = previous lr * lr_lambda(epoch)."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
+        if not isinstance(lr_lambda, (list, tuple)):
+            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        else:
+            if len(lr_lambda) != len(optimizer.param_groups):
+                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
+                                 f"{len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, last_epoch)
+
+    state_dict = LambdaLR.state_dict
+    load_state_dict = LambdaLR.load_state_dict
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        if self._is_initial:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * lmbda(self.last_epoch)
+                for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+
+
+class ConstantLR(LRScheduler):
+    """lr = initial lr * factor until epoch total_iters, then the initial lr."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+        if self.last_epoch != self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+                for base_lr in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """The lr factor goes linearly from start_factor to end_factor over total_iters epochs."""
+
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
+                 last_epoch=-1):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and "
+                             "less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        if self.last_epoch == 0:
+            return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        change = self.end_factor - self.start_factor
+        return [group["lr"] * (1.0 + change / (self.total_iters * self.start_factor
+                                               + (self.last_epoch - 1) * change))
+                for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (self.start_factor + (self.end_factor - self.start_factor)
+                           * min(self.total_iters, self.last_epoch) / self.total_iters)
+                for base_lr in self.base_lrs]
+
+
+def _check_schedulers(owner, optimizer, schedulers):
+    """SequentialLR's and ChainedScheduler's checks of the schedulers they drive."""
+    name = owner.__class__.__name__
+    for i, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{name} does not support `ReduceLROnPlateau` scheduler as it requires "
+                "additional kwargs to be specified when calling `step`, but got one at index "
+                f"{i} in the given schedulers sequence.")
+        if optimizer != scheduler.optimizer:
+            raise ValueError(
+                f"{name} expects all schedulers to belong to the same optimizer, but got "
+                f"scheduler {scheduler.__class__.__name__} at index {i} has "
+                f"{scheduler.optimizer}, which is different from "
+                f"{optimizer.__class__.__name__}.")
+
+
+def _nested_state_dict(scheduler):
+    """The state of a scheduler of schedulers, with theirs instead of themselves."""
+    state = {key: value for key, value in scheduler.__dict__.items()
+             if key not in ("optimizer", "_schedulers")}
+    state["_schedulers"] = [s.state_dict() for s in scheduler._schedulers]
+    return state
+
+
+def _load_nested_state_dict(scheduler, state_dict):
+    schedulers = state_dict.pop("_schedulers")
+    scheduler.__dict__.update(state_dict)
+    state_dict["_schedulers"] = schedulers
+    for s, state in zip(scheduler._schedulers, schedulers):
+        s.load_state_dict(state)
+
+
+class SequentialLR(LRScheduler):
+    """Run `schedulers` one after another, switching at the `milestones` epochs."""
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        if len(schedulers) < 1:
+            raise ValueError(f"{self.__class__.__name__} expects at least one scheduler, but "
+                             "got no scheduler.")
+        _check_schedulers(self, optimizer, schedulers)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more "
+                "than the number of milestone points, but got number of schedulers "
+                f"{len(schedulers)} and the number of milestones to be equal to "
+                f"{len(milestones)}")
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        # undo the initial steps the schedulers took, then restart the first one
+        for group in self.optimizer.param_groups:
+            _set_group_value(group, "lr", group["initial_lr"])
+        self.recursive_undo()
+        idx = bisect_right(self._milestones, 0)
+        self._schedulers[idx]._initial_step()
+        self._last_lr = schedulers[idx].get_last_lr()
+
+    def recursive_undo(self, sched=None):
+        """Take back one epoch from every scheduler, nested ones included."""
+        scheds = self if sched is None else sched
+        if hasattr(scheds, "_schedulers"):
+            for s in scheds._schedulers:
+                self.recursive_undo(s)
+        elif hasattr(scheds, "last_epoch"):
+            scheds.last_epoch -= 1
+
+    def step(self):
+        self.last_epoch += 1
+        idx = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            scheduler._update_lr(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self):
+        return _nested_state_dict(self)
+
+    def load_state_dict(self, state_dict):
+        _load_nested_state_dict(self, state_dict)
+
+
+class PolynomialLR(LRScheduler):
+    """lr = initial lr * (1 - epoch / total_iters) ** power, then constant."""
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        decay_factor = ((1.0 - self.last_epoch / self.total_iters)
+                        / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
+                ** self.power for base_lr in self.base_lrs]
+
+
+class ChainedScheduler(LRScheduler):
+    """Step all `schedulers` at each step, their factors multiplying."""
+
+    def __init__(self, schedulers, optimizer=None):
+        if len(schedulers) < 1:
+            raise ValueError(f"{self.__class__.__name__} expects at least one scheduler to be "
+                             "chained, but got no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        _check_schedulers(self, optimizer, schedulers)
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
+
+    def step(self):
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
+
+    def state_dict(self):
+        return _nested_state_dict(self)
+
+    def load_state_dict(self, state_dict):
+        _load_nested_state_dict(self, state_dict)
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rates between base_lr and max_lr (triangular, triangular2,
+    exp_range or a custom scale_fn), with momentum cycled the other way. Stepped per batch."""
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
+                 mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle",
+                 cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, last_epoch=-1):
+        _check_optimizer(optimizer)
+        self.optimizer = optimizer
+        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                _set_group_value(group, "lr", lr)
+        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with "
+                                 "`cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in self.optimizer.defaults
+            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for m_momentum, b_momentum, group in zip(
+                        self.max_momentums, self.base_momentums, optimizer.param_groups):
+                    self._set_momentum(group, m_momentum)
+                    group["max_momentum"] = m_momentum
+                    group["base_momentum"] = b_momentum
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _set_momentum(self, group, momentum):
+        if self.use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
+
+    def _init_scale_fn(self):
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref = self._triangular_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref = self._triangular2_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref = partial(self._exp_range_scale_fn, self.gamma)
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x):
+        """The amplitude scale at cycle (or iteration) x."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    @staticmethod
+    def _triangular_scale_fn(x):
+        return 1.0
+
+    @staticmethod
+    def _triangular2_scale_fn(x):
+        return 1 / (2.0 ** (x - 1))
+
+    @staticmethod
+    def _exp_range_scale_fn(gamma, x):
+        return gamma ** x
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = [base_lr + (max_lr - base_lr) * scale_factor * self.scale_fn(at)
+               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, base_momentum, max_momentum in zip(
+                    self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                self._set_momentum(group, max_momentum - (max_momentum - base_momentum)
+                                   * scale_factor * self.scale_fn(at))
+        return lrs
+
+    def state_dict(self):
+        """The base's, without the scale function (a custom one's __dict__ if it is a callable
+        object, not a function)."""
+        state = super().state_dict()
+        state.pop("_scale_fn_ref", None)
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict):
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing from the initial lr to eta_min over T_i epochs, restarting with
+    T_i *= T_mult (SGDR)."""
+
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type "
+                             f"{type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        return [self.eta_min + (base_lr - self.eta_min)
+                * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
+
+    def step(self, epoch=None):
+        """Advance one epoch, or go to `epoch` (fractional epochs allowed)."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if epoch < 0:
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult ** n
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            _set_group_value(group, "lr", lr)
+        self._last_lr = _group_values(self.optimizer, "lr")

@@ -130,8 +130,8 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 
 
 def __getattr__(name):
-    # torch.autograd.profiler, loaded on first use
-    if name == "profiler":
+    # torch.autograd.profiler, forward_ad and functional, loaded on first use
+    if name in ("profiler", "forward_ad", "functional"):
         import importlib
-        return importlib.import_module(".profiler", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,156 @@
+"""chainrule.autograd.forward_ad: forward-mode AD with dual tensors, as PyTorch's.
+
+Inside `dual_level()`, `make_dual(x, t)` gives a tensor carrying the tangent `t`; every op
+computes its output's tangent beside its value (forward_derivatives.py), and
+`unpack_dual(y)` reads it back. One level exists at a time, as in PyTorch.
+
+Tangents live in one dict of the level, keyed by the tensor's id (a weak reference drops
+an entry when its tensor dies), not on the tensor: exiting the level drops the dict, so
+tangents vanish with it, and tensors carry no forward-AD state at all.
+"""
+import weakref
+from typing import NamedTuple
+
+from .._tensor import Tensor
+from .grad_mode import _DecoratorContextManager
+
+__all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
+           "unpack_dual", "dual_level"]
+
+_current_level = -1
+_tangents = {}      # id(tensor) -> (weak reference to it, its tangent), for the live level
+
+
+def enter_dual_level():
+    """Enter a new forward grad level; returns its index. Only one level may exist."""
+    global _current_level
+    if _current_level >= 0:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    from ..ops import registry
+    from . import forward_derivatives
+    _current_level = 0
+    _tangents.clear()
+    registry.FORWARD_AD = forward_derivatives.dispatch
+    return _current_level
+
+
+def exit_dual_level(*, level=None):
+    """Exit the forward grad level, deleting every tangent of it."""
+    global _current_level
+    if level is None:
+        level = _current_level
+    if level != _current_level:
+        raise RuntimeError("Trying to exit a forward AD level that was not the last one that "
+                           "was created. This is not supported.")
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    from ..ops import registry
+    registry.FORWARD_AD = None
+    _tangents.clear()
+    _current_level = level - 1
+
+
+def get_tangent(t):
+    """The tangent of tensor `t` at the live level, or None."""
+    entry = _tangents.get(id(t))
+    return None if entry is None else entry[1]
+
+
+def set_tangent(t, tangent):
+    """Make `tangent` the tangent of `t` at the live level (None removes it)."""
+    key = id(t)
+    if tangent is None:
+        _tangents.pop(key, None)
+        return
+    store = _tangents
+    store[key] = (weakref.ref(t, lambda _, key=key: store.pop(key, None)), tangent)
+
+
+def _check_level(level, what):
+    if level is None:
+        level = _current_level
+    if level < 0:
+        return None
+    if level != _current_level:
+        raise RuntimeError(f"Invalid level given to {what}")
+    return level
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A tensor aliasing `tensor` (a view of it) that carries `tangent` as its forward
+    gradient; backward differentiable like a view."""
+    if level is None:
+        level = _current_level
+    if level < 0:
+        raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
+                           "make sure to enter_dual_level() first.")
+    if not (tensor.is_floating_point() or tensor.is_complex()):
+        raise ValueError(f"Expected primal to be floating point or complex, but got: "
+                         f"{tensor.dtype}")
+    if not (tangent.is_floating_point() or tangent.is_complex()):
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: "
+                         f"{tangent.dtype}")
+    if level != _current_level:
+        raise RuntimeError("Invalid level given to _make_dual")
+    if get_tangent(tensor) is not None:
+        raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
+                           f"gradient at the same level {level} is not supported.")
+    check_tangent_size(tensor, tangent)
+    from ..ops import registry
+    hook, registry.FORWARD_AD = registry.FORWARD_AD, None
+    try:
+        dual = tensor.view(tensor.shape)
+        if tangent.stride() != tensor.stride() and tensor.numel() > 1:
+            # PyTorch keeps the tangent as-is only when it is laid out as the primal
+            tangent = tensor.new_empty_strided(tensor.shape, tensor.stride(),
+                                               dtype=tangent.dtype).copy_(tangent)
+    finally:
+        registry.FORWARD_AD = hook
+    set_tangent(dual, tangent)
+    return dual
+
+
+def check_tangent_size(tensor, tangent):
+    if tangent.shape != tensor.shape:
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the "
+            f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
+            f"while the given forward gradient is of size {list(tangent.shape)}.")
+
+
+class UnpackedDualTensor(NamedTuple):
+    """Namedtuple returned by `unpack_dual`: the primal and the tangent of a dual tensor."""
+    primal: Tensor
+    tangent: Tensor | None
+
+
+def unpack_dual(tensor, *, level=None):
+    """`(primal, tangent)` of `tensor`: the primal a view of it without tangent, the tangent
+    as stored (None when it has none)."""
+    if level is None:
+        level = _current_level
+    if level < 0:
+        return UnpackedDualTensor(tensor, None)
+    if level != _current_level:
+        raise RuntimeError("Invalid level given to _unpack_dual")
+    tangent = get_tangent(tensor)
+    if tangent is None:
+        return UnpackedDualTensor(tensor, None)
+    from ..ops import registry
+    hook, registry.FORWARD_AD = registry.FORWARD_AD, None
+    try:
+        primal = tensor.view(tensor.shape)
+    finally:
+        registry.FORWARD_AD = hook
+    return UnpackedDualTensor(primal, tangent)
+
+
+class dual_level(_DecoratorContextManager):
+    """Context manager for forward AD: enters a level on entry and exits it (dropping its
+    tangents) on exit. Only a single level is supported, as in PyTorch."""
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        exit_dual_level()

@@ -1,0 +1,312 @@
+"""Forward derivatives of the op table: how an op computes its outputs' tangents.
+
+Note [Forward derivatives]
+While a dual level is active (forward_ad.py), dispatch hands every call to `dispatch` here.
+It runs the op as usual (with forward AD off, so nothing inside recurses), and when an
+input carries a tangent it gives the outputs theirs, the way derivatives.yaml's `result:`
+formulas do. A row gets its forward derivative in one of three ways, tried in order:
+
+- an explicit formula in FORWARD (the common ops, written for speed): one function per
+  input, reading `<input>_t` (that input's tangent) and what backward formulas read
+  (inputs, params, `result`, `<input>_shape`); the contributions of the inputs that have
+  tangents are summed;
+- LINEAR: the op is linear in its tensor inputs (views, reductions by sum, copies), so the
+  tangent is the op applied to the tangents; views get views of the tangent, as PyTorch's;
+- otherwise it is derived from the row's backward formulas (the transpose trick): they
+  are linear in `grad`, computing v -> J^T v, so J t is the gradient with respect to a
+  dummy `grad` g of <J^T g, t> = sum_i <formula_i(g), t_i> (real part of the conjugated
+  product for complex tensors, PyTorch's convention for complex gradients).
+
+Every tangent is computed with chainrule ops under the caller's grad mode, so tangents are
+differentiable (reverse-over-forward), and backward formulas run with a level active
+propagate tangents through themselves (forward-over-reverse).
+"""
+import inspect
+
+import numpy as np
+
+from .._tensor import Tensor, make_tensor
+from ..ops import registry
+from . import forward_ad, grad_mode
+
+__all__ = ["dispatch", "FORWARD", "LINEAR", "rule_of", "unsupported"]
+
+_state = grad_mode.state
+_store = forward_ad._tangents
+_DIFFERENTIABLE_KINDS = "fcVW"
+
+
+def dispatch(op, inputs, params, inplace=None):
+    """registry.dispatch (or, given `inplace`, the in-place dispatcher) with a dual level
+    active (Note [Forward derivatives])."""
+    tangents = None
+    for i, x in enumerate(inputs):
+        if isinstance(x, Tensor):
+            entry = _store.get(id(x))
+            if entry is not None:
+                if tangents is None:
+                    tangents = [None] * len(inputs)
+                tangents[i] = entry[1]
+    registry.FORWARD_AD = None
+    try:
+        if tangents is None or not op.differentiable:
+            if inplace is None:
+                return registry.dispatch(op, inputs, params)
+            out = inplace(op, inputs, params)
+            if tangents is not None and tangents[0] is not None:
+                # a comparison written into a dual tensor: its values no longer depend on it
+                forward_ad.get_tangent(out).zero_()
+            return out
+        if inplace is not None:
+            return _inplace(op, inputs, params, tangents, inplace)
+        result = registry.dispatch(op, inputs, params)
+        outs = (result,) if op.n_outputs == 1 else tuple(result)
+        for o, t in zip(outs, _tangents_of(op, inputs, params, outs, tangents)):
+            if t is not None:
+                forward_ad.set_tangent(o, t)
+        return result
+    finally:
+        registry.FORWARD_AD = dispatch
+
+
+def _inplace(op, inputs, params, tangents, inplace):
+    # the tangent from the old values, computed out of place; then the write, whose
+    # tangent lands in self's (in place when self has one: its views see it, as PyTorch's)
+    self = inputs[0]
+    out = registry.dispatch(op, inputs, params)
+    tangent = _tangents_of(op, inputs, params, (out,), tangents)[0]
+    inplace(op, inputs, params)
+    if tangent is None:
+        return self
+    old = forward_ad.get_tangent(self)
+    if old is None and self._base is not None:
+        old = _view_tangent(self)
+    if old is None or (old._requires_grad and old._grad_fn is None):
+        forward_ad.set_tangent(self, tangent.to(self.dtype) if tangent.dtype != self.dtype
+                               else tangent)
+    else:
+        old.copy_(tangent)
+    return self
+
+
+def _view_tangent(view):
+    """A tangent for a view that has none: a view of its base's (zeros made for a base that
+    has none), as PyTorch's forward grads of views are."""
+    base = view._base
+    bt = forward_ad.get_tangent(base)
+    if bt is None:
+        bt = base.new_empty_strided(base.shape, base.stride()).zero_()
+        forward_ad.set_tangent(base, bt)
+    vt = bt.as_strided(view.shape, view.stride(),
+                       bt.storage_offset() + view.storage_offset() - base.storage_offset())
+    forward_ad.set_tangent(view, vt)
+    return vt
+
+
+def _tangents_of(op, inputs, params, outs, tangents):
+    """One tangent per output (None for outputs that are not differentiable)."""
+    diff = op.differentiable_outputs
+    wanted = [(diff is None or k in diff) and o._data.dtype.kind in _DIFFERENTIABLE_KINDS
+              for k, o in enumerate(outs)]
+    if not any(wanted):
+        return [None] * len(outs)
+    rule = rule_of(op)
+    if rule is LINEAR:
+        args = tuple(tangents[i] if tangents[i] is not None else
+                     (x.new_zeros(x.shape) if isinstance(x, Tensor) and op.formulas[i] is not None
+                      and not op.list_input else x)
+                     for i, x in enumerate(inputs))
+        if op.list_input:
+            args = tuple(t if t is not None else x.new_zeros(x.shape)
+                         for t, x in zip(tangents, inputs))
+        got = registry.dispatch(op, args, params)
+        got = (got,) if op.n_outputs == 1 else tuple(got)
+    elif rule is not None:
+        got = _explicit(op, rule, inputs, params, outs, tangents)
+    else:
+        got = _transposed(op, inputs, params, outs, tangents, wanted)
+    return [_fit(t, o) if w else None for t, o, w in zip(got, outs, wanted)]
+
+
+def _fit(t, o):
+    """Tangent `t` as output `o`'s: its shape and dtype (zeros where none came)."""
+    if t is None:
+        return o.new_zeros(o.shape)
+    if not isinstance(t, Tensor):
+        t = o.new_full(o.shape, t)
+    if t._data.dtype.kind == "c" and o._data.dtype.kind != "c":
+        t = t.real
+    if t._data.shape != o._data.shape:
+        t = t.expand(o.shape).clone()
+    if t._data.dtype != o._data.dtype:
+        t = t.to(o.dtype)
+    return t
+
+
+def _env(op, inputs, params, outs):
+    env = dict(zip(op.params, params))
+    if op.list_input:
+        name = op.inputs[0]
+        env[name] = list(inputs)
+        env[name + "_shape"] = [x._data.shape for x in inputs]
+    else:
+        for name, x in zip(op.inputs, inputs):
+            env[name] = x
+            env[name + "_shape"] = x._data.shape if isinstance(x, Tensor) else ()
+    env["result"] = outs[0]
+    for k, o in enumerate(outs):
+        env[f"result{k}"] = o
+    return env
+
+
+# ---- the transpose trick ------------------------------------------------------------------
+
+def unsupported(op):
+    """The NotImplementedError PyTorch gives for an op without a forward derivative."""
+    return NotImplementedError(f"Trying to use forward AD with aten::{op.name.split('.')[0]} "
+                               "that does not support it.")
+
+
+def _refuses(formula):
+    return formula.__qualname__.split(".")[0] in ("no_derivative", "not_implemented")
+
+
+def _transposed(op, inputs, params, outs, tangents, wanted):
+    """J t from the backward formulas: the gradient in a dummy `grad` g of
+    sum_i <formula_i(g), t_i> (Note [Forward derivatives])."""
+    from . import grad as autograd_grad
+    create = _state.grad_enabled
+    env = _env(op, inputs, params, outs)
+    with grad_mode.enable_grad():
+        gs = [make_tensor(np.zeros(o._data.shape, o._data.dtype), bool(w))
+              for o, w in zip(outs, wanted)]
+        if op.n_outputs == 1:
+            env["grad"] = gs[0]
+        else:
+            env["grads"] = tuple(gs)
+            env["grads_defined"] = tuple(True for _ in gs)
+        total = None
+        if op.list_input:
+            pairs = [(op.formulas[0], None)]
+        else:
+            pairs = [(f, t) for f, t in zip(op.formulas, tangents) if t is not None]
+        for formula, t in pairs:
+            if formula is None:
+                continue
+            f, names = formula
+            if _refuses(f):
+                raise unsupported(op)
+            g = f(*[env[n] for n in names])
+            if op.list_input:
+                terms = [_inner(gi, ti) for gi, ti in zip(g, tangents)
+                         if gi is not None and ti is not None]
+            else:
+                terms = [] if g is None else [_inner(g, t)]
+            for term in terms:
+                total = term if total is None else total + term
+        targets = [g for g, w in zip(gs, wanted) if w]
+        if total is None or not total._requires_grad:
+            return [None] * len(outs)
+        got = iter(autograd_grad(total, targets, create_graph=create, allow_unused=True))
+    return [next(got) if w else None for w in wanted]
+
+
+def _inner(g, t):
+    """Re <g, t>, summed: the pairing of a gradient with a tangent."""
+    if not isinstance(g, Tensor):
+        return None
+    if t._data.dtype.kind == "c":
+        return (g.conj() * t).real.sum()
+    if g._data.dtype.kind == "c":
+        g = g.real
+    return (g * t).sum()
+
+
+# ---- explicit formulas --------------------------------------------------------------------
+
+LINEAR = "linear"   # the op applied to the tangents
+
+
+def rule_of(op):
+    """The row's forward rule: LINEAR, a tuple of (input index, function, names), or None
+    for the transpose trick."""
+    rule = _RULES.get(op.name, _MISSING)
+    if rule is _MISSING:
+        spec = FORWARD.get(op.name)
+        if spec is None and op.view and len(op.inputs) == 1:
+            spec = LINEAR
+        if isinstance(spec, dict):
+            rule = tuple((op.inputs.index(n), f, tuple(inspect.signature(f).parameters))
+                         for n, f in spec.items())
+        else:
+            rule = spec
+        _RULES[op.name] = rule
+    return rule
+
+
+_RULES = {}
+_MISSING = object()
+
+
+def _explicit(op, rule, inputs, params, outs, tangents):
+    env = _env(op, inputs, params, outs)
+    for name, t in zip(op.inputs, tangents):
+        env[name + "_t"] = t
+    total = None
+    for i, f, names in rule:
+        if tangents[i] is None:
+            continue
+        got = f(*[env[n] for n in names])
+        if op.n_outputs == 1:
+            got = (got,)
+        if total is None:
+            total = list(got)
+        else:
+            total = [a if b is None else b if a is None else a + b for a, b in zip(total, got)]
+    return total if total is not None else [None] * len(outs)
+
+
+def _scaled(t, alpha):
+    return t if alpha == 1 else t * alpha
+
+
+def _threshold_backward(*args):
+    from ..ops.pointwise import threshold_backward
+    return threshold_backward(*args)
+
+
+FORWARD = {
+    "add": {"self": lambda self_t: self_t,
+            "other": lambda other_t, alpha: _scaled(other_t, alpha)},
+    "sub": {"self": lambda self_t: self_t,
+            "other": lambda other_t, alpha: -_scaled(other_t, alpha)},
+    "mul": {"self": lambda self_t, other: self_t * other,
+            "other": lambda other_t, self: other_t * self},
+    "div": {"self": lambda self_t, other: self_t / other,
+            "other": lambda other_t, other, result: -other_t * result / other},
+    "add.Scalar": {"self": lambda self_t: self_t},
+    "sub.Scalar": {"self": lambda self_t: self_t},
+    "mul.Scalar": LINEAR,
+    "div.Scalar": LINEAR,
+    "neg": LINEAR,
+    "clone": LINEAR,
+    "_to_copy": LINEAR,
+    "sum": LINEAR,
+    "sum.dim_IntList": LINEAR,
+    "mean": LINEAR,
+    "mean.dim": LINEAR,
+    "exp": {"self": lambda self_t, result: self_t * result},
+    "tanh": {"self": lambda self_t, result: self_t * (1 - result * result)},
+    "sigmoid": {"self": lambda self_t, result: self_t * (result * (1 - result))},
+    "relu": {"self": lambda self_t, result: _threshold_backward(self_t, result, 0)},
+    "log": {"self": lambda self_t, self: self_t / self},
+    "sin": {"self": lambda self_t, self: self_t * self.cos()},
+    "cos": {"self": lambda self_t, self: -self_t * self.sin()},
+    "sqrt": {"self": lambda self_t, result: self_t / (2 * result)},
+    "mm": {"self": lambda self_t, mat2: self_t.mm(mat2),
+           "mat2": lambda mat2_t, self: self.mm(mat2_t)},
+    "bmm": {"self": lambda self_t, mat2: self_t.bmm(mat2),
+            "mat2": lambda mat2_t, self: self.bmm(mat2_t)},
+    "mv": {"self": lambda self_t, vec: self_t.mv(vec),
+           "vec": lambda vec_t, self: self.mv(vec_t)},
+}

@@ -310,3 +310,34 @@ FORWARD = {
     "mv": {"self": lambda self_t, vec: self_t.mv(vec),
            "vec": lambda vec_t, self: self.mv(vec_t)},
 }
+
+
+# ---- custom Functions ---------------------------------------------------------------------
+
+def function_jvp(cls, ctx, args, result):
+    """The outputs' tangents of a custom Function call: its `jvp(ctx, *tangents)`, given a
+    tangent per tensor argument (zeros for one without) and None for the others; in jvp,
+    ctx.saved_tensors are those of ctx.save_for_forward."""
+    tangents = [forward_ad.get_tangent(a) if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tangents):
+        return
+    tangents = [t if t is not None or not isinstance(a, Tensor) else a.new_zeros(a.shape)
+                for t, a in zip(tangents, args)]
+    outs = result if isinstance(result, tuple) else (result,)
+    saved = (ctx._saved, ctx._to_save, ctx._packed)
+    ctx._saved, ctx._packed = None, False
+    ctx._to_save = getattr(ctx, "_saved_for_forward", None)
+    hook, registry.FORWARD_AD = registry.FORWARD_AD, None
+    try:
+        got = cls.jvp(ctx, *tangents)
+    finally:
+        registry.FORWARD_AD = hook
+        ctx._saved, ctx._to_save, ctx._packed = saved
+    got = got if isinstance(got, tuple) else (got,)
+    if len(got) != len(outs):
+        raise RuntimeError("Function's jvp returned an invalid number of forward gradients "
+                           f"(expected {len(outs)} but got {len(got)})")
+    for o, t in zip(outs, got):
+        if isinstance(o, Tensor) and t is not None and o._data.dtype.kind in "fcVW":
+            forward_ad.check_tangent_size(o, t)
+            forward_ad.set_tangent(o, t)

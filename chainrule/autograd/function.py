@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, make_tensor
-from . import grad_mode
+from . import forward_ad, grad_mode
 from .anomaly_mode import state as _anomaly
 from .graph import (ERR_BACKWARD_TWICE, HOOKED, RELEASED, Node, SavedHooked, SavedInput,
                     SavedOutput, _sequence, current_hooks, edge_of, raw_saved, rebase_history,
@@ -216,7 +216,11 @@ class Function(metaclass=FunctionMeta):
                 outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             _state.grad_enabled = prev
-        return _wrap_outputs(ctx, args, outputs, records)
+        result = _wrap_outputs(ctx, args, outputs, records)
+        if forward_ad._current_level >= 0:
+            from .forward_derivatives import function_jvp
+            function_jvp(cls, ctx, args, result)
+        return result
 
 
 def _overrides(cls):

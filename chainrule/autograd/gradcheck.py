@@ -70,6 +70,28 @@ def _analytical_jacobian(inputs, wrt, outputs):
     return jac
 
 
+def _forward_jacobian(func, inputs, wrt, outputs, positions):
+    """The Jacobian from forward-mode AD: one one-hot tangent per input element."""
+    from .._creation import from_numpy
+    from . import forward_ad
+    jac = [[np.zeros((t._data.size, o._data.size), np.result_type(t._data.dtype, o._data.dtype))
+            for o in outputs] for t in wrt]
+    for i, t in enumerate(wrt):
+        at = next(n for n, x in enumerate(inputs) if x is t)
+        for j in range(t._data.size):
+            e = np.zeros(t._data.size, t._data.dtype)
+            e[j] = 1
+            with forward_ad.dual_level():
+                args = list(inputs)
+                args[at] = forward_ad.make_dual(t, from_numpy(e.reshape(t._data.shape)))
+                outs = _tensor_outputs(func(*args))
+                for k, p in enumerate(positions):
+                    tangent = forward_ad.unpack_dual(outs[p]).tangent
+                    if tangent is not None:
+                        jac[i][k][j] = tangent._data.reshape(-1)
+    return jac
+
+
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
               nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
               check_batched_grad=False, check_batched_forward_grad=False,
@@ -101,19 +123,25 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         return True
     outputs = [all_outputs[p] for p in positions]
     numerical = _numerical_jacobian(func, inputs, wrt, outputs, positions, eps)
-    analytical = _analytical_jacobian(inputs, wrt, outputs)
+    checks = []
+    if check_backward_ad:
+        checks.append(("", _analytical_jacobian(inputs, wrt, outputs)))
+    if check_forward_ad:
+        checks.append(("computed with forward mode ",
+                       _forward_jacobian(func, inputs, wrt, outputs, positions)))
     input_index = {id(t): i for i, t in enumerate(inputs)}
-    for i, t in enumerate(wrt):
-        for k in range(len(outputs)):
-            a, n = analytical[i][k], numerical[i][k]
-            if not np.allclose(a, n, rtol=rtol, atol=atol):
-                from .._creation import from_numpy
-                msg = (f"Jacobian mismatch for output {k} with respect to input "
-                       f"{input_index[id(t)]},\nnumerical:{from_numpy(n)!r}\n"
-                       f"analytical:{from_numpy(a)!r}\n")
-                if raise_exception:
-                    raise GradcheckError(msg)
-                return False
+    for mode, analytical in checks:
+        for i, t in enumerate(wrt):
+            for k in range(len(outputs)):
+                a, n = analytical[i][k], numerical[i][k]
+                if not np.allclose(a, n, rtol=rtol, atol=atol):
+                    from .._creation import from_numpy
+                    msg = (f"Jacobian {mode}mismatch for output {k} with respect to input "
+                           f"{input_index[id(t)]},\nnumerical:{from_numpy(n)!r}\n"
+                           f"analytical:{from_numpy(a)!r}\n")
+                    if raise_exception:
+                        raise GradcheckError(msg)
+                    return False
     return True
 
 

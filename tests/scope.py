@@ -114,6 +114,9 @@ OUT_OF_SCOPE = {
         (_LEAKED, ["common_args", "factory_common_args"]),
     ],
     "torch.special": [],
+    "torch.distributions": [],
+    "torch.distributions.constraints": [],
+    "torch.distributions.transforms": [],
     "torch.library": [
         (_DISPATCHER, ["Library", "define", "impl", "fallthrough_kernel", "get_kernel",
                        "register_torch_dispatch", "EffectType", "NAMELESS_SCHEMA"]),
@@ -131,7 +134,6 @@ _ISSUE_14 = "issue 14: torch.distributed on MPI"
 
 PENDING = {
     "torch": [
-        (_ISSUE_10, ["distributions"]),
         (_ISSUE_14, ["distributed"]),
     ],
     "torch.Tensor": [

@@ -1,5 +1,5 @@
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable as _Callable
+from typing import Any as _Any
 
 
 r"""
@@ -205,7 +205,7 @@ class _DependentProperty(property, _Dependent):
 
     def __init__(
         self,
-        fn: Callable[..., Any] | None = None,
+        fn: _Callable[..., _Any] | None = None,
         *,
         is_discrete: bool | None = NotImplemented,
         event_dim: int | None = NotImplemented,
@@ -214,7 +214,7 @@ class _DependentProperty(property, _Dependent):
         self._is_discrete = is_discrete
         self._event_dim = event_dim
 
-    def __call__(self, fn: Callable[..., Any]) -> "_DependentProperty":
+    def __call__(self, fn: _Callable[..., _Any]) -> "_DependentProperty":
         """
         Support for syntax to customize static attributes::
 

@@ -322,3 +322,7 @@ def test_lr_scheduler_base_and_deprecation_text():
     assert issubclass(chainrule.optim.lr_scheduler.SequentialLR,
                       chainrule.optim.lr_scheduler.LRScheduler)
     assert chainrule.optim.lr_scheduler.Optimizer is chainrule.optim.Optimizer
+    # the helpers PyTorch's module imports are there too, the same objects
+    for name in ("Counter", "bisect_right", "partial", "wraps", "ref", "math", "types"):
+        assert getattr(chainrule.optim.lr_scheduler, name) is \
+            getattr(torch.optim.lr_scheduler, name)

@@ -4,6 +4,7 @@ compared after every step of the same seeded training loop, then the state dicts
 errors and the differentiable steps."""
 import copy
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -408,3 +409,241 @@ def test_lbfgs_stops_at_once_on_a_zero_gradient():
 
         assert float(opt.step(closure).detach()) == 0.0 and len(calls) == 1
         assert opt.state[p] == {"func_evals": 1, "n_iter": 0}
+
+
+# ---- swa_utils ------------------------------------------------------------------------------
+
+def _model(lib):
+    """Linear, BatchNorm1d, ReLU, Linear with the same seeded weights in both libraries."""
+    gen = torch.Generator().manual_seed(0)
+    tmodel = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4),
+                                 torch.nn.ReLU(), torch.nn.Linear(4, 2)).double()
+    with torch.no_grad():
+        for p in tmodel.parameters():
+            p.copy_(torch.randn(p.shape, generator=gen, dtype=torch.float64))
+    if lib is torch:
+        return tmodel
+    model = chainrule.nn.Sequential(chainrule.nn.Linear(3, 4), chainrule.nn.BatchNorm1d(4),
+                                    chainrule.nn.ReLU(), chainrule.nn.Linear(4, 2)).double()
+    model.load_state_dict({k: chainrule.tensor(v.numpy().copy())
+                           for k, v in tmodel.state_dict().items()})
+    return model
+
+
+def _batches(lib, n=4):
+    rng = np.random.default_rng(3)
+    return [(lib.tensor(rng.standard_normal((6, 3))), lib.tensor(rng.standard_normal((6, 2))))
+            for _ in range(n)]
+
+
+def _averaging(lib, make_averaged, steps=5):
+    model = _model(lib)
+    averaged = make_averaged(lib, model)
+    opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.5)
+    for x, y in _batches(lib, steps):
+        opt.zero_grad()
+        ((model(x) - y) ** 2).mean().backward()
+        opt.step()
+        averaged.update_parameters(model)
+    out = averaged(_batches(lib, 1)[0][0])
+    return averaged.state_dict(), out, averaged
+
+
+@pytest.mark.parametrize("make_averaged", [
+    lambda lib, m: lib.optim.swa_utils.AveragedModel(m),
+    lambda lib, m: lib.optim.swa_utils.AveragedModel(m, use_buffers=True),
+    lambda lib, m: lib.optim.swa_utils.AveragedModel(
+        m, avg_fn=lib.optim.swa_utils.get_swa_avg_fn()),
+    lambda lib, m: lib.optim.swa_utils.AveragedModel(
+        m, avg_fn=lib.optim.swa_utils.get_ema_avg_fn(0.9)),
+    lambda lib, m: lib.optim.swa_utils.AveragedModel(
+        m, multi_avg_fn=lib.optim.swa_utils.get_ema_multi_avg_fn(0.8), use_buffers=True),
+    lambda lib, m: lib.optim.swa_utils.AveragedModel(
+        m, multi_avg_fn=lib.optim.swa_utils.get_swa_multi_avg_fn()),
+    lambda lib, m: lib.optim.swa_utils.AveragedModel(m, device="cpu"),
+], ids=["swa", "swa_buffers", "swa_avg_fn", "ema_avg_fn", "ema_multi", "swa_multi", "device"])
+def test_averaged_model_matches_torch(make_averaged):
+    (sd, out, averaged), (tsd, tout, taveraged) = (_averaging(lib, make_averaged)
+                                                  for lib in LIBS)
+    assert list(sd) == list(tsd)
+    for key in tsd:
+        assert str(sd[key].dtype) == str(tsd[key].dtype), key
+        _assert_close([sd[key]], [tsd[key]], 1e-12)
+    _assert_close([out], [tout], 1e-12)
+    assert int(averaged.n_averaged) == int(taveraged.n_averaged) == 5
+    assert averaged.module is not None and repr(averaged) == repr(taveraged)
+
+
+def _outcome(fn):
+    try:
+        return fn()
+    except Exception as e:    # noqa: BLE001  (the same error on both sides)
+        return type(e), str(e)
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_multi_avg_fns_on_integer_tensors(case):
+    """The non-floating fallbacks: EMA through copy_, the running mean through addcdiv_ (a
+    tensor count) or add_ (a number); PyTorch refuses some on integers, and so must we."""
+    def run(lib):
+        swa = lib.optim.swa_utils
+        avg, cur = [lib.tensor([4, 8])], [lib.tensor([8, 0])]
+        fn, count = [(swa.get_ema_multi_avg_fn(0.5), 1), (swa.get_swa_multi_avg_fn(), 1),
+                     (swa.get_swa_multi_avg_fn(), lib.tensor(3)),
+                     (swa.get_swa_multi_avg_fn(), 0)][case]
+        fn(avg, cur, count)
+        return avg[0].tolist()
+    assert _outcome(lambda: run(chainrule)) == _outcome(lambda: run(torch))
+
+
+def test_update_bn_matches_torch():
+    results = []
+    for lib in LIBS:
+        model = _model(lib)
+        model.eval()
+        bn = model[1]
+        bn.momentum = 0.3
+        loader = [x for x, _ in _batches(lib)] + [(x,) for x, _ in _batches(lib, 2)]
+        lib.optim.swa_utils.update_bn(loader, model, device="cpu")
+        assert not model.training and bn.momentum == 0.3
+        results.append((bn.running_mean, bn.running_var, bn.num_batches_tracked))
+    _assert_close(results[0], results[1], 1e-12)
+    plain = chainrule.nn.Linear(2, 2)
+    assert chainrule.optim.swa_utils.update_bn([chainrule.ones(1, 2)], plain) is None
+
+
+def _swalr(lib, kwargs, steps=14):
+    opt = lib.optim.SGD([{"params": [lib.ones(1, requires_grad=True)]},
+                         {"params": [lib.ones(1, requires_grad=True)], "lr": 0.2}], lr=0.5)
+    sched = lib.optim.swa_utils.SWALR(opt, **kwargs)
+    lrs = [sched.get_last_lr()]
+    for _ in range(steps):
+        opt.step()
+        sched.step()
+        lrs.append(sched.get_last_lr())
+    state = sched.state_dict()
+    fresh = lib.optim.swa_utils.SWALR(opt, swa_lr=1.0, anneal_strategy="cos")
+    fresh.load_state_dict(state)
+    return lrs, state, fresh.anneal_func(0.5)
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(swa_lr=0.05),
+    dict(swa_lr=[0.01, 0.3], anneal_epochs=4, anneal_strategy="linear"),
+    dict(swa_lr=0.05, anneal_epochs=0),
+    dict(swa_lr=0.5, anneal_epochs=3),
+], ids=_id)
+def test_swalr_matches_torch(kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours, theirs = (_swalr(lib, kwargs) for lib in LIBS)
+    assert ours[0] == theirs[0]
+    assert ours[1] == theirs[1] and "anneal_func" not in ours[1]
+    assert ours[2] == theirs[2]
+
+
+SWA_ERRORS = [
+    lambda lib: lib.optim.swa_utils.get_ema_avg_fn(1.5),
+    lambda lib: lib.optim.swa_utils.get_ema_multi_avg_fn(-0.1),
+    lambda lib: lib.optim.swa_utils.AveragedModel(
+        lib.nn.Linear(1, 1), avg_fn=lib.optim.swa_utils.get_swa_avg_fn(),
+        multi_avg_fn=lib.optim.swa_utils.get_swa_multi_avg_fn()),
+    lambda lib: lib.optim.swa_utils.SWALR(lib.optim.SGD([_p(lib)]), 0.1,
+                                          anneal_strategy="exp"),
+    lambda lib: lib.optim.swa_utils.SWALR(lib.optim.SGD([_p(lib)]), 0.1, anneal_epochs=-1),
+    lambda lib: lib.optim.swa_utils.SWALR(lib.optim.SGD([_p(lib)]), 0.1, anneal_epochs=2.0),
+    lambda lib: lib.optim.swa_utils.SWALR(lib.optim.SGD([_p(lib)]), [0.1, 0.2]),
+    lambda lib: lib.optim.swa_utils.SWALR(object(), 0.1),
+]
+
+
+@pytest.mark.parametrize("i", range(len(SWA_ERRORS)))
+def test_swa_errors_match_torch(i):
+    assert _error(lambda: SWA_ERRORS[i](chainrule)) == _error(lambda: SWA_ERRORS[i](torch))
+
+
+def test_swalr_get_lr_outside_step_warns():
+    for lib in LIBS:
+        sched = lib.optim.swa_utils.SWALR(lib.optim.SGD([_p(lib)], lr=0.1), 0.05)
+        with pytest.warns(UserWarning, match="get_last_lr"):
+            sched.get_lr()
+
+
+# ---- swap_in_optimizer_params_and_state ---------------------------------------------------
+
+def _swap_in(lib):
+    values = _init_values("float64")
+    params = _params(lib, values)
+    opt = lib.optim.Adam([{"params": params[:2]}, {"params": params[2:], "lr": 0.05}], lr=0.01)
+    for _ in range(2):
+        _compute(lib, opt, params)
+        opt.step()
+    other = _params(lib, _init_values("float64", seed=5))
+    _compute(lib, opt, other)
+    saved = copy.deepcopy(opt.state_dict())
+    saved["param_groups"][1]["lr"] = 0.2
+    names = {f"p{i}": p for i, p in enumerate(other)}
+    live_groups = [dict(g) for g in opt.param_groups]
+    with lib.optim.swap_in_optimizer_params_and_state(opt, names, saved):
+        assert opt.param_groups[0]["params"][0] is other[0]
+        assert opt.param_groups[1]["lr"] == 0.2
+        opt.step()
+        inside = {i: dict(st) for i, st in enumerate(opt.state.values())}
+    assert [dict(g) for g in opt.param_groups] == live_groups
+    assert all(opt.state[p]["step"].item() == 2 for p in params)
+    return other, saved, inside
+
+
+def test_swap_in_optimizer_params_and_state_matches_torch():
+    (other, saved, inside), (tother, tsaved, tinside) = (_swap_in(lib) for lib in LIBS)
+    _assert_close(other, tother, 1e-12)
+    # the swapped-in state's tensors were updated in place, its dicts left alone
+    _assert_state_close(saved, tsaved, 1e-12)
+    assert saved["state"][0]["step"].item() == 3
+    for i in tinside:
+        _assert_close(list(inside[i].values()), list(tinside[i].values()), 1e-12)
+
+
+def _swap_error(lib, change):
+    p = _p(lib)
+    opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+    p.grad = lib.ones(2)
+    if change != "uninitialized":
+        opt.step()
+    saved = opt.state_dict()
+    params = {"p": _p(lib)}
+    if change == "not a dict":
+        saved = [saved]
+    elif change == "state list":
+        saved["state"] = []
+    elif change == "tensor keys":
+        saved["state"] = {p: {}}
+    elif change == "state entry":
+        saved["state"] = {0: 1.0}
+    elif change == "groups tuple":
+        saved["param_groups"] = tuple(saved["param_groups"])
+    elif change == "two groups":
+        saved["param_groups"] = saved["param_groups"] * 2
+    elif change == "group list":
+        saved["param_groups"] = [[]]
+    elif change == "names":
+        saved["param_groups"][0]["params"] = ["p"]
+    elif change == "count":
+        saved["param_groups"][0]["params"] = [0, 1]
+    elif change == "keys":
+        saved["param_groups"][0]["extra"] = 1
+        del saved["param_groups"][0]["nesterov"]
+    elif change == "too few":
+        params = {}
+    elif change == "extra state":
+        saved["state"][7] = {}
+    with lib.optim.swap_in_optimizer_params_and_state(opt, params, saved):
+        pass
+
+
+@pytest.mark.parametrize("change", [
+    "uninitialized", "not a dict", "state list", "tensor keys", "state entry", "groups tuple",
+    "two groups", "group list", "names", "count", "keys", "too few", "extra state"])
+def test_swap_in_errors_match_torch(change):
+    assert _error(lambda: _swap_error(chainrule, change)) == \
+        _error(lambda: _swap_error(torch, change))

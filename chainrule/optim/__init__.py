@@ -1,5 +1,6 @@
 """Optimizers and learning-rate schedulers, as torch.optim."""
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
+from ._stateless import swap_in_optimizer_params_and_state
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -14,4 +15,5 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam",
-           "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]
+           "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils",
+           "swap_in_optimizer_params_and_state"]

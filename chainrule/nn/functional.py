@@ -1,5 +1,6 @@
 """torch.nn.functional: the fused rows of ops/nn_ops.py, and compositions where PyTorch
 composes (cross_entropy, l1_loss, kl_div, normalize, cosine_similarity, linear)."""
+import math
 import warnings
 
 import numpy as np
@@ -697,3 +698,216 @@ __all__ += ["adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool
             "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
             "fractional_max_pool3d", "fractional_max_pool3d_with_indices", "lp_pool1d",
             "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
+
+
+# ---- hardtanh, relu6, hardsigmoid, hardswish, mish, softshrink, glu (rows of ops/nn_ops.py);
+# softsign, tanhshrink, softmin, gumbel_softmax composed as PyTorch composes them --------------
+from .._creation import empty_like as _empty_like, ones_like as _ones_like  # noqa: E402
+from .._creation import zeros_like as _zeros_like  # noqa: E402
+from .._tensor import legacy_contiguous_format as _legacy_contiguous  # noqa: E402
+from ..autograd import grad_mode as _grad_mode  # noqa: E402
+from ..ops.linalg import pdist  # noqa: E402,F401
+from ..ops.registry import FUNCTIONS as _FUNCTIONS  # noqa: E402
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return _ops._inplace(_ops.hardtanh, input, min_val, max_val)
+    return _ops.hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return _ops._inplace(_ops.hardtanh, input, min_val, max_val)
+
+
+def relu6(input, inplace=False):
+    # at::relu6 is hardtanh(0, 6) (HardtanhBackward0)
+    return hardtanh(input, 0, 6, inplace)
+
+
+def _unary(row):
+    def f(input, inplace=False):
+        return _ops._inplace(row, input) if inplace else row(input)
+    f.__name__ = f.__qualname__ = row.__name__
+    return f
+
+
+hardsigmoid = _unary(_ops.hardsigmoid)
+hardswish = _unary(_ops.hardswish)
+mish = _unary(_ops.mish)
+
+
+def softshrink(input, lambd=0.5):
+    return _ops.softshrink(input, lambd)
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return _ops.glu(input, dim)
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -_empty_like(logits, memory_format=_legacy_contiguous).exponential_().log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft
+    # straight through: the one-hot of the argmax, with y_soft's gradient
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = _zeros_like(logits, memory_format=_legacy_contiguous).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError("Expected 3D or higher dimensionality                          input "
+                         f"(got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = div.unsqueeze(1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+# ---- soft margin, multi margin, multilabel, gaussian NLL and triplet-with-distance losses -----
+
+def _no_grad_target(fn, target):
+    if _grad_mode.state.grad_enabled and target.requires_grad:
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument "
+                           "'target'. This input cannot have requires_grad True.")
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    _no_grad_target("soft_margin_loss", target)
+    return _ops.soft_margin_loss(input, target, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return _ops.multi_margin_loss(input, target, p, margin, weight, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    return _ops.multilabel_margin_loss(input, target, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(reduction, size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * _ones_like(input)
+    elif (var < 0).any():
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        # one dimension short (homoscedastic), or one mismatched dimension of size 1
+        if input.size()[:-1] == var.size():
+            var = var.unsqueeze(-1)
+        elif not (input.ndim == var.ndim and sum(
+                y for x, y in zip(input.size(), var.size(), strict=True) if x != y) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction != "none" and reduction != "mean" and reduction != "sum":
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with _no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
+    if not (a_dim == p_dim and p_dim == n_dim):
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {a_dim}D, positive "
+                           f"{p_dim}D, and negative {n_dim}D inputs")
+    if distance_function is None:
+        distance_function = pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_neg = _FUNCTIONS["minimum"](dist_neg, distance_function(positive, negative))
+    loss = _FUNCTIONS["clamp_min"](margin + dist_pos - dist_neg, 0)
+    if reduction == "sum":
+        return loss.sum()
+    return loss.mean() if reduction == "mean" else loss
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    if not (isinstance(arg, int) or len(arg) == 2):
+        raise AssertionError(message.format(arg_name))
+
+
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+
+__all__ += ["hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "mish", "softshrink",
+            "glu", "softsign", "tanhshrink", "softmin", "gumbel_softmax", "local_response_norm",
+            "pdist", "soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+            "multilabel_soft_margin_loss", "gaussian_nll_loss",
+            "triplet_margin_with_distance_loss"]
+
+from . import grad  # noqa: E402,F401  (torch.nn.functional.grad is torch.nn.grad)

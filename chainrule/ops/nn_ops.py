@@ -713,6 +713,368 @@ softplus = op("softplus", "SoftplusBackward0", "self, beta, threshold",
                                                                          threshold))
 
 
+# ---- hardtanh (relu6), hardsigmoid, hardswish, mish, softshrink, glu --------------------------
+# torch._C._nn's: their in-place variants record the same nodes (formulas reading `self` see
+# its value before the write, Note [In-place ops])
+
+def _hardtanh(x, min_val, max_val):
+    if x.dtype == np.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    return np.clip(x, x.dtype.type(min_val), x.dtype.type(max_val))
+
+
+def _hardtanh_bw(g, x, min_val, max_val):
+    return np.where((x <= min_val) | (x >= max_val), 0, g).astype(g.dtype)
+
+
+hardtanh_backward = op(
+    "hardtanh_backward", "HardtanhBackwardBackward0", "grad_output, self, min_val, max_val",
+    _hardtanh_bw, function=False, method=False,
+    grad_output=lambda grad, self, min_val, max_val: hardtanh_backward(grad, self, min_val,
+                                                                       max_val),
+    self=_zeros)
+
+hardtanh = op("hardtanh", "HardtanhBackward0", "self, min_val=-1, max_val=1", _hardtanh,
+              function=False, method=False,
+              self=lambda grad, self, min_val, max_val: hardtanh_backward(grad, self, min_val,
+                                                                          max_val))
+
+
+@_opmath
+def _hardsigmoid(x):
+    _not_for(x, "biuc", "hardsigmoid_cpu")
+    return np.minimum(np.maximum(x + 3, 0), 6) / x.dtype.type(6)
+
+
+def _hardsigmoid_bw(g, x):
+    _not_for(x, "biuc", "hardsigmoid_backward")
+    # the kernel's one_sixth is the float 1.0f / 6.0f, whatever the dtype
+    inside = (x > -3) & (x < 3)
+    return np.where(inside, g * g.dtype.type(np.float32(1) / np.float32(6)), 0).astype(g.dtype)
+
+
+hardsigmoid_backward = op(
+    "hardsigmoid_backward", NOT_IMPLEMENTED, "grad_output, self", _hardsigmoid_bw,
+    function=False, method=False, grad_output=no_derivative("aten::hardsigmoid_backward"),
+    self=no_derivative("aten::hardsigmoid_backward"))
+
+hardsigmoid = op("hardsigmoid", "HardsigmoidBackward0", "self", _hardsigmoid, function=False,
+                 method=False, self=lambda grad, self: hardsigmoid_backward(grad, self))
+
+
+@_opmath
+def _hardswish(x):
+    _not_for(x, "biuc", "hardswish_cpu")
+    return x * np.minimum(np.maximum(x + 3, 0), 6) / x.dtype.type(6)
+
+
+def _hardswish_bw(g, x):
+    _not_for(x, "biuc", "hardswish_backward_cpu")
+    t = x.dtype.type
+    return np.where(x < -3, 0, np.where(x <= 3, g * (x / t(3) + t(0.5)), g)).astype(g.dtype)
+
+
+hardswish_backward = op(
+    "hardswish_backward", "HardswishBackwardBackward0", "grad_output, self", _hardswish_bw,
+    function=False, method=False,
+    grad_output=lambda grad, self: hardswish_backward(grad, self),
+    self=lambda grad, grad_output, self: where((self > -3.0).logical_and(self < 3.0),
+                                               grad * grad_output / 3.0,
+                                               make_tensor(np.zeros((), self._data.dtype))))
+
+hardswish = op("hardswish", "HardswishBackward0", "self", _hardswish, function=False,
+               method=False, self=lambda grad, self: hardswish_backward(grad, self))
+
+
+@_opmath
+def _mish(x):
+    _not_for(x, "biuc", "mish_cpu")
+    with np.errstate(over="ignore"):
+        return x * np.tanh(np.log1p(np.exp(x)))
+
+
+def _mish_grad(grad, self):
+    # PyTorch's infinitely_differentiable_mish_backward
+    sigmoid = self.sigmoid()
+    tanh_softplus = softplus(self, 1, 20).tanh()
+    return grad * (tanh_softplus + self * sigmoid * _number_minus(
+        1.0, tanh_softplus * tanh_softplus))
+
+
+mish = op("mish", "MishBackward0", "self", _mish, function=False, method=False,
+          self=_mish_grad)
+
+
+def _softshrink(x, lambd):
+    _not_for(x, "biuc", "softshrink_check")
+    top = float(np.finfo(x.dtype).max)
+    if not 0 <= lambd <= top:
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                           f"{FROM_NP[x.dtype].legacy}, but found {lambd:g}")
+    lambd_t = x.dtype.type(lambd)
+    return np.where(x > lambd_t, x - lambd_t, np.where(x < -lambd_t, x + lambd_t, x * 0))
+
+
+softshrink_backward = op(
+    "softshrink_backward", "SoftshrinkBackwardBackward0", "grad_output, self, lambd",
+    lambda g, x, lambd: np.where(_shrunk(x, lambd, "softshrink_backward_cpu"), 0, g).astype(
+        g.dtype),
+    function=False, method=False,
+    grad_output=lambda grad, self, lambd: softshrink_backward(grad, self, lambd), self=_zeros)
+
+softshrink = op("softshrink", "SoftshrinkBackward0", "self, lambd=0.5", _softshrink,
+                function=False, method=False,
+                self=lambda grad, self, lambd: softshrink_backward(grad, self, lambd))
+
+
+def _halves(x, dim):
+    n = x.shape[dim] // 2
+    return np.split(x, [n], axis=dim)
+
+
+def _glu(x, dim):
+    _not_for(x, "biuc", "glu_cpu")
+    a, b = _halves(x, dim)
+    with np.errstate(over="ignore"):
+        return a * (1 / (1 + np.exp(-b)))
+
+
+def _glu_bw(g, x, dim):
+    _not_for(x, "biuc", "glu_backward_cpu")
+    a, b = _halves(x, dim)
+    with np.errstate(over="ignore"):
+        sig = 1 / (1 + np.exp(-b))
+    return np.concatenate([sig * g, (1 - sig) * sig * a * g], axis=dim)
+
+
+def _glu_dd_grad_output(grad, self, dim):
+    # FunctionsManual's glu_double_backward_grad_output
+    n = self.shape[dim] // 2
+    sizes = list(self.shape)
+    sizes[dim] = n
+    tmp = grad * glu_backward(make_tensor(np.ones(sizes, self._data.dtype)), self, dim)
+    return tmp.narrow(dim, 0, n) + tmp.narrow(dim, n, n)
+
+
+def _glu_dd(grad, grad_output, self, dim):
+    # FunctionsManual's glu_double_backward
+    n = self.shape[dim] // 2
+    first_half, second_half = self.narrow(dim, 0, n), self.narrow(dim, n, n)
+    sig_second_half = second_half.sigmoid()
+    one_sub_sig_second_half = _number_minus(1, sig_second_half)
+    sig_one_sub_sig = sig_second_half * one_sub_sig_second_half
+    ggi_first_half, ggi_second_half = grad.narrow(dim, 0, n), grad.narrow(dim, n, n)
+    ggi_second_half_times_first_half = ggi_second_half * first_half
+    gi_first_half = ggi_second_half * grad_output * sig_one_sub_sig
+    second_order_sh = (sig_one_sub_sig * one_sub_sig_second_half
+                       - sig_second_half * sig_one_sub_sig)
+    second_order_sh = second_order_sh * ggi_second_half_times_first_half
+    gi_second_half = second_order_sh * grad_output + ggi_first_half * grad_output * \
+        sig_one_sub_sig
+    return FUNCTIONS["cat"]([gi_first_half, gi_second_half], dim)
+
+
+glu_backward = op(
+    "glu_backward", "GluBackwardBackward0", "grad_output, self, dim", _glu_bw,
+    function=False, method=False,
+    grad_output=lambda grad, self, dim: _glu_dd_grad_output(grad, self, dim),
+    self=_glu_dd)
+
+_glu_row = op("glu", "GluBackward0", "self, dim", _glu, function=False, method=False,
+              self=lambda grad, self, dim: glu_backward(grad, self, dim))
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b) of the halves of `dim`, with PyTorch's checks."""
+    dim = wrap_dim(dim, input.dim())
+    n = input.shape[dim]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {n}")
+    return _glu_row(input, dim)
+
+
+# ---- soft margin, multi margin and multilabel margin losses -----------------------------------
+
+def _soft_margin(x, t, reduction):
+    if x.dtype.kind not in "fc":
+        raise _cast_error(FROM_NP[x.dtype].legacy)
+    with np.errstate(over="ignore"):
+        return _reduce(np.log1p(np.exp(-x * t)), reduction)
+
+
+def _soft_margin_bw(g, x, t, reduction):
+    norm = 1 / x.size if reduction == "mean" else 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = np.exp(-t * x)
+        return (t * z * -norm / (1 + z) * g).astype(x.dtype)
+
+
+def _soft_margin_dd_grad_output(grad, grad_output, self, target, reduction):
+    # FunctionsManual's soft_margin_loss_double_backward_grad_output
+    if reduction == "none":
+        return soft_margin_loss_backward(grad, self, target, reduction)
+    r = soft_margin_loss_backward(_ones(grad_output), self, target, reduction)
+    return (r * grad).sum()
+
+
+def _soft_margin_dd(grad, grad_output, self, target, reduction):
+    # FunctionsManual's soft_margin_loss_double_backward, on grad * grad_output
+    z = (self * -target).exp()
+    zplus1 = add_scalar(z, 1)
+    res = target * target * z / (zplus1 * zplus1) * (grad * grad_output)
+    return div_scalar(res, self.numel()) if reduction == "mean" else res
+
+
+soft_margin_loss_backward = op(
+    "soft_margin_loss_backward", "SoftMarginLossBackwardBackward0",
+    "grad_output, self, target, reduction", _soft_margin_bw, function=False, method=False,
+    grad_output=_soft_margin_dd_grad_output, self=_soft_margin_dd, target=None)
+
+soft_margin_loss = op(
+    "soft_margin_loss", "SoftMarginLossBackward0", "self, target, reduction", _soft_margin,
+    function=False, method=False, target=None,
+    self=lambda grad, self, target, reduction: soft_margin_loss_backward(grad, self, target,
+                                                                         reduction))
+
+
+def _frames(x):
+    """x as (nframe, dim): a vector (or a number) is one frame."""
+    return x.reshape(1 if x.ndim <= 1 else x.shape[0], -1)
+
+
+def _multi_margin_z(x, target, p, margin, weight):
+    """Each (frame, class) term of the multi margin loss before the 1/dim, and z > 0."""
+    xs = _frames(x)
+    t = target.reshape(-1)
+    z = margin - np.take_along_axis(xs, t[:, None], 1) + xs
+    on = z > 0
+    on[np.arange(len(t)), t] = False
+    w = 1 if weight is None else weight.astype(x.dtype)[t][:, None]
+    return xs, t, z, on, w
+
+
+def _multi_margin(x, target, p, margin, weight, reduction):
+    xs, t, z, on, w = _multi_margin_z(x, target, p, margin, weight)
+    h = np.where(on, z if p == 1 else z * z, 0) * w
+    losses = (h.sum(1) / xs.shape[1]).astype(x.dtype)
+    if reduction == "none":
+        return losses.reshape(target.shape)
+    return _reduce(losses, reduction)
+
+
+def _multi_margin_bw(g, x, target, p, margin, weight, reduction):
+    xs, t, z, on, w = _multi_margin_z(x, target, p, margin, weight)
+    norm = 1 / (xs.size if reduction == "mean" else xs.shape[1])
+    h = np.where(on, norm if p == 1 else 2 * norm * z, 0) * w
+    h[np.arange(len(t)), t] = -h.sum(1)
+    g = np.asarray(g).reshape(-1, 1) if reduction == "none" else g
+    return (h * g).astype(x.dtype).reshape(x.shape)
+
+
+multi_margin_loss_backward = op(
+    "multi_margin_loss_backward", NOT_IMPLEMENTED,
+    "grad_output, self, target, p, margin, weight, reduction", _multi_margin_bw,
+    function=False, method=False,
+    grad_output=no_derivative("aten::multi_margin_loss_backward"),
+    self=no_derivative("aten::multi_margin_loss_backward"))
+
+_multi_margin_row = op(
+    "multi_margin_loss", "MultiMarginLossBackward0", "self, target, p, margin, weight, reduction",
+    _multi_margin, function=False, method=False,
+    self=lambda grad, self, target, p, margin, weight, reduction: multi_margin_loss_backward(
+        grad, self, target, p, margin, weight, reduction))
+
+
+def multi_margin_loss(input, target, p, margin, weight, reduction):
+    """The multi-class hinge loss (reduction as a string), with PyTorch's checks."""
+    nframe = 1 if input.dim() <= 1 else input.shape[0]
+    if not (input.numel() > 0 and input.dim() <= 2 or input.dim() == 2 and input.shape[1]):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(input.shape)}")
+    if target.dim() > 1 or target.numel() != nframe:
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{nframe}], but got "
+            f"{list(target.shape)}. Input has shape {list(input.shape)}.")
+    dim = 1 if input.dim() == 0 else input.shape[-1]
+    if weight is not None and (weight.dim() > 1 or weight.numel() != dim):
+        raise RuntimeError(f"inconsistent weight size, expected {dim} but got "
+                           f"{list(weight.shape)}")
+    if target.dtype != _dtype.int64:
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.legacy}")
+    t = target._data
+    if t.size and (t.min() < 0 or t.max() >= dim):
+        raise RuntimeError("target out of range")
+    return _multi_margin_row(input, t, p, margin, None if weight is None else weight._data,
+                             reduction)
+
+
+def _multilabel_terms(x, target):
+    """Per frame: how often each class is listed as a target (up to the first -1), whether it
+    is a target, and each (target j, class d) hinge 1 - x[j] + x[d]."""
+    xs = _frames(x)
+    ts = target.reshape(xs.shape)
+    listed = np.cumprod(ts >= 0, axis=1).astype(bool)   # before the first negative
+    counts = np.zeros(xs.shape, np.int64)
+    rows = np.broadcast_to(np.arange(xs.shape[0])[:, None], ts.shape)
+    np.add.at(counts, (rows[listed], ts[listed]), 1)
+    is_target = counts > 0
+    z = 1 - xs[:, :, None] + xs[:, None, :]
+    on = (z > 0) & is_target[:, :, None] & ~is_target[:, None, :]
+    return xs, counts, is_target, z, on
+
+
+def _multilabel(x, target, reduction):
+    xs, counts, _, z, on = _multilabel_terms(x, target)
+    losses = ((counts[:, :, None] * np.where(on, z, 0)).sum((1, 2)) / xs.shape[1]).astype(
+        x.dtype)
+    if reduction == "none":
+        return losses.reshape(() if x.ndim <= 1 else x.shape[:1])
+    return _reduce(losses, reduction)
+
+
+def _multilabel_bw(g, x, target, reduction):
+    xs, counts, _, _, on = _multilabel_terms(x, target)
+    norm = 1 / (xs.size if reduction == "mean" else xs.shape[1])
+    pairs = counts[:, :, None] * on
+    grad = (pairs.sum(1) - pairs.sum(2)) * norm
+    g = np.asarray(g).reshape(-1, 1) if reduction == "none" else g
+    return (grad * g).astype(x.dtype).reshape(x.shape)
+
+
+multilabel_margin_loss_backward = op(
+    "multilabel_margin_loss_backward", NOT_IMPLEMENTED, "grad_output, self, target, reduction",
+    _multilabel_bw, function=False, method=False,
+    grad_output=no_derivative("aten::multilabel_margin_loss_backward"),
+    self=no_derivative("aten::multilabel_margin_loss_backward"))
+
+_multilabel_row = op(
+    "multilabel_margin_loss", "MultilabelMarginLossBackward0", "self, target, reduction",
+    _multilabel, function=False, method=False,
+    self=lambda grad, self, target, reduction: multilabel_margin_loss_backward(
+        grad, self, target, reduction))
+
+
+def multilabel_margin_loss(input, target, reduction):
+    """The multi-label hinge loss (reduction as a string), with PyTorch's checks."""
+    if not (input.numel() > 0 and input.dim() <= 2 or input.dim() == 2 and input.shape[1]):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(input.shape)}")
+    if input.dim() <= 1:
+        dim = 1 if input.dim() == 0 else input.shape[0]
+        ok = target.dim() <= 1 and target.numel() == dim
+    else:
+        ok = target.dim() == 2 and tuple(target.shape) == tuple(input.shape)
+    if not ok:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    if target.dtype != _dtype.int64:
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.legacy}")
+    t = target._data
+    if t.size and (t.min() < -1 or t.max() >= max(input.shape[-1:] or (1,))):
+        raise RuntimeError("argument #2 'target' is out of range")
+    return _multilabel_row(input, t, reduction)
+
 
 # ---- activations torch has at the top level ---------------------------------------------------
 

@@ -42,3 +42,18 @@ from . import upsampling  # noqa: E402
 from .upsampling import *  # noqa: E402,F401,F403
 from .loss import CTCLoss  # noqa: E402
 __all__ += upsampling.__all__ + ["CTCLoss"]
+
+# padding, distances, the remaining activations, losses and normalizations, SyncBatchNorm
+from . import padding, distance  # noqa: E402
+from .padding import *  # noqa: E402,F401,F403
+from .distance import *  # noqa: E402,F401,F403
+from .activation import (GLU, Hardsigmoid, Hardswish, Hardtanh, Mish, ReLU6,  # noqa: E402
+                         Softmax2d, Softmin, Softshrink, Softsign, Tanhshrink)
+from .loss import (GaussianNLLLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,  # noqa: E402
+                   MultiMarginLoss, NLLLoss2d, SoftMarginLoss, TripletMarginWithDistanceLoss)
+from .container import Container  # noqa: E402
+__all__ += padding.__all__ + distance.__all__ + [
+    "GLU", "Hardsigmoid", "Hardswish", "Hardtanh", "Mish", "ReLU6", "Softmax2d", "Softmin",
+    "Softshrink", "Softsign", "Tanhshrink", "GaussianNLLLoss", "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss2d", "SoftMarginLoss",
+    "TripletMarginWithDistanceLoss", "Container"]

@@ -160,3 +160,56 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     """BatchNorm3d whose num_features is inferred from the first input."""
     cls_to_become = BatchNorm3d
     _check_input_dim = BatchNorm3d._check_input_dim
+
+
+class SyncBatchNorm(_BatchNorm):
+    """BatchNorm synchronized across processes; without an initialized process group (always,
+    in chainrule) it is plain batch norm over any input of 2 or more dims, as in PyTorch."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats,
+                         device=device, dtype=dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def _check_non_zero_input_channels(self, input):
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        self._check_non_zero_input_channels(input)
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """`module` with every BatchNorm*D layer replaced by a SyncBatchNorm sharing its
+        parameters and buffers (a new module when `module` itself is one)."""
+        from ...autograd import no_grad
+        module_output = module
+        if isinstance(module, _BatchNorm):
+            module_output = SyncBatchNorm(module.num_features, module.eps, module.momentum,
+                                          module.affine, module.track_running_stats,
+                                          process_group, bias=module.bias is not None)
+            if module.affine:
+                with no_grad():
+                    module_output.weight = module.weight
+                    module_output.bias = module.bias
+            module_output.running_mean = module.running_mean
+            module_output.running_var = module.running_var
+            module_output.num_batches_tracked = module.num_batches_tracked
+            module_output.training = module.training
+            if hasattr(module, "qconfig"):
+                module_output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            module_output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return module_output
+
+
+__all__ += ["SyncBatchNorm"]

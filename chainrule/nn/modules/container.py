@@ -1,5 +1,6 @@
 """Sequential, ModuleList, ModuleDict, ParameterList and ParameterDict."""
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
 
@@ -297,3 +298,17 @@ class ParameterDict(Module):
 
     def extra_repr(self):
         return _param_lines(self.items(), _typename)
+
+
+class Container(Module):
+    """Deprecated: a Module holding the modules given as keywords."""
+
+    def __init__(self, **kwargs):
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented "
+                      "in `nn.Module`. Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
+
+
+__all__ += ["Container"]

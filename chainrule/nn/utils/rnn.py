@@ -1,7 +1,7 @@
 """torch.nn.utils.rnn: PackedSequence and the functions that pack, pad and unpack batches of
 sequences of different lengths (their native ops are in ops/recurrent.py)."""
 from collections import namedtuple
-from collections.abc import Iterable
+from collections.abc import Iterable as _Iterable
 
 from ... import _creation
 from ..._dtype import float16, float32, float64, int8, int16, int32, int64, uint8
@@ -153,7 +153,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
 
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     """Pads a list of variable-length tensors to the longest (on the left or right)."""
-    if not isinstance(sequences, Iterable):
+    if not isinstance(sequences, _Iterable):
         raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg "
                            f"of type: {type(sequences)}")
     return _ops.pad_sequence(tuple(sequences), batch_first, padding_value, padding_side)

@@ -386,3 +386,112 @@ OPS_DB = [
                         Sample(_distinct(rng, 3, 4, 4), (3, None), name="3-d, None")],
            ops=("adaptive_max_pool2d", "adaptive_max_pool2d_backward")),
 ]
+
+
+# ---- hardtanh, hardsigmoid, hardswish, mish, softshrink, glu; soft, multi and multilabel margin
+# losses (samples keep away from the kinks: the bounds, +-3, +-lambd)
+
+def _away_from(rng, kinks, *shape, scale=2.0):
+    a = np.asarray(rng.standard_normal(shape) * scale)
+    for k in kinks:
+        a = np.where(np.abs(a - k) < 0.1, a + 0.25, a)
+    return a
+
+
+def _bounded(rng, kinks, *args, **kw):
+    return [Sample(_away_from(rng, kinks, 3, 4), *args, **kw),
+            Sample(_away_from(rng, kinks), *args, **kw),
+            Sample(noncontiguous(_away_from(rng, kinks, 2, 3)), *args, **kw)]
+
+
+def _glu_samples(rng):
+    return [Sample(randn(rng, 3, 4)), Sample(randn(rng, 4, 3), 0, name="dim 0"),
+            Sample(randn(rng, 2, 2, 6), -1, name="3-d"),
+            Sample(noncontiguous(randn(rng, 3, 4)), 1, name="non-contiguous")]
+
+
+def _margin_targets(rng, n, c):
+    """multilabel_margin_loss targets: some class lists ended by -1, one full, one empty."""
+    t = np.full((n, c), -1, np.int64)
+    for i in range(n):
+        k = [2, c, 0, 1][i % 4]
+        t[i, :k] = rng.permutation(c)[:k]
+    return t
+
+
+OPS_DB += [
+    OpInfo("hardtanh", lambda lib, a, *args: _F(lib).hardtanh(a, *args),
+           lambda rng: _bounded(rng, (-1, 1)) + _bounded(rng, (-0.5, 2), -0.5, 2.0),
+           ops=("hardtanh", "hardtanh_backward")),
+    OpInfo("hardtanh_", _clone(lambda lib: _F(lib).hardtanh_),
+           lambda rng: _bounded(rng, (-1, 1)) + _bounded(rng, (0, 0.5), 0.0, 0.5),
+           ops=("hardtanh", "hardtanh_backward")),
+    OpInfo("relu6", lambda lib, a, **kw: _F(lib).relu6(a * 4, **kw),
+           lambda rng: _bounded(rng, (0, 1.5)) + _bounded(rng, (0, 1.5), inplace=True),
+           ops=("hardtanh", "hardtanh_backward")),
+    # hardsigmoid_backward has no derivative (PyTorch's NotImplemented node)
+    OpInfo("hardsigmoid", lambda lib, a, **kw: _F(lib).hardsigmoid(a * 1, **kw),
+           lambda rng: _bounded(rng, (-3, 3)) + _bounded(rng, (-3, 3), inplace=True),
+           ops=("hardsigmoid", "hardsigmoid_backward"), gradgradcheck=False),
+    OpInfo("hardswish", lambda lib, a, **kw: _F(lib).hardswish(a * 1, **kw),
+           lambda rng: _bounded(rng, (-3, 3)) + _bounded(rng, (-3, 3), inplace=True),
+           ops=("hardswish", "hardswish_backward")),
+    OpInfo("mish", lambda lib, a, **kw: _F(lib).mish(a * 1, **kw),
+           lambda rng: _activation(rng) + _activation(rng, inplace=True) + [
+               Sample(np.array([-30.0, 25.0]), name="large")],
+           ops=("mish", "softplus", "tanh", "sigmoid")),
+    OpInfo("softshrink", lambda lib, a, *args: _F(lib).softshrink(a, *args),
+           lambda rng: _bounded(rng, (-0.5, 0.5)) + _bounded(rng, (-1.2, 1.2), 1.2) + [
+               Sample(np.array([-1.0, -0.2, 0.25, 3.0]), 0.0, name="lambd 0")],
+           ops=("softshrink", "softshrink_backward")),
+    OpInfo("glu", lambda lib, a, *args: _F(lib).glu(a, *args), _glu_samples,
+           ops=("glu", "glu_backward")),
+    OpInfo("soft_margin_loss", lambda lib, a, t, **kw: _F(lib).soft_margin_loss(a, t, **kw),
+           lambda rng: [Sample(randn(rng, 3, 4), _signs(rng, 3, 4), grad=(0,)),
+                        Sample(randn(rng, 3, 4), _signs(rng, 3, 4), grad=(0,), reduction="sum"),
+                        Sample(randn(rng, 3, 4), randn(rng, 4), grad=(0,), reduction="none",
+                               name="broadcast none"),
+                        Sample(randn(rng), _signs(rng), grad=(0,), name="0-d")],
+           ops=("soft_margin_loss", "soft_margin_loss_backward")),
+    # multi_margin_loss_backward and multilabel_margin_loss_backward have no derivative
+    OpInfo("multi_margin_loss", lambda lib, a, t, *w, **kw: _F(lib).multi_margin_loss(
+        a, t, weight=w[0] if w else None, **kw),
+           lambda rng: [Sample(randn(rng, 3, 5), _labels(rng, 5, 3)),
+                        Sample(randn(rng, 3, 5), _labels(rng, 5, 3), p=2, margin=0.6,
+                               reduction="sum"),
+                        Sample(randn(rng, 4, 3), _labels(rng, 3, 4), positive(rng, 3),
+                               grad=(0,), reduction="none", name="weight none"),
+                        Sample(randn(rng, 4), np.asarray(1, np.int64), name="1-d"),
+                        Sample(noncontiguous(randn(rng, 3, 4)), _labels(rng, 4, 3),
+                               name="non-contiguous")],
+           ops=("multi_margin_loss", "multi_margin_loss_backward"), gradgradcheck=False),
+    OpInfo("multilabel_margin_loss", lambda lib, a, t, **kw: _F(lib).multilabel_margin_loss(
+        a, t, **kw),
+           lambda rng: [Sample(randn(rng, 4, 5), _margin_targets(rng, 4, 5)),
+                        Sample(randn(rng, 4, 5), _margin_targets(rng, 4, 5), reduction="none"),
+                        Sample(randn(rng, 4, 3), _margin_targets(rng, 4, 3), reduction="sum"),
+                        Sample(randn(rng, 5), np.array([3, 3, 0, -1, 2]), name="1-d repeats"),
+                        Sample(randn(rng), np.asarray(0), name="0-d")],
+           ops=("multilabel_margin_loss", "multilabel_margin_loss_backward"),
+           gradgradcheck=False),
+    OpInfo("compositions: softsign, tanhshrink, softmin, multilabel_soft_margin_loss",
+           lambda lib, a, t: [_F(lib).softsign(a), _F(lib).tanhshrink(a),
+                              _F(lib).softmin(a, 1), _F(lib).softmin(a, 0, dtype=lib.float64),
+                              _F(lib).multilabel_soft_margin_loss(a, t),
+                              _F(lib).multilabel_soft_margin_loss(a, t, t[0] + 1,
+                                                                  reduction="none")],
+           lambda rng: [Sample(_away_from_zero(rng, 3, 4), positive(rng, 3, 4, low=0.0,
+                                                                    high=1.0), grad=(0,))],
+           ops=("div", "tanh", "_softmax", "log_sigmoid_forward")),
+    OpInfo("compositions: gaussian_nll_loss, local_response_norm, triplet with distance",
+           lambda lib, a, b, v: [
+               _F(lib).gaussian_nll_loss(a, b, v), _F(lib).gaussian_nll_loss(
+                   a, b, v[:, :1], full=True, reduction="sum"),
+               _F(lib).local_response_norm(a.view(1, 3, 4), 2),
+               _F(lib).local_response_norm(a.view(1, 3, 2, 2), 3, 1e-2, 0.5, 2.0),
+               _F(lib).triplet_margin_with_distance_loss(
+                   a, b, v, distance_function=lambda x, y: (x - y).abs().sum(1), swap=True,
+                   margin=5.0, reduction="none")],
+           lambda rng: [Sample(randn(rng, 3, 4), randn(rng, 3, 4), positive(rng, 3, 4))],
+           ops=("log", "avg_pool2d", "avg_pool3d", "pow.Tensor_Scalar", "minimum")),
+]

@@ -1,0 +1,293 @@
+"""nn's activations, losses, padding, distance and normalization layers beyond the core set
+(Hardtanh ... GLU, the margin losses, the Pad modules, CrossMapLRN2d, SyncBatchNorm, nn.grad),
+as modules and functions, against PyTorch: values, gradients, nodes, reprs, errors, warnings.
+The single ops themselves are in the op database (chainrule/testing/opdb/nn_ops.py)."""
+import numpy as np
+import pytest
+
+from helpers import same, same_error, same_warnings
+
+X = np.random.default_rng(0).standard_normal((2, 5, 3, 4))
+
+
+def _grads(T, m, *inputs, weight_seed=1):
+    """m(*inputs), and the gradients of a weighted sum of it for the inputs needing one."""
+    out = m(*inputs)
+    w = T.tensor(np.random.default_rng(weight_seed).standard_normal(tuple(out.shape)))
+    need = [x for x in inputs if isinstance(x, T.Tensor) and x.requires_grad]
+    return out, T.autograd.grad((out * w.to(out.dtype)).sum(), need)
+
+
+@pytest.mark.parametrize("make", [
+    lambda T: T.nn.Hardtanh(), lambda T: T.nn.Hardtanh(-0.5, 2.0),
+    lambda T: T.nn.ReLU6(), lambda T: T.nn.Hardsigmoid(), lambda T: T.nn.Hardswish(),
+    lambda T: T.nn.Mish(), lambda T: T.nn.Softshrink(), lambda T: T.nn.Softshrink(1.0),
+    lambda T: T.nn.Softsign(), lambda T: T.nn.Tanhshrink(), lambda T: T.nn.Softmin(1),
+    lambda T: T.nn.Softmax2d(), lambda T: T.nn.GLU(), lambda T: T.nn.GLU(0),
+    lambda T: T.nn.LocalResponseNorm(3), lambda T: T.nn.LocalResponseNorm(2, 1e-2, 0.5, 2.0),
+    lambda T: T.nn.CrossMapLRN2d(3), lambda T: T.nn.CrossMapLRN2d(5, 0.1, 0.75, 2),
+], ids=lambda f: "")
+def test_activation_modules(make):
+    def prog(T):
+        x = T.tensor(X * 3, requires_grad=True)
+        m = make(T)
+        return repr(m), _grads(T, m, x)
+    same(prog)
+
+
+@pytest.mark.parametrize("name", ["Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish"])
+def test_inplace_activation_modules(name):
+    def prog(T):
+        x = T.tensor(X * 3, requires_grad=True)
+        m = getattr(T.nn, name)(inplace=True)
+        y = x * 1
+        out = m(y)
+        g, = T.autograd.grad(out.sum(), x, create_graph=True)
+        return repr(m), out is y, out, g, y._version
+    same(prog)
+
+
+def test_activation_module_arguments():
+    same(lambda T: [repr(T.nn.Hardtanh(-2, 3, True)), repr(T.nn.ReLU6(True)),
+                    repr(T.nn.Softmin()), repr(T.nn.Softmin(dim=0)), repr(T.nn.GLU(0))])
+    same_warnings(lambda T: T.nn.Hardtanh(min_value=-3.0, max_value=2.0))
+    same(lambda T: repr(T.nn.Hardtanh(min_value=-3.0, max_value=2.0)))
+    same_error(lambda T: T.nn.Hardtanh(2, 1))
+    same_error(lambda T: T.nn.Softmax2d()(T.ones(3)))
+    same_warnings(lambda T: T.nn.Softmin()(T.ones(2, 3)))
+    same_error(lambda T: T.nn.CrossMapLRN2d(3)(T.ones(2, 3, 3)))
+
+
+def test_activation_errors():
+    F = "nn.functional"
+    same_error(lambda T: T.nn.functional.hardtanh(T.ones(3), 2, 1))
+    same_error(lambda T: T.nn.functional.hardtanh(T.ones(3, dtype=T.bool)))
+    same(lambda T: [T.nn.functional.hardtanh(T.tensor([1, 5, -3]), -1.5, 2.5),
+                    T.nn.functional.relu6(T.arange(-3, 9))])
+    for f in ("hardsigmoid", "hardswish", "mish", "softshrink", "glu"):
+        same_error(lambda T: getattr(T.nn.functional, f)(T.ones(4, dtype=T.long)))
+    for dtype in ("float16", "float32", "float64"):
+        same_error(lambda T: T.nn.functional.softshrink(T.ones(3, dtype=getattr(T, dtype)),
+                                                        -0.25))
+    same_error(lambda T: T.nn.functional.glu(T.ones(3, 5), 1))
+    same_error(lambda T: T.nn.functional.glu(T.tensor(1.0)))
+    same_error(lambda T: T.nn.functional.glu(T.ones(2, 4), 2))
+    assert F
+
+
+def test_double_backward_without_derivative():
+    """hardsigmoid's, multi_margin_loss's and multilabel_margin_loss's backward have no
+    derivative: PyTorch's NotImplemented node, which raises."""
+    def prog(T, f):
+        x = T.tensor(X[0, 0] * 3, requires_grad=True)
+        g, = T.autograd.grad(f(T, x), x, create_graph=True)
+        g.sum().backward()
+    for f in (lambda T, x: T.nn.functional.hardsigmoid(x).sum(),
+              lambda T, x: T.nn.functional.multi_margin_loss(x, T.tensor([0, 3, 1])),
+              lambda T, x: T.nn.functional.multilabel_margin_loss(
+                  x, T.tensor([[0, 3, -1, 0]] * 3))):
+        same_error(lambda T: prog(T, f))
+
+
+def test_gumbel_softmax_draws_pytorchs_stream():
+    def prog(T):
+        T.manual_seed(0)
+        logits = T.tensor(X[0, 0], requires_grad=True)
+        soft = T.nn.functional.gumbel_softmax(logits, tau=0.5)
+        hard = T.nn.functional.gumbel_softmax(logits, hard=True, dim=0)
+        return soft, hard, T.autograd.grad((soft + hard * 2).sum() * logits.sum(), logits)
+    same(prog)
+    same_warnings(lambda T: T.nn.functional.gumbel_softmax(T.ones(3), eps=1e-3))
+
+
+# ---- losses -------------------------------------------------------------------------------
+
+_T = [[0, 3, -1, 1], [2, -1, 0, 0], [-1, 0, 0, 0]]
+
+
+@pytest.mark.parametrize("make, args", [
+    (lambda T: T.nn.SoftMarginLoss(), lambda T, x: (T.tensor(np.sign(X[1, 0])),)),
+    (lambda T: T.nn.SoftMarginLoss(reduction="none"), lambda T, x: (T.tensor(np.sign(X[1, 0])),)),
+    (lambda T: T.nn.MultiMarginLoss(), lambda T, x: (T.tensor([0, 3, 1]),)),
+    (lambda T: T.nn.MultiMarginLoss(p=2, margin=0.5, weight=T.tensor([1.0, 2, 3, 4],
+                                                                   dtype=T.float64),
+                                    reduction="sum"), lambda T, x: (T.tensor([0, 3, 1]),)),
+    (lambda T: T.nn.MultiLabelMarginLoss(), lambda T, x: (T.tensor(_T),)),
+    (lambda T: T.nn.MultiLabelMarginLoss(reduction="none"), lambda T, x: (T.tensor(_T),)),
+    (lambda T: T.nn.MultiLabelSoftMarginLoss(), lambda T, x: (T.tensor(X[1, 0] > 0) * 1.0,)),
+    (lambda T: T.nn.MultiLabelSoftMarginLoss(weight=T.tensor([1.0, 2, 3, 4], dtype=T.float64),
+                                   reduction="sum"),
+     lambda T, x: (T.tensor(X[1, 0] > 0) * 1.0,)),
+    (lambda T: T.nn.GaussianNLLLoss(), lambda T, x: (T.tensor(X[1, 0]), T.tensor(X[1, 1] ** 2))),
+    (lambda T: T.nn.GaussianNLLLoss(full=True, eps=0.1, reduction="none"),
+     lambda T, x: (T.tensor(X[1, 0]), T.tensor(X[1, 1, :, :1] ** 2))),
+    (lambda T: T.nn.GaussianNLLLoss(reduction="sum"),
+     lambda T, x: (T.tensor(X[1, 0]), T.tensor(X[1, 1, :, 0] ** 2))),
+    (lambda T: T.nn.GaussianNLLLoss(), lambda T, x: (T.tensor(X[1, 0]), 0.5)),
+    (lambda T: T.nn.TripletMarginWithDistanceLoss(),
+     lambda T, x: (T.tensor(X[1, 0]), T.tensor(X[1, 1]))),
+    (lambda T: T.nn.TripletMarginWithDistanceLoss(
+        distance_function=T.nn.CosineSimilarity(), margin=2.0, swap=True, reduction="none"),
+     lambda T, x: (T.tensor(X[1, 0]), T.tensor(X[1, 1]))),
+    (lambda T: T.nn.NLLLoss2d(), lambda T, x: (T.tensor([2, 0, 3]),)),
+], ids=lambda f: "")
+def test_loss_modules(make, args):
+    def prog(T):
+        x = T.tensor(X[0, 0], requires_grad=True)
+        m = make(T)
+        inputs = (x.log_softmax(1),) if isinstance(m, T.nn.NLLLoss) else (x,)
+        return repr(m), _grads(T, m, *inputs, *args(T, x))
+    same(prog)
+
+
+def test_loss_arguments_and_errors():
+    F = "nn.functional"
+    same_warnings(lambda T: T.nn.NLLLoss2d())
+    same_warnings(lambda T: T.nn.functional.soft_margin_loss(T.ones(3), T.ones(3),
+                                                             size_average=False))
+    same_warnings(lambda T: T.nn.functional.multilabel_soft_margin_loss(
+        T.ones(2, 3), T.ones(2, 3), reduce=False))
+    same_error(lambda T: T.nn.functional.soft_margin_loss(T.ones(3), T.ones(3, requires_grad=True)))
+    same(lambda T: T.nn.functional.soft_margin_loss(T.ones(3), T.ones(3, requires_grad=True)
+                                                    .detach()))
+    same_error(lambda T: T.nn.functional.soft_margin_loss(T.ones(3, dtype=T.long),
+                                                          T.ones(3, dtype=T.long)))
+    same_error(lambda T: T.nn.functional.soft_margin_loss(T.ones(3), T.ones(3), reduction="x"))
+    same_error(lambda T: T.nn.MultiMarginLoss(p=3))
+    same_error(lambda T: T.nn.MultiMarginLoss(weight=T.ones(2, 2)))
+    same_error(lambda T: T.nn.functional.multi_margin_loss(T.ones(3, 4), T.tensor([0, 1]), p=3))
+    same_error(lambda T: T.nn.functional.multi_margin_loss(T.ones(3, 4), T.tensor([0, 1]),
+                                                           weight=T.ones(2, 2)))
+    same_error(lambda T: T.nn.functional.multi_margin_loss(T.ones(3, 4), T.tensor([0, 1])))
+    same_error(lambda T: T.nn.functional.multi_margin_loss(T.ones(3, 4), T.tensor([0, 1, 4])))
+    same_error(lambda T: T.nn.functional.multi_margin_loss(T.ones(3, 4), T.tensor([0, 1, 2]),
+                                                           weight=T.ones(3)))
+    same_error(lambda T: T.nn.functional.multi_margin_loss(T.ones(2, 3, 4), T.tensor([0, 1])))
+    same_error(lambda T: T.nn.functional.multi_margin_loss(T.ones(3, 4), T.tensor([0., 1, 2])))
+    same(lambda T: [T.nn.functional.multi_margin_loss(T.tensor(0.3), T.tensor(0)),
+                    T.nn.functional.multi_margin_loss(T.tensor([0.3, 2]), T.tensor([1]),
+                                                      reduction="none"),
+                    T.nn.functional.multilabel_margin_loss(T.tensor(0.3), T.tensor(0))])
+    same_error(lambda T: T.nn.functional.multilabel_margin_loss(T.ones(3, 4),
+                                                                T.tensor([[0, 5, -1, 0]] * 3)))
+    same_error(lambda T: T.nn.functional.multilabel_margin_loss(T.ones(3, 4),
+                                                                T.tensor([[0, 1, -1]] * 3)))
+    same_error(lambda T: T.nn.functional.multilabel_margin_loss(T.ones(3, 4),
+                                                                T.tensor([[0., 1, -1, 0]] * 3)))
+    same_error(lambda T: T.nn.functional.multilabel_margin_loss(
+        T.ones(2, 3, 4), T.zeros(2, 3, 4, dtype=T.long)))
+    same_error(lambda T: T.nn.functional.multilabel_soft_margin_loss(T.ones(2, 3), T.ones(2, 3),
+                                                                     reduction="x"))
+    same_error(lambda T: T.nn.functional.gaussian_nll_loss(T.ones(2, 3), T.ones(2, 3),
+                                                           T.ones(3, 3)))
+    same_error(lambda T: T.nn.functional.gaussian_nll_loss(T.ones(2, 3), T.ones(2, 3), -1.0))
+    same_error(lambda T: T.nn.functional.gaussian_nll_loss(T.ones(2, 3), T.ones(2, 3),
+                                                           -T.ones(2, 3)))
+    same_error(lambda T: T.nn.functional.gaussian_nll_loss(T.ones(2, 3), T.ones(2, 3),
+                                                           T.ones(2, 3), reduction="x"))
+    same_error(lambda T: T.nn.TripletMarginWithDistanceLoss(margin=0))
+    same_error(lambda T: T.nn.functional.triplet_margin_with_distance_loss(
+        T.ones(2, 3), T.ones(2, 3), T.ones(3), reduction="sum"))
+    same_error(lambda T: T.nn.functional.triplet_margin_with_distance_loss(
+        T.ones(2, 3), T.ones(2, 3), T.ones(2, 3), margin=-1.0))
+    same_error(lambda T: T.nn.functional.triplet_margin_with_distance_loss(
+        T.ones(2, 3), T.ones(2, 3), T.ones(2, 3), reduction="x"))
+    same_error(lambda T: T.nn.functional.local_response_norm(T.ones(2, 3), 2))
+    same(lambda T: T.nn.functional.local_response_norm(T.ones(0, 3, 2), 2))
+    assert F
+
+
+# ---- padding, distances, SyncBatchNorm, Container, nn.grad, factory_kwargs -----------------
+
+@pytest.mark.parametrize("name, padding", [
+    ("ZeroPad1d", 2), ("ZeroPad2d", (1, 0, 2, 1)), ("ZeroPad3d", 1), ("ConstantPad1d", 3),
+    ("ConstantPad2d", 1), ("ConstantPad3d", (1, 0, 0, 1, 1, 0)), ("ReflectionPad1d", 2),
+    ("ReflectionPad2d", (1, 2, 0, 1)), ("ReflectionPad3d", 1), ("ReplicationPad1d", 2),
+    ("ReplicationPad2d", 1), ("ReplicationPad3d", (1, 0, 0, 1, 1, 0)), ("CircularPad1d", 2),
+    ("CircularPad2d", (1, 0, 2, 1)), ("CircularPad3d", 1)])
+def test_padding_modules(name, padding):
+    n = int(name[-2])
+
+    def prog(T):
+        args = (padding, 1.5) if name.startswith("Constant") else (padding,)
+        m = getattr(T.nn, name)(*args)
+        shape = [(2, 5, 12), (2, 5, 3, 4), (2, 5, 3, 2, 2)][n - 1]
+        batched = T.tensor(X.reshape(shape), requires_grad=True)
+        unbatched = T.tensor(X[0].reshape(shape[1:]), requires_grad=True)
+        return repr(m), m.padding, _grads(T, m, batched), _grads(T, m, unbatched)
+    same(prog)
+    if name.startswith("Circular"):
+        same_error(lambda T: getattr(T.nn, name)(padding)(T.ones(3)))
+
+
+def test_distance_modules():
+    def prog(T):
+        a, b = T.tensor(X[0, 0], requires_grad=True), T.tensor(X[0, 1], requires_grad=True)
+        return [_grads(T, m, a, b) for m in (
+            T.nn.PairwiseDistance(), T.nn.PairwiseDistance(1.0, 1e-3, True),
+            T.nn.CosineSimilarity(), T.nn.CosineSimilarity(0, 1e-3))]
+    same(prog)
+
+
+def test_sync_batchnorm_is_batchnorm_without_a_process_group():
+    def prog(T):
+        m = T.nn.SyncBatchNorm(5)
+        x = T.tensor(X, dtype=T.float32, requires_grad=True)
+        out = _grads(T, m, x)
+        m.eval()
+        return repr(m), out, m.running_mean, m.running_var, m.num_batches_tracked, m(x)
+    same(prog)
+    same_error(lambda T: T.nn.SyncBatchNorm(5)(T.ones(5)))
+    same_error(lambda T: T.nn.SyncBatchNorm(0)(T.ones(2, 0)))
+
+    def convert(T):
+        net = T.nn.Sequential(T.nn.Linear(2, 3), T.nn.BatchNorm1d(3),
+                              T.nn.Sequential(T.nn.BatchNorm2d(4, affine=False)))
+        sync = T.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+        return repr(sync), sync[1].weight is net[1].weight, type(sync[1]).__name__
+    same(convert)
+
+
+def test_container():
+    same_warnings(lambda T: T.nn.Container(a=T.nn.ReLU()))
+    same(lambda T: [repr(T.nn.Container(a=T.nn.ReLU(), b=T.nn.Tanh())),
+                    isinstance(T.nn.Container(), T.nn.Module)])
+
+
+def test_nn_grad():
+    def prog(T):
+        w = T.tensor(np.tile(X[0, :3, :2, :2].reshape(3, 1, 2, 2), (1, 2, 1, 1)))
+        x = T.tensor(X[:, :2])
+        out = T.nn.functional.conv2d(x, w, stride=1, padding=1, dilation=1)
+        g = T.ones_like(out) * 0.5
+        x1, w1 = T.tensor(X[:, :2, 0]), T.tensor(X[0, :3, :2, :2].reshape(3, 2, 2))
+        g1 = T.ones_like(T.nn.functional.conv1d(x1, w1, stride=2))
+        x3 = T.tensor(X[:, :, None])
+        g3 = T.ones(2, 4, 1, 2, 3, dtype=T.float64)
+        return [T.nn.grad.conv2d_input(x.shape, w, g, padding=1),
+                T.nn.grad.conv2d_weight(x, w.shape, g, 1, 1),
+                T.nn.functional.grad.conv1d_input(x1.shape, w1, g1, stride=2),
+                T.nn.grad.conv1d_weight(x1, w1.shape, g1, stride=2),
+                T.nn.grad.conv3d_input(x3.shape, T.ones(4, 5, 1, 2, 2, dtype=T.float64), g3),
+                T.nn.grad.conv3d_weight(x3, (4, 5, 1, 2, 2), g3)]
+    same(prog)
+
+
+def test_factory_kwargs_common_types_and_functional_constants():
+    same(lambda T: [T.nn.factory_kwargs({"dtype": 1, "factory_kwargs": {"device": 2}}),
+                    T.nn.factory_kwargs(None), T.nn.factory_kwargs({"memory_format": 3})])
+    same_error(lambda T: T.nn.factory_kwargs({"x": 1}))
+    same_error(lambda T: T.nn.factory_kwargs({"dtype": 1, "factory_kwargs": {"dtype": 2}}))
+    same(lambda T: [T.nn.functional.GRID_SAMPLE_INTERPOLATION_MODES,
+                    T.nn.functional.GRID_SAMPLE_PADDING_MODES])
+    same(lambda T: [T.nn.functional.assert_int_or_pair(3, "x", "{} bad"),
+                    T.nn.functional.assert_int_or_pair((1, 2), "x", "{} bad")])
+    same_error(lambda T: T.nn.functional.assert_int_or_pair((1, 2, 3), "x", "{} bad"))
+    import typing
+    import chainrule
+    import torch
+    for name in ("_size_2_t", "_ratio_any_t", "_size_any_opt_t"):
+        ours, theirs = getattr(chainrule.nn.common_types, name), getattr(torch.nn.common_types,
+                                                                         name)
+        assert typing.get_args(ours)[0] == typing.get_args(theirs)[0], name
+    assert isinstance(chainrule.nn.common_types.T, typing.TypeVar)

@@ -154,6 +154,26 @@ def test_jvp_composes_with_grad():
     same(prog)
 
 
+def test_jvp_nests_and_mixes_with_reverse_mode():
+    # the outer jvp runs by forward mode, one inside it by reverse mode (one dual level)
+    def prog(T):
+        F = T.func
+        x, v, u = t(T, X), t(T, V), t(T, A[0])
+        f = lambda x: (x.sin() * x.exp()).cumsum(0)
+        jvp2 = F.jvp(lambda x: F.jvp(f, (x,), (v,))[1], (x,), (u,))
+        confusion = F.jvp(lambda x: F.jvp(lambda y: x * y, (x,), (v,))[1] * x, (x,), (u,))
+        fwd_of_vjp = F.jvp(lambda x: F.vjp(f, x)[1](v)[0], (x,), (u,))
+        fwd_of_vmap = F.jvp(F.vmap(lambda r: r.tanh().sum()), (t(T, A),), (t(T, A) * 2,))
+        fwd_of_jac = F.jvp(F.jacrev(f), (x,), (v,))
+        return jvp2, confusion, fwd_of_vjp, fwd_of_vmap, fwd_of_jac
+    same(prog)
+
+    def in_user_level(T):
+        with T.autograd.forward_ad.dual_level():
+            T.func.jvp(T.sin, (t(T, X),), (t(T, V),))
+    same_error(in_user_level)
+
+
 def test_jvp_and_linearize_errors():
     x = lambda T: t(T, X)
     same_error(lambda T: T.func.jvp(lambda x: x, x(T), (x(T),)))

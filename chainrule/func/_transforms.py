@@ -1,5 +1,5 @@
 """torch.func's autodiff transforms (grad, vjp, jvp, jacrev, jacfwd, hessian, linearize) on
-chainrule's reverse-mode engine.
+chainrule's reverse-mode engine and forward mode (jvp).
 
 Note [Transform levels]: a transform differentiates with respect to fresh aliases of its
 inputs (a new leaf, or a view of an input that already requires grad), never the inputs
@@ -15,6 +15,7 @@ import functools
 
 from .. import autograd
 from .._tensor import Tensor
+from ..autograd import forward_ad
 from ..autograd.graph import AccumulateGrad
 from ._pytree import tree_flatten, tree_map, tree_unflatten
 
@@ -29,7 +30,18 @@ def _alias(x):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
     if x.requires_grad:
         return x.view_as(x)
-    return x.detach().requires_grad_()
+    return _detach(x).requires_grad_()
+
+
+def _detach(t):
+    """t.detach(), keeping the forward-mode tangent of an enclosing jvp (detach is this
+    level's business only)."""
+    d = t.detach()
+    if forward_ad._current_level >= 0:
+        tangent = forward_ad.get_tangent(t)
+        if tangent is not None:
+            forward_ad.set_tangent(d, tangent)
+    return d
 
 
 class _Level:
@@ -75,7 +87,7 @@ class _Level:
             if not isinstance(t, Tensor):
                 raise RuntimeError(f"Expected tensors, got unsupported type {type(t)}")
             if t.requires_grad and not self.reaches_outside([t]):
-                return t.detach()
+                return _detach(t)
             return t
         return tree_map(unwrap, tree)
 
@@ -326,6 +338,7 @@ def hessian(func, argnums=0):
 # ---- jvp, linearize ------------------------------------------------------------------------
 
 _JVP = "jvp(f, primals, tangents)"
+_JVP_NESTING = 0
 
 
 def _check_list_of_tensors(output, api, argname):
@@ -391,23 +404,70 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                            f"and tangents with structure {tangents_spec}")
     _check_list_of_tensors(flat_primals, _JVP, "primals")
     _check_list_of_tensors(flat_tangents, _JVP, "tangents")
+    global _JVP_NESTING
+    # forward mode has one level: the outermost jvp takes it (refused inside a user's
+    # dual_level, as PyTorch refuses), a jvp inside another runs by reverse mode
+    run = _jvp_forward if _JVP_NESTING == 0 else _jvp_reverse
+    _JVP_NESTING += 1
+    try:
+        out, tangents_out, aux = run(func, flat_primals, primals_spec, flat_tangents, strict,
+                                     has_aux)
+    finally:
+        _JVP_NESTING -= 1
+    flat_out, spec = tree_flatten(out)
+    result = tree_unflatten(flat_out, spec), tree_unflatten(tangents_out, spec)
+    return result + (aux,) if has_aux else result
+
+
+def _split_aux(out, has_aux):
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise RuntimeError(f"{_JVP}: output of function f should be a tuple: "
+                           "(output, aux) if has_aux is True")
+    return out
+
+
+def _jvp_forward(func, flat_primals, primals_spec, flat_tangents, strict, has_aux):
+    """jvp by forward mode: the tangents ride along one evaluation of `func`."""
+    with forward_ad.dual_level():
+        duals = [forward_ad.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents)]
+        out, aux = _split_aux(func(*tree_unflatten(duals, primals_spec)), has_aux)
+        flat_out, spec = tree_flatten(out)
+        _check_non_empty_tensor_output(flat_out, _JVP)
+        primals_out, tangents_out = [], []
+        for o in flat_out:
+            primal, tangent = forward_ad.unpack_dual(o)
+            if tangent is None:
+                if strict:
+                    raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f "
+                                       "is independent of the inputs. This is not allowed with "
+                                       "strict=True.")
+                tangent = primal.new_zeros(primal.shape)
+            primals_out.append(primal)
+            tangents_out.append(tangent)
+    if has_aux:
+        aux = tree_map(lambda a: forward_ad.unpack_dual(a).primal if isinstance(a, Tensor)
+                       else _not_tensor(a), aux)
+    return tree_unflatten(primals_out, spec), tangents_out, aux
+
+
+def _not_tensor(a):
+    raise RuntimeError(f"Expected tensors, got unsupported type {type(a)}")
+
+
+def _jvp_reverse(func, flat_primals, primals_spec, flat_tangents, strict, has_aux):
+    """jvp by reverse mode (the double-vjp trick of _pushforward)."""
     level = _Level()
     with autograd.enable_grad():
         flat_in = [level.alias(p) for p in flat_primals]
-        out = func(*tree_unflatten(flat_in, primals_spec))
-        aux = None
+        out, aux = _split_aux(func(*tree_unflatten(flat_in, primals_spec)), has_aux)
         if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError(f"{_JVP}: output of function f should be a tuple: "
-                                   "(output, aux) if has_aux is True")
-            out, aux = out
             aux = level.unwrap(aux)
         flat_out, spec = tree_flatten(out)
         _check_non_empty_tensor_output(flat_out, _JVP)
         tangents_out = _pushforward(level, flat_out, flat_in)(flat_tangents, strict, False)
-        primals_out = level.unwrap(flat_out)
-    result = tree_unflatten(primals_out, spec), tree_unflatten(tangents_out, spec)
-    return result + (aux,) if has_aux else result
+        return tree_unflatten(level.unwrap(flat_out), spec), tangents_out, aux
 
 
 def linearize(func, *primals):

@@ -114,6 +114,9 @@ OUT_OF_SCOPE = {
         (_LEAKED, ["common_args", "factory_common_args"]),
     ],
     "torch.special": [],
+    "torch.linalg": [
+        (_LEAKED, ["common_notes"]),
+    ],
     "torch.distributions": [],
     "torch.distributions.constraints": [],
     "torch.distributions.transforms": [],
@@ -138,6 +141,10 @@ PENDING = {
     ],
     "torch.Tensor": [
         (_ISSUE_8 + ": first-class dimensions (functorch.dim)", ["index"]),
+    ],
+    "torch.linalg": [
+        (_ISSUE_10 + ": LDL (LAPACK's sytrf, Bunch-Kaufman pivoting)",
+         ["ldl_factor", "ldl_factor_ex", "ldl_solve"]),
     ],
     "torch.func": [
         (_ISSUE_8 + ": rearrange is built on first-class dimensions (functorch.dim), which "

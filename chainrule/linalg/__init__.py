@@ -1,24 +1,135 @@
 """torch.linalg: the functions PyTorch's top-level names call (torch.det is linalg.det,
 torch.inverse is linalg.inv, torch.qr is linalg.qr, ...), on the same op rows
-(ops/decompositions.py, ops/linalg.py). Its full surface is a later issue."""
-from ..ops.decompositions import (LinAlgError, cholesky_ex, det, householder_product, inv,
-                                  inv_ex, lu_factor, lu_factor_ex, lu_solve, pinv, qr, slogdet,
-                                  solve_triangular, svd, svdvals)
-from ..ops.decompositions import linalg_cholesky as cholesky
-from ..ops.linalg import linalg_cross as _cross_row, matrix_exp, multi_dot, _matrix_power
-from ..ops.reduction import vector_norm
+(ops/decompositions.py, ops/linalg.py), and the composites PyTorch builds from them (norm,
+matrix_norm, cond, matrix_rank, tensorinv, tensorsolve, vecdot, vander). out= follows each
+function's own dtype rule and messages (Note [out=] in ops/registry.py)."""
+import functools
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "householder_product",
-           "inv", "inv_ex", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp",
-           "matrix_power", "multi_dot", "pinv", "qr", "slogdet", "solve_triangular", "svd",
-           "svdvals", "vector_norm"]
+from ..ops import decompositions as _d
+from ..ops import linalg as _l
+from ..ops.decompositions import LinAlgError
+from ..ops.reduction import vector_norm as _vector_norm
+from ..ops.registry import CAST as _CAST, EXACT as _EXACT, out_cast as _out_cast
+from ..ops.registry import out_exact as _out_exact
+from ..ops.registry import check_out_grad as _check_out_grad, check_out_kind as _check_out_kind
+from ..ops.registry import out_variant as _out_variant, write_out as _write_out
+
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
+           "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq",
+           "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp",
+           "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
+           "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
+           "tensorsolve", "vander", "vecdot", "vector_norm"]
 
 
-def cross(input, other, *, dim=-1):
+def _castable(name, what="result"):
+    return _out_cast(f"{name}: Expected {what} to be safely castable from {{expected}} dtype, "
+                     f"but got {what} with dtype {{got}}")
+
+
+def _public(f, rule, name, composite=False):
+    """f with out= under `rule`; `name` is the op PyTorch's requires-grad refusal names.
+    composite: PyTorch computes the result, checks out's dtype, then copies it in
+    (resize_output, copy_), so inputs requiring grad are allowed and the copy is recorded."""
+    public = f.__name__.lstrip("_").replace("linalg_", "")
+
+    @functools.wraps(f)
+    def g(*args, out=None, **kwargs):
+        if out is None:
+            return f(*args, **kwargs)
+        _check_out_kind(f"linalg_{public}", out)
+        result = f(*args, **kwargs)
+        if not composite:
+            _check_out_grad(name, result, out)
+            return _write_out(f"linalg_{public}", result, out, rule, args + tuple(kwargs.values()))
+        if result.dtype is not out.dtype:
+            error = rule(result.dtype, out.dtype)
+            if error is not None:
+                raise error
+        return _l._copy_out(name, result, out)
+    g.__signature__ = _out_variant(f, rule, name).__signature__
+    g.__name__ = g.__qualname__ = public
+    g.__module__ = __name__
+    return g
+
+
+def _matrix_norm_out(name):
+    return _out_exact(f"{name} expected out tensor dtype {{expected}} but got: {{got}}")
+
+
+def _cross(input, other, *, dim=-1):
     """Cross product of 3-vectors along dim (input and other broadcast)."""
-    return _cross_row(input, other, dim)
+    return _l.linalg_cross(input, other, dim)
 
 
-def matrix_power(A, n):
+def _matrix_power(A, n):
     """A raised to the integer power n (negative powers invert first)."""
-    return _matrix_power(A, n)
+    return _l._matrix_power(A, n)
+
+
+def _diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """torch.linalg.diagonal: A.diagonal(offset, dim1, dim2), with the matrix dims last by
+    default."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+def _matmul(input, other):
+    """torch.linalg.matmul: torch.matmul."""
+    return _l._matmul_impl(input, other)
+
+
+def _vander(x, N=None):
+    """torch.linalg.vander: the powers x^0, ..., x^(N-1) of each element along a new last
+    dim."""
+    return _l.linalg_vander(x, N=N)
+
+
+cholesky = _public(_d.linalg_cholesky, _EXACT, "linalg_cholesky_ex")
+cholesky_ex = _public(_d.cholesky_ex, (_EXACT, _EXACT), "linalg_cholesky_ex")
+cond = _public(_d.cond, _castable("linalg.cond"), "linalg_cond", True)
+cross = _public(_cross, _EXACT, "linalg_cross")
+det = _public(_d.det, _EXACT, "_linalg_det")
+diagonal = _diagonal
+eig = _public(_d.eig, (_EXACT, _EXACT), "linalg_eig")
+eigh = _public(_d.eigh, (_EXACT, _EXACT), "_linalg_eigh")
+eigvals = _public(_d.eigvals, _castable("torch.linalg.eigvals", "eigenvalues"),
+                  "linalg_eigvals", True)
+eigvalsh = _public(_d.eigvalsh, _EXACT, "_linalg_eigh")
+householder_product = _public(_d.householder_product,
+                              _castable("torch.linalg.householder_product"),
+                              "linalg_householder_product")
+inv = _public(_d.inv, _EXACT, "linalg_inv_ex")
+inv_ex = _public(_d.inv_ex, (_EXACT, _EXACT), "linalg_inv_ex")
+lstsq = _public(_d.lstsq, (_EXACT,) * 4, "linalg_lstsq")
+lu = _public(_d.linalg_lu, (_EXACT, _EXACT, _EXACT), "linalg_lu")
+lu_factor = _public(_d.lu_factor, (_EXACT, _EXACT), "linalg_lu_factor_ex")
+lu_factor_ex = _public(_d.lu_factor_ex, (_EXACT, _EXACT, _EXACT), "linalg_lu_factor_ex")
+lu_solve = _public(_d.lu_solve, _EXACT, "linalg_lu_solve")
+matmul = _public(_matmul, _l._MATMUL_OUT, "matmul")
+matrix_exp = _l.matrix_exp
+matrix_norm = _public(_d.matrix_norm, _matrix_norm_out("linalg.matrix_norm"),
+                      "linalg_matrix_norm", True)
+matrix_power = _public(_matrix_power, _EXACT, "matmul")
+matrix_rank = _public(_d.matrix_rank, _CAST, "linalg_matrix_rank", True)
+multi_dot = _public(_l.multi_dot, _out_exact("multi_dot(): expected out tensor to have dtype "
+                                                 "{expected_cpp} but got {got_cpp}"),
+                    "mm")
+norm = _public(_d.norm, _matrix_norm_out("linalg.norm"), "linalg_norm", True)
+pinv = _public(_d.pinv, _castable("linalg.pinv"), "linalg_pinv")
+qr = _public(_d.qr, (_EXACT, _EXACT), "linalg_qr")
+slogdet = _public(_d.slogdet, (_EXACT, _EXACT), "_linalg_slogdet")
+solve = _public(_d.solve, _EXACT, "_linalg_solve_ex")
+solve_ex = _public(_d.solve_ex, (_EXACT, _EXACT), "_linalg_solve_ex")
+solve_triangular = _public(_d.solve_triangular,
+                           _out_exact("expected scalar type {expected} but found {got}"),
+                           "linalg_solve_triangular")
+svd = _public(_d.svd, (_EXACT, _EXACT, _EXACT), "_linalg_svd")
+svdvals = _public(_d.svdvals, _EXACT, "_linalg_svd")
+tensorinv = _public(_d.tensorinv, _castable("tensorinv"), "linalg_tensorinv", True)
+tensorsolve = _public(_d.tensorsolve, _castable("tensorsolve"), "linalg_tensorsolve",
+                      True)
+vander = _vander
+vecdot = _public(_l.linalg_vecdot,
+                 _out_exact("linalg.vecdot: Expected out of dtype{expected} but found {got}"),
+                 "sum")
+vector_norm = _public(_vector_norm, _EXACT, "linalg_vector_norm")

@@ -10,10 +10,10 @@ and LinAlgError's "diagonal element" index agree with PyTorch's.
 """
 import numpy as np
 
-from .._dims import sizes_str
+from .._dims import sizes_str, wrap_dim
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
-from .linalg import _copy_out, _matmul_impl as _mm
+from .linalg import _broadcast_batch, _copy_out, _matmul_impl as _mm
 from .registry import EXACT, FUNCTIONS, not_implemented, op, out_cast, public
 from .shape import _warn_once
 
@@ -77,6 +77,13 @@ def _check_errors(info, api, batched, kind):
         raise LinAlgError(f"{api}: {prefix}The factorization could not be completed because the "
                           f"input is not positive-definite (the leading minor of order {code} is "
                           "not positive-definite).")
+    if kind == "solve":
+        raise LinAlgError(f"{api}: {prefix}The solver failed because the input matrix is "
+                          "singular.")
+    if kind == "lstsq":
+        raise LinAlgError(f"{api}: {prefix}The least squares solution could not be computed "
+                          "because the input matrix does not have full rank (error code: "
+                          f"{code}).")
     if kind == "svd":
         raise LinAlgError(f"{api}: {prefix}The algorithm failed to converge because the input "
                           f"matrix is ill-conditioned or has too many repeated singular values "
@@ -131,7 +138,8 @@ def _inv_ex(a, check_errors):
     if a.size == 0:
         return a.copy(), np.zeros(a.shape[:-2], np.int32)
     try:
-        inverse = np.linalg.inv(a)
+        # in LAPACK's column-major layout, as PyTorch returns it (its reshapes are views)
+        inverse = np.swapaxes(np.linalg.inv(np.swapaxes(a, -1, -2)), -1, -2)
         info = np.zeros(a.shape[:-2], np.int32)
     except np.linalg.LinAlgError:
         # NumPy's LAPACK met an exact zero pivot; decide (and solve) with our getrf, whose
@@ -1256,6 +1264,553 @@ def _lu_solve_public(input, LU_data, LU_pivots):
     """Deprecated: X with A X = input from lu's (LU, pivots)."""
     _warn_once(_LU_SOLVE)
     return lu_solve_row(LU_data, LU_pivots, input)
+
+
+# ---- linalg.solve, solve_ex ---------------------------------------------------------------
+
+def _is_vector_rhs(a_shape, b_shape):
+    """linalg_solve_is_vector_rhs: B is a (batch of) vector(s) when it is 1-D or has A's
+    shape without its last dimension (NumPy's rule)."""
+    return len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1
+                                 and tuple(b_shape) == tuple(a_shape[:-1]))
+
+
+def _lapack_kernel(a, kernel):
+    """The "<kernel>" not implemented error of LAPACK kernels for non-LAPACK dtypes."""
+    if a.dtype.kind not in "fc" or a.dtype.itemsize < 4:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(a)}'")
+
+
+def _solve_ex(a, b, left, check_errors):
+    name = "linalg.solve"
+    _float(name, a)
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found A of type "
+                           f"{_name(a)} and B of type {_name(b)} instead")
+    vector = _is_vector_rhs(a.shape, b.shape)
+    b2 = b[..., None] if vector else b
+    _check_square(name, a)
+    if b2.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    if a.shape[-2 if left else -1] != b2.shape[-2 if left else -1]:
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({a.shape[-2]}x{a.shape[-1]} and "
+                           f"{b2.shape[-2]}x{b2.shape[-1]})")
+    batch = _broadcast_batch(b2.shape[:-2], a.shape[:-2])
+    if not left and vector:
+        raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not "
+                           "supported for left=False. In this case linalg.solve is equivalent "
+                           "to B / A.squeeze(-1)")
+    _lapack_kernel(a, "lu_cpu")
+    a_b = np.broadcast_to(a, batch + a.shape[-2:])
+    b_b = np.broadcast_to(b2, batch + b2.shape[-2:])
+    info = np.zeros(a.shape[:-2], np.int32)
+    try:
+        if left:
+            x = np.linalg.solve(a_b, b_b)
+        else:           # X A = B <=> A^T X^T = B^T
+            x = np.swapaxes(np.linalg.solve(np.swapaxes(a_b, -1, -2),
+                                            np.swapaxes(b_b, -1, -2)), -1, -2)
+    except np.linalg.LinAlgError:
+        # an exact zero pivot: getrf's info and what getrs makes of it (infs, nans)
+        lu, piv, info = _lu_factor(a)
+        with np.errstate(all="ignore"):
+            x = _lu_solve(lu, piv, b2, left, False)
+    if check_errors:
+        _check_errors(info, "torch.linalg.solve_ex", a.ndim > 2, "solve")
+    return (x[..., 0] if vector else x), info
+
+
+def _solve_backward(grads, A, result0, left, which):
+    """linalg_solve_backward: gB = A^{-H} gX (gX A^{-H} for left=False), gA = -gB X^H
+    (-X^H gB)."""
+    vector = _is_vector_rhs(tuple(A.shape), tuple(result0.shape))
+    gX = grads[0].unsqueeze(-1) if vector else grads[0]
+    gB = solve_ex_row(A.mH, gX, left=left)[0]
+    if which == "B":
+        return gB.squeeze(-1) if vector else gB
+    X = result0.unsqueeze(-1) if vector else result0
+    return -_mm(gB, X.mH) if left else -_mm(X.mH, gB)
+
+
+solve_ex_row = op("_linalg_solve_ex", "LinalgSolveExBackward0",
+                  "A, B, *, left=True, check_errors=False", _solve_ex,
+                  returns=("result", "info"), differentiable_outputs=(0,), function=False,
+                  method=False,
+                  A=lambda grads, A, result0, left: _solve_backward(grads, A, result0, left, "A"),
+                  B=lambda grads, A, result0, left: _solve_backward(grads, A, result0, left, "B"))
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """torch.linalg.solve_ex: (result, info) for A X = B (X A = B with left=False)."""
+    return _structseq_as("linalg_solve_ex",
+                         solve_ex_row(A, B, left=left, check_errors=check_errors))
+
+
+def solve(A, B, *, left=True):
+    """torch.linalg.solve: X with A X = B (X A = B with left=False); B may be a (batch of)
+    vector(s); LinAlgError when A is singular."""
+    result, info = solve_ex_row(A, B, left=left)
+    _check_errors(info._data, "torch.linalg.solve", A.dim() > 2, "solve")
+    return result
+
+
+# ---- eigendecompositions: linalg.eig, eigvals, eigh, eigvalsh ------------------------------
+
+def _eig_input(name, a):
+    _check_square(name, a)
+    if a.dtype.kind not in "fc":
+        raise RuntimeError(f"Unknown Complex ScalarType for {_name(a)}")
+    _no_half(a, "linalg_eig_out_cpu")
+    return np.result_type(a.dtype, np.complex64)
+
+
+def _eig(a):
+    ctype = _eig_input("linalg.eig", a)
+    if a.size == 0:
+        return np.zeros(a.shape[:-1], ctype), np.zeros(a.shape, ctype)
+    if not np.isfinite(a).all():
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+    w, v = np.linalg.eig(a)
+    return w.astype(ctype), v.astype(ctype)
+
+
+def _eig_backward(grads, grads_defined, L, V, hermitian, real_input):
+    """linalg_eig_backward (eig and eigh): gA = V^{-H} (diag(gL) + (V^H gV projected) / E) V^H,
+    E_ij = conj(L_j - L_i); for eigh V^{-H} = V and the projection is the skew part."""
+    gL, gV = grads
+    eye = make_tensor(np.eye(L.shape[-1], dtype=bool))
+    if not grads_defined[1]:
+        if hermitian:
+            return _mm(V * gL.unsqueeze(-2).to(V.dtype), V.mH)
+        gA = solve_ex_row(V.mH, gL.unsqueeze(-1) * V.mH)[0]
+        return FUNCTIONS["real"](gA) if real_input else gA
+    VhgV = _mm(V.mH, gV)
+    diag = _diag(VhgV)
+    if V.is_complex() and not np.allclose(diag._data.imag, 0, rtol=1e-2, atol=1e-2):
+        raise RuntimeError(f"{'linalg_eigh_backward' if hermitian else 'linalg_eig_backward'}: "
+                           "The eigenvectors in the complex case are specified up to "
+                           "multiplication by e^{i phi}. The specified loss function depends on "
+                           "this quantity, so it is ill-defined.")
+    if hermitian:
+        VhgV = (VhgV - VhgV.mH) * 0.5
+    else:
+        VhgV = VhgV - _mm(V.mH, V * _real(diag).unsqueeze(-2))
+    Lc = L.conj().to(V.dtype)
+    E = _where(eye, 1.0, Lc.unsqueeze(-2) - Lc.unsqueeze(-1))
+    gA = VhgV / E
+    if grads_defined[0]:
+        gA = _where(eye, _diag_embed(gL.to(V.dtype)), gA)
+    if hermitian:
+        return _mm(V, _mm(gA, V.mH))
+    gA = solve_ex_row(V.mH, _mm(gA, V.mH))[0]
+    return FUNCTIONS["real"](gA) if real_input else gA
+
+
+eig_row = op("linalg_eig", "LinalgEigBackward0", "self", _eig,
+             returns=("eigenvalues", "eigenvectors"), function=False, method=False,
+             self=lambda grads, grads_defined, self, result0, result1: _eig_backward(
+                 grads, grads_defined, result0, result1, False, not self.is_complex()))
+
+
+def eig(A):
+    """torch.linalg.eig: complex (eigenvalues, eigenvectors), the vectors of unit norm."""
+    return _structseq_as("linalg_eig", eig_row(A))
+
+
+def eigvals(A):
+    """torch.linalg.eigvals: the complex eigenvalues; through eig when A requires grad (its
+    gradient needs the vectors), as PyTorch does."""
+    from ..autograd import grad_mode
+    if A.requires_grad and grad_mode.state.grad_enabled:
+        return eig_row(A)[0]
+    a = A._data
+    if a.ndim < 2:
+        raise RuntimeError("linalg.eigvals: The input tensor A must have at least 2 dimensions.")
+    ctype = _eig_input("linalg.eigvals", a)
+    if a.size == 0 or not np.isfinite(a).all():
+        return make_tensor(np.full(a.shape[:-1], np.nan if a.size else 0, ctype))
+    return make_tensor(np.linalg.eigvals(a).astype(ctype))
+
+
+def _eigh(a, UPLO, compute_v):
+    _check_square("linalg.eigh", a)
+    if UPLO not in ("L", "U", "l", "u"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    _lapack_kernel(a, "linalg_eigh_cpu")
+    if a.size == 0:
+        w, v = np.zeros(a.shape[:-1], a.real.dtype), a.copy()
+    elif compute_v:
+        w, v = np.linalg.eigh(a, UPLO.upper())
+    else:
+        w, v = np.linalg.eigvalsh(a, UPLO.upper()), None
+    return w, (v if compute_v else np.zeros((0,), a.dtype))
+
+
+eigh_row = op("_linalg_eigh", "LinalgEighBackward0", "A, UPLO='L', compute_v=True", _eigh,
+              returns=("eigenvalues", "eigenvectors"), function=False, method=False,
+              A=lambda grads, grads_defined, result0, result1: _eig_backward(
+                  grads, grads_defined, result0, result1, True, False))
+
+
+def eigh(A, UPLO="L"):
+    """torch.linalg.eigh: (eigenvalues ascending, eigenvectors) of a Hermitian matrix, read
+    from its lower (UPLO='L') or upper triangle."""
+    return _structseq_as("linalg_eigh", eigh_row(A, UPLO, True))
+
+
+def eigvalsh(A, UPLO="L"):
+    """torch.linalg.eigvalsh: the eigenvalues of a Hermitian matrix (the vectors are computed
+    too when A requires grad: the gradient needs them)."""
+    from ..autograd import grad_mode
+    return eigh_row(A, UPLO, bool(A.requires_grad and grad_mode.state.grad_enabled))[0]
+
+
+# ---- least squares: linalg.lstsq ----------------------------------------------------------
+
+_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def _lstsq(a, b, rcond, driver):
+    name = "torch.linalg.lstsq"
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if b.ndim < 1:
+        raise RuntimeError(f"{name}: other must have at least 1 dimension.")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{name}: Expected input and other to have the same dtype, but got "
+                           f"input's dtype {_name(a)} and other's dtype {_name(b)}")
+    diff = a.ndim - b.ndim
+    if not 0 <= diff <= 1:
+        raise RuntimeError(f"{name}: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1")
+    b2 = b[..., None] if diff else b
+    batch = _broadcast_batch(a.shape[:-2], b2.shape[:-2])
+    if a.shape[-2] != b2.shape[-2]:
+        raise RuntimeError(f"{name}: input.size(-2) should match other.size("
+                           f"{-1 if diff else -2})")
+    driver = "gelsy" if driver is None else driver
+    if driver not in _DRIVERS:
+        raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, "
+                           "gelss)")
+    if a.dtype.kind not in "fc" or a.dtype.itemsize < 4:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    m, n = a.shape[-2:]
+    k = b2.shape[-1]
+    real = a.real.dtype
+    if rcond is None:
+        rcond = np.finfo(real).eps * max(m, n)
+    if a.size == 0 or b2.size == 0:
+        s = np.zeros(a.shape[:-2] + (min(m, n),), real)
+        x = np.zeros(batch + (n, k), a.dtype)
+    else:
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+    if driver == "gels" and a.size:
+        # gels factors A (m >= n) or A^H (m < n) by QR and fails on an exact zero in R
+        r = np.linalg.qr(a if m >= n else np.swapaxes(a, -1, -2).conj(), mode="r")
+        d = np.diagonal(r, 0, -2, -1) == 0
+        info = np.where(d.any(-1), d.argmax(-1) + 1, 0).astype(np.int32)
+        _check_errors(info, name, a.ndim > 2, "lstsq")
+    if a.size and b2.size:
+        # every driver's answer on a matrix of well-defined rank: the minimum-norm solution,
+        # singular values at or below rcond * the largest dropped
+        keep = s > rcond * s[..., :1]
+        with np.errstate(divide="ignore"):
+            sinv = np.where(keep, 1 / np.where(keep, s, 1), 0).astype(real)
+        uhb = np.matmul(np.swapaxes(u, -1, -2).conj(), b2)
+        x = np.matmul(np.swapaxes(vh, -1, -2).conj(), sinv[..., None] * uhb)
+        x = np.broadcast_to(x, batch + (n, k)).astype(a.dtype)
+    rank = (np.zeros((0,), np.int64) if driver == "gels" else
+            (s > rcond * s[..., :1]).sum(-1).astype(np.int64) if a.size else
+            np.zeros(a.shape[:-2], np.int64))
+    residuals = np.zeros((0,), real)
+    if m > n and driver != "gelsy" and (driver == "gels" or np.all(rank == n)):
+        r = np.matmul(a, x) - b2
+        residuals = (r.real ** 2 + r.imag ** 2 if r.dtype.kind == "c" else r ** 2).sum(-2)
+    values = s.astype(real) if driver in ("gelsd", "gelss") else np.zeros((0,), real)
+    return (x[..., 0] if diff else x), residuals.astype(real), rank, values
+
+
+def _lstsq_backward(grads, grads_defined, self, b, result0, which):
+    """linalg_lstsq_backward: the solution's gradient through pinv(A) (pinvA^H gX for B,
+    pinv_backward of gX B^H for A); the residuals' ||A X - B||^2 add 2 (A X - B) X^H and
+    -2 (A X - B) (X is optimal, so its own variation does not count)."""
+    gX, gR = grads[:2]
+    vector = self.dim() - b.dim() == 1
+    B = b.unsqueeze(-1) if vector else b
+    g = None
+    if grads_defined[0]:
+        gXm = gX.unsqueeze(-1) if vector else gX
+        pinvA = pinv_row(self, None, None, False)
+        g = (_pinv_backward(_mm(gXm, B.mH), self, pinvA) if which == "self"
+             else _mm(pinvA.mH, gXm))
+    if grads_defined[1] and gR.numel():
+        X = result0.unsqueeze(-1) if vector else result0
+        R = (_mm(self, X) - B) * gR.unsqueeze(-2).to(self.dtype)
+        gr = _mm(R, X.mH) * 2 if which == "self" else R * -2
+        g = gr if g is None else g + gr
+    if g is None:
+        return None
+    return g.squeeze(-1) if which == "b" and vector else g
+
+
+lstsq_row = op("linalg_lstsq", "LinalgLstsqBackward0", "self, b, rcond=None, *, driver=None",
+               _lstsq, returns=("solution", "residuals", "rank", "singular_values"),
+               differentiable_outputs=(0, 1), function=False, method=False,
+               self=lambda grads, grads_defined, self, b, result0: _lstsq_backward(
+                   grads, grads_defined, self, b, result0, "self"),
+               b=lambda grads, grads_defined, self, b, result0: _lstsq_backward(
+                   grads, grads_defined, self, b, result0, "b"))
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """torch.linalg.lstsq: (solution, residuals, rank, singular_values) as PyTorch fills them
+    on the CPU for the driver (gelsy by default)."""
+    return _structseq_as("linalg_lstsq", lstsq_row(A, B, rcond, driver=driver))
+
+
+# ---- linalg.lu ----------------------------------------------------------------------------
+
+def _linalg_lu(a, pivot):
+    if a.ndim < 2:
+        raise RuntimeError(f"linalg.lu: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(a.shape)} instead")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    _lapack_kernel(a, "lu_cpu")
+    m, n = a.shape[-2:]
+    if a.size == 0:
+        k = min(m, n)
+        return (np.broadcast_to(np.eye(m, dtype=a.dtype), a.shape[:-2] + (m, m)).copy(),
+                np.zeros(a.shape[:-2] + (m, k), a.dtype), np.zeros(a.shape[:-2] + (k, n), a.dtype))
+    lu, piv, _ = _lu_factor(a)
+    return _lu_unpack(lu, piv, True, True)
+
+
+linalg_lu_row = op("linalg_lu", "LinalgLuBackward0", "A, *, pivot=True", _linalg_lu,
+                   returns=("P", "L", "U"), differentiable_outputs=(1, 2), function=False,
+                   method=False,
+                   A=lambda grads, pivot, result0, result1, result2: _lu_backward(
+                       grads[1], grads[2], result0, result1, result2, pivot))
+
+
+def linalg_lu(A, *, pivot=True):
+    """torch.linalg.lu: (P, L, U) with A = P L U."""
+    return _structseq_as("linalg_lu", linalg_lu_row(A, pivot=pivot))
+
+
+# ---- norms, condition number, rank: PyTorch's composites (LinearAlgebra.cpp) ---------------
+
+def _linalg_norm_dtype(dtype, input_dtype, name):
+    """at::detail::check_linalg_norm_dtype."""
+    if dtype is None:
+        return
+    from .. import _dtype
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                           f"{dtype.legacy}")
+    if dtype.is_complex != input_dtype.is_complex:
+        kind = "complex" if input_dtype.is_complex else "real"
+        raise RuntimeError(f"{name}: dtype should be {kind} for {kind} inputs, but got "
+                           f"{dtype.legacy}")
+    if _dtype.promote_types(input_dtype, dtype) is not dtype:
+        raise RuntimeError(f"{name}: the dtype of the input ({input_dtype.legacy}) should be "
+                           f"convertible without narrowing to the specified dtype "
+                           f"({dtype.legacy})")
+
+
+def _matrix_norm_dims(A, dim, dtype, low_precision):
+    """_linalg_matrix_norm_checks: the two wrapped dims, with PyTorch's errors."""
+    name = "linalg.matrix_norm"
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    a = A._data
+    _check_float(name, a)
+    if not low_precision:
+        _no_low_precision(name, a)
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    if len(dims) != 2:
+        raise RuntimeError(f"{name}: dim must be a 2-tuple. Got "
+                           + " ".join(str(d) for d in dims))
+    dims = [wrap_dim(d, A.dim()) for d in dims]
+    if dims[0] == dims[1]:
+        raise RuntimeError(f"{name}: dims must be different. Got ({dims[0]}, {dims[1]})")
+    _linalg_norm_dtype(dtype, A.dtype, name)
+    return dims
+
+
+def _backshift(A, d0, d1):
+    """create_dim_backshift_permutation: d0, d1 moved last."""
+    return [d for d in range(A.dim()) if d not in (d0, d1)] + [d0, d1]
+
+
+def _unshift(result, permutation):
+    return result.unsqueeze(-1).permute(list(np.argsort(permutation)))
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """torch.linalg.matrix_norm: 'fro', 'nuc', 2, -2 (largest / smallest singular value),
+    1, -1, inf, -inf (max / min absolute column / row sum), composed as PyTorch does."""
+    from ..ops.reduction import vector_norm
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+        d0, d1 = _matrix_norm_dims(A, dim, dtype, ord != "nuc")
+        if ord == "fro":
+            return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
+        A_ = A if dtype is None else A.to(dtype)
+        permutation = _backshift(A_, d0, d1)
+        result = svdvals(A_.permute(permutation)).sum(-1, keepdim)
+        return _unshift(result, permutation) if keepdim else result
+    if abs(ord) not in (1, 2, float("inf")):
+        raise RuntimeError(f"linalg.matrix_norm: Order {_scalar_str(ord)} not supported.")
+    d0, d1 = _matrix_norm_dims(A, dim, dtype, abs(ord) != 2)
+    if A.numel() == 0 and ord > 0:
+        # an empty matrix's largest anything is 0
+        shape = [1 if i in (d0, d1) else s for i, s in enumerate(A.shape)] if keepdim else \
+            [s for i, s in enumerate(A.shape) if i not in (d0, d1)]
+        return make_tensor(np.zeros(shape, (dtype.np if dtype else A._data.dtype).type(0)
+                                    .real.dtype))
+
+    def max_min(t, d):
+        return t.amax(d, keepdim) if ord > 0 else t.amin(d, keepdim)
+    if abs(ord) == 2:
+        permutation = _backshift(A, d0, d1)
+        A_ = A if dtype is None else A.to(dtype)
+        result = max_min(svdvals(A_.permute(permutation)), -1)
+        return _unshift(result, permutation) if keepdim else result
+    if ord in (float("inf"), -float("inf")):
+        d0, d1 = d1, d0
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    return max_min(vector_norm(A, 1.0, (d0,), keepdim, dtype=dtype), d1)
+
+
+def _scalar_str(x):
+    """A Scalar as PyTorch's messages print it (3, 2.5, inf)."""
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """torch.linalg.norm: a vector norm (1-D, or dim of length 1) or a matrix norm (2-D, or
+    dim of length 2); ord=None is the 2-norm of the flattened input."""
+    from ..ops.reduction import vector_norm
+    dims = None if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    if dims is not None and len(dims) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got "
+                           f"{dims}")
+    if dims is None and ord is not None and A.dim() not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be "
+                           f"1D or 2D. Got {A.dim()}D.")
+    if isinstance(ord, str) or (ord is not None and (
+            (dims is not None and len(dims) == 2) or (dims is None and A.dim() == 2))):
+        return matrix_norm(A, ord, (0, 1) if dims is None else dims, keepdim, dtype=dtype)
+    return vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+_COND_ORDS = (1, -1, 2, -2, float("inf"), -float("inf"), "fro", "nuc")
+
+
+def cond(A, p=None):
+    """torch.linalg.cond: the condition number in the norm p (2 by default: the ratio of the
+    extreme singular values; else norm(A) * norm(A^-1), inf where A is singular)."""
+    ord = 2 if p is None else p
+    if not isinstance(ord, str) and A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if ord not in _COND_ORDS:
+        shown = ord if isinstance(ord, str) else _scalar_str(ord) if float(ord).is_integer() \
+            else str(float(ord))
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {shown}")
+    if isinstance(ord, str) or abs(ord) != 2:
+        # std::to_string of the Scalar: an int as it is, a double with 6 decimals
+        label = ord if isinstance(ord, str) else str(ord) if not isinstance(ord, float) else (
+            "inf" if ord == float("inf") else "-inf" if ord == -float("inf") else f"{ord:.6f}")
+        _check_square(f"linalg.cond(ord={label})", A._data)
+    if A.numel() == 0:
+        return make_tensor(np.zeros(tuple(A.shape[:-2]), A._data.real.dtype))
+    if not isinstance(ord, str) and abs(ord) == 2:
+        S = svdvals(A)
+        s_max, s_min = S.narrow(-1, 0, 1), S.narrow(-1, -1, 1)
+        return (s_min / s_max if ord == -2 else s_max / s_min).squeeze(-1)
+    if ord == "nuc":
+        # nuc(A^-1) is the sum of 1 / S (inf for a singular A)
+        S = svdvals(A)
+        return S.sum(-1) * S.reciprocal().sum(-1)
+    inverse, info = inv_ex(A)
+    info = info.unsqueeze(-1).unsqueeze(-1)
+    inverse.masked_fill_(info > 0, float("inf"))
+    result = matrix_norm(A, ord) * matrix_norm(inverse, ord)
+    return result.nan_to_num_(float("inf"), float("inf"), -float("inf"))
+
+
+def _tolerance(name, A, value, arg):
+    if isinstance(value, Tensor):
+        if value.is_complex():
+            raise RuntimeError(f"torch.linalg.matrix_rank: {arg} tensor of complex type is not "
+                               f"supported. Got {value.dtype.legacy}")
+        return value._data.astype(np.float64)
+    return np.float64(value)
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    """torch.linalg.matrix_rank: how many singular values (absolute eigenvalues with
+    hermitian=True) exceed max(atol, rtol * the largest); `tol` is the legacy atol."""
+    a = A._data
+    if a.dtype.kind not in "fc" or a.dtype.itemsize < 4:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if a.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least "
+                           "2 dimensions.")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    name = "torch.linalg.matrix_rank"
+    atol_ = np.float64(0) if atol is None else _tolerance(name, A, atol, "atol")
+    if rtol is not None:
+        rtol_ = _tolerance(name, A, rtol, "rtol")
+    else:
+        default = np.finfo(a.real.dtype).eps * max(a.shape[-2:])
+        rtol_ = np.float64(default) if atol is None else np.where(atol_ > 0, 0.0, default)
+    if a.size == 0:
+        return make_tensor(np.zeros(a.shape[:-2], np.int64))
+    if hermitian:
+        S = np.abs(np.linalg.eigvalsh(a))
+        top = S.max(-1, keepdims=True)
+    else:
+        S = np.linalg.svd(a, compute_uv=False)
+        top = S[..., :1]
+    tolerance = np.maximum(np.asarray(atol_)[..., None], np.asarray(rtol_)[..., None] * top)
+    return make_tensor(np.asarray((S > tolerance).sum(-1), dtype=np.int64))
+
+
+def tensorinv(A, ind=2):
+    """torch.linalg.tensorinv: the inverse of A read as a prod(shape[:ind]) square matrix,
+    shaped shape[ind:] + shape[:ind]."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    end, start = list(A.shape[ind:]), list(A.shape[:ind])
+    n_end, n_start = int(np.prod(end)), int(np.prod(start))
+    if n_end != n_start:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {n_end} != {n_start}")
+    result, info = inv_ex(A.reshape(n_end, n_end))
+    _check_errors(info._data, "inv", False, "lu")
+    return result.reshape(end + start)
+
+
+def tensorsolve(A, B, dims=None):
+    """torch.linalg.tensorsolve: X with tensordot(A, X, X.ndim) = B, by one matrix solve
+    (dims are moved last first)."""
+    ndim = A.dim()
+    if dims is not None:
+        dims = list(dims)
+        A = A.movedim(dims, list(range(ndim - len(dims), ndim)))
+    shape = list(A.shape[B.dim():])
+    n, other = int(np.prod(shape)), B.numel()
+    if n != other:
+        raise RuntimeError("Expected self to satisfy the requirement "
+                           "prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), but "
+                           f"got {n} != {other}")
+    return solve(A.reshape(n, n), B.flatten()).reshape(shape)
 
 
 # ---- functions PyTorch removed: the name stays, the call raises ---------------------------

@@ -1399,3 +1399,32 @@ def vander(x, N=None, increasing=False):
 # last: matmul squeezes its mm result in place (squeeze_), an intermediate nobody else sees,
 # so squeeze_'s row called out of place gives PyTorch's graph
 from .aliasing import _squeeze_dim_inplace as _squeeze_  # noqa: E402
+
+
+# ---- torch.linalg's products: vecdot, vander --------------------------------------------------
+
+def linalg_vecdot(x, y, *, dim=-1):
+    """torch.linalg.vecdot: sum(conj(x) * y) along dim (x and y broadcast)."""
+    from .decompositions import _check_float
+    _check_float("linalg.vecdot", x._data)
+    if x.dtype is not y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x "
+                           f"of type {x.dtype.legacy} and y of type {y.dtype.legacy} instead")
+    return ((x.conj() if x.is_complex() else x) * y).sum(dim)
+
+
+def linalg_vander(x, *, N=None):
+    """torch.linalg.vander: powers x^0, x^1, ..., x^(N-1) along a new last dim (batched),
+    built as ATen builds it: a cumprod of x repeated, after a column of ones."""
+    dt = x._data.dtype
+    if not (dt in (np.float32, np.float64, np.complex64, np.complex128) or dt.kind in "iu"):
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer "
+                           f"tensors, but got {x.dtype.legacy}")
+    x_ = x.unsqueeze(-1) if x.dim() == 0 else x
+    shape = list(x_.shape)
+    n = shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    result = x_.unsqueeze(-1).expand(shape + [n - 1]).cumprod(-1)
+    ones = result.new_ones(shape + [1])
+    return _cat([ones, result], -1)

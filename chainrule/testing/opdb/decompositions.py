@@ -56,6 +56,25 @@ def _qr_invariants(lib, a, **kw):
     return Q, R, Q @ R
 
 
+def _eig_invariants(lib, a):
+    """linalg.eig's outputs through gauge-invariant real quantities, as PyTorch's OpInfo
+    (eigenvectors are defined up to a phase each: |V| is not)."""
+    L, V = lib.linalg.eig(a)
+    return L.real, L.imag, V.abs()
+
+
+def _hermitian(a):
+    """gradcheck_wrapper_hermitian_input: the factorization reads one triangle, so the input
+    is made Hermitian where gradcheck's perturbations see it."""
+    return a + a.mH
+
+
+def _lstsq(lib, a, b, **kw):
+    r = lib.linalg.lstsq(a, b, **kw)
+    return (r.solution, r.residuals) if kw.get("driver") in ("gels", "gelsd", "gelss") \
+        else r.solution
+
+
 def _lowrank(fn):
     def call(lib, a):
         lib.manual_seed(0)
@@ -164,6 +183,55 @@ OPS_DB = [
                         Sample(randn(rng, 4, 3), randn(rng, 3) * 0.5, randn(rng, 2, 4),
                                left=False, transpose=True)],
            ops=("ormqr",), gradgradcheck=False),
+    OpInfo("linalg.solve", lambda lib, a, b, **kw: lib.linalg.solve(a, b, **kw),
+           lambda rng: [Sample(_wc(rng, 3, 3), randn(rng, 3, 2)),
+                        Sample(_wc(rng, 2, 3, 3), randn(rng, 3), name="vector rhs, broadcast"),
+                        Sample(_wc(rng, 2, 3, 3), randn(rng, 2, 3), name="batched vector rhs"),
+                        Sample(_wc(rng, 3, 3), randn(rng, 2, 3, 2), name="broadcast A"),
+                        Sample(_wc(rng, 2, 3, 3), randn(rng, 2, 4, 3), left=False),
+                        Sample(noncontiguous(_wc(rng, 3, 3)), randn(rng, 3, 1),
+                               name="non-contiguous")],
+           ops=("_linalg_solve_ex",)),
+    OpInfo("linalg.solve_ex", lambda lib, a, b: lib.linalg.solve_ex(a, b),
+           lambda rng: [Sample(_wc(rng, 2, 3, 3), randn(rng, 2, 3, 2))],
+           ops=("_linalg_solve_ex",)),
+    OpInfo("linalg.solve.complex", lambda lib, a, b: lib.linalg.solve(a, b).abs(),
+           lambda rng: [Sample(_wc(rng, 3, 3) + 1j * randn(rng, 3, 3), _complex(rng, 3, 2))],
+           ops=("_linalg_solve_ex",), gradcheck=False),
+    OpInfo("linalg.eig", _eig_invariants,
+           lambda rng: [Sample(randn(rng, 3, 3)), Sample(randn(rng, 2, 3, 3), name="batched"),
+                        Sample(np.diag([1., 2, 3]) + 0.1 * randn(rng, 3, 3), name="real")],
+           ops=("linalg_eig",), check_node=False, atol=1e-4),
+    OpInfo("linalg.eig.complex", _eig_invariants, lambda rng: [Sample(_complex(rng, 3, 3))],
+           ops=("linalg_eig",), check_node=False, gradcheck=False),
+    OpInfo("linalg.eigvals", lambda lib, a: (lambda w: (w.real, w.imag))(lib.linalg.eigvals(a)),
+           lambda rng: [Sample(randn(rng, 3, 3)), Sample(randn(rng, 2, 3, 3), name="batched")],
+           ops=("linalg_eig",), check_node=False, atol=1e-4),
+    OpInfo("linalg.eigh", lambda lib, a, **kw: (lambda r: (r[0], r[1].abs()))(
+        lib.linalg.eigh(_hermitian(a), **kw)),
+           lambda rng: [Sample(randn(rng, 3, 3)), Sample(randn(rng, 2, 3, 3), UPLO="U")],
+           ops=("_linalg_eigh", "add", "transpose.int"), check_node=False),
+    OpInfo("linalg.eigh.complex", lambda lib, a: (lambda r: (r[0], r[1].abs()))(
+        lib.linalg.eigh(a)), lambda rng: [Sample(_hpd(rng, 3))],
+           ops=("_linalg_eigh",), check_node=False, gradcheck=False),
+    OpInfo("linalg.eigvalsh", lambda lib, a, **kw: lib.linalg.eigvalsh(_hermitian(a), **kw),
+           lambda rng: [Sample(randn(rng, 3, 3)), Sample(randn(rng, 2, 3, 3), UPLO="U")],
+           ops=("_linalg_eigh", "add", "transpose.int")),
+    OpInfo("linalg.lstsq", _lstsq,
+           lambda rng: [Sample(randn(rng, 4, 3), randn(rng, 4, 2)),
+                        Sample(randn(rng, 4, 3), randn(rng, 4, 2), driver="gelsd",
+                               name="gelsd: residuals"),
+                        Sample(randn(rng, 2, 4, 3), randn(rng, 2, 4), driver="gels",
+                               name="gels, vector rhs"),
+                        Sample(randn(rng, 3, 4), randn(rng, 3, 2), driver="gelss", name="wide")],
+           ops=("linalg_lstsq",)),
+    OpInfo("linalg.lstsq.complex", lambda lib, a, b: lib.linalg.lstsq(a, b).solution.abs(),
+           lambda rng: [Sample(_complex(rng, 4, 3), _complex(rng, 4, 2))],
+           ops=("linalg_lstsq",), gradcheck=False),
+    OpInfo("linalg.lu", lambda lib, a: tuple(lib.linalg.lu(a)),
+           lambda rng: [Sample(randn(rng, 3, 3)), Sample(randn(rng, 2, 4, 3), name="tall"),
+                        Sample(randn(rng, 3, 5), name="wide")],
+           ops=("linalg_lu",)),
     OpInfo("svd_lowrank", _lowrank(lambda lib, a: lib.svd_lowrank(a, q=3)),
            lambda rng: [Sample(randn(rng, 6, 4)), Sample(randn(rng, 4, 6), name="wide")],
            ops=("_linalg_svd", "linalg_qr", "mm"), check_node=False),

@@ -1,7 +1,7 @@
 """Benchmarks: chainrule against PyTorch and hand-written NumPy, on the same machine, in one run.
 
     python benchmarks/run.py            # all benchmarks
-    python benchmarks/run.py chain      # some of: chain, mlp, deep, import, graph, cnn
+    python benchmarks/run.py chain      # some of: chain, mlp, deep, import, graph, cnn, normal
 
 Each benchmark runs the same program through chainrule and torch (written once against the
 torch API, as `program(lib)`), and the same computation written by hand in NumPy; it prints
@@ -268,6 +268,42 @@ def cnn_program(lib, params0, x0, y0, lr=0.01):
 
 # ---- (d) import time: a fresh interpreter importing each library --------------------------
 
+# ---- (g) distributions: Normal.rsample + log_prob over 10^6 draws, forward and backward ----
+
+NORMAL_DRAWS = 10**6
+
+
+def normal_program(lib):
+    loc0 = np.linspace(-1, 1, NORMAL_DRAWS, dtype=np.float32)
+    scale0 = np.linspace(0.5, 2, NORMAL_DRAWS, dtype=np.float32)
+
+    def run():
+        loc = lib.tensor(loc0, requires_grad=True)
+        scale = lib.tensor(scale0, requires_grad=True)
+        d = lib.distributions.Normal(loc, scale)
+        d.log_prob(d.rsample()).sum().backward()
+        return loc.grad, scale.grad
+    return run
+
+
+def normal_numpy():
+    loc = np.linspace(-1, 1, NORMAL_DRAWS, dtype=np.float32)
+    scale = np.linspace(0.5, 2, NORMAL_DRAWS, dtype=np.float32)
+    rng = np.random.default_rng(0)
+
+    def run():
+        eps = rng.standard_normal(NORMAL_DRAWS, np.float32)
+        x = loc + eps * scale
+        z = (x - loc) / scale
+        lp = (-0.5 * z * z - np.log(scale) - np.float32(0.5 * np.log(2 * np.pi))).sum()
+        # d lp / d x = -z / scale; x depends on loc (1) and scale (eps)
+        gx = -z / scale
+        g_loc = gx + z / scale
+        g_scale = gx * eps + z * z / scale - 1 / scale
+        return lp, g_loc, g_scale
+    return run
+
+
 def import_time(module, repeats=5):
     import subprocess
     best = float("inf")
@@ -281,7 +317,7 @@ def import_time(module, repeats=5):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("which", nargs="*",
-                        default=["chain", "mlp", "deep", "graph", "cnn", "import"])
+                        default=["chain", "mlp", "deep", "graph", "cnn", "normal", "import"])
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args(argv)
     import torch
@@ -327,6 +363,13 @@ def main(argv=None):
         t_ours = _time(cnn_program(chainrule, params, x, y), args.repeats)
         rows.append(("cnn: conv-pool x2 + linear step, batch 64 of 1x28x28", t_ours, t_torch,
                      float("nan"), "ms", 1e3))
+    if "normal" in args.which:
+        repeats = max(3, args.repeats // 3)
+        t_torch = _time(normal_program(torch), repeats)
+        t_ours = _time(normal_program(chainrule), repeats)
+        t_np = _time(normal_numpy(), repeats)
+        rows.append(("normal: Normal.rsample + log_prob, 10^6 draws, fwd+bwd", t_ours,
+                     t_torch, t_np, "ms", 1e3))
     if "import" in args.which:
         rows.append(("import: python -c 'import X' (best of 5, interpreter included)",
                      import_time("chainrule"), import_time("torch"), import_time("numpy"), "s ", 1))

@@ -114,6 +114,13 @@ OUT_OF_SCOPE = {
         (_LEAKED, ["common_args", "factory_common_args"]),
     ],
     "torch.special": [],
+    "torch.optim": [],
+    "torch.optim.lr_scheduler": [
+        (_LEAKED, ["TYPE_CHECKING", "annotations", "inf"]),
+    ],
+    "torch.optim.swa_utils": [
+        (_LEAKED, ["PARAM_LIST", "TYPE_CHECKING", "Tensor", "annotations"]),
+    ],
     "torch.linalg": [
         (_LEAKED, ["common_notes"]),
     ],

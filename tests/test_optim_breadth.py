@@ -36,6 +36,10 @@ OPTIMIZERS = [
     ("Rprop", dict()),
     ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2))),
     ("Rprop", dict(lr=0.02, maximize=True, foreach=True)),
+    ("Adafactor", dict()),
+    ("Adafactor", dict(lr=0.05, beta2_decay=-0.5, eps=(1e-20, 1e-2), d=1.5,
+                       weight_decay=0.1)),
+    ("Adafactor", dict(lr=0.02, eps=(None, 1e-3), maximize=True, foreach=True)),
 ]
 
 
@@ -647,3 +651,95 @@ def _swap_error(lib, change):
 def test_swap_in_errors_match_torch(change):
     assert _error(lambda: _swap_error(chainrule, change)) == \
         _error(lambda: _swap_error(torch, change))
+
+
+# ---- Muon and SparseAdam --------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kwargs", [
+    dict(),
+    dict(lr=0.02, weight_decay=0.05, momentum=0.9, nesterov=False),
+    dict(lr=0.01, ns_steps=3, adjust_lr_fn="match_rms_adamw"),
+    dict(lr=0.01, ns_coefficients=(3.0, -3.2, 1.2), eps=1e-5, adjust_lr_fn="original"),
+], ids=_id)
+def test_muon_matches_torch(kwargs, dtype):
+    """Muon on the two weight matrices (the Newton-Schulz iteration runs in bfloat16, as
+    PyTorch's, so the steps match to its rounding only where it is bit-identical)."""
+    values = _init_values(dtype)
+    runs = []
+    for lib in LIBS:
+        params = _params(lib, values)
+        runs.append((params, lib.optim.Muon([params[0], params[2]], **kwargs)))
+    for _ in range(10):
+        for lib, (params, opt) in zip(LIBS, runs):
+            _compute(lib, opt, params)
+            opt.step()
+        _assert_close(runs[0][0], runs[1][0], TOL[dtype])
+    (_, opt), (_, topt) = runs
+    _assert_state_close(opt.state_dict(), topt.state_dict(), TOL[dtype])
+    assert repr(opt) == repr(topt)
+
+
+def test_muon_orthogonalizes_a_tall_matrix():
+    results = []
+    for lib in LIBS:
+        p = lib.tensor(np.arange(12.0).reshape(4, 3) / 10, requires_grad=True)
+        p.grad = lib.tensor(np.cos(np.arange(12.0)).reshape(4, 3))
+        lib.optim.Muon([p], lr=0.1).step()
+        results.append(p)
+    _assert_close(results[:1], results[1:], 1e-12)
+
+
+MUON_ERRORS = [
+    lambda lib: lib.optim.Muon([lib.ones(2, 2, requires_grad=True)], lr=-1.0),
+    lambda lib: lib.optim.Muon([lib.ones(2, 2, requires_grad=True)], lr=lib.tensor([1., 2.])),
+    lambda lib: lib.optim.Muon([lib.ones(2, 2, requires_grad=True)], momentum=-0.1),
+    lambda lib: lib.optim.Muon([lib.ones(2, 2, requires_grad=True)], weight_decay=-0.1),
+    lambda lib: lib.optim.Muon([lib.ones(2, 2, requires_grad=True)], adjust_lr_fn="rms"),
+    lambda lib: lib.optim.Muon([lib.ones(2, 2, requires_grad=True), _p(lib)]),
+    lambda lib: (lambda p: (setattr(p, "grad", lib.ones(2, 2)),
+                            lib.optim.Muon([p], ns_steps=100).step()))(
+        lib.ones(2, 2, requires_grad=True)),
+    lambda lib: (lambda p: (setattr(p, "grad", lib.ones(2, 2)),
+                            lib.optim.Muon([p], ns_coefficients=(1.0, 2.0)).step()))(
+        lib.ones(2, 2, requires_grad=True)),
+    lambda lib: (lambda p: (setattr(p, "grad", lib.ones(2, 2, dtype=lib.complex64)),
+                            lib.optim.Muon([p]).step()))(
+        lib.ones(2, 2, dtype=lib.complex64, requires_grad=True)),
+    lambda lib: lib.optim.Adafactor([_p(lib)], lr=-1.0),
+    lambda lib: lib.optim.Adafactor([_p(lib)], lr=lib.tensor([1.0, 2.0])),
+    lambda lib: lib.optim.Adafactor([_p(lib)], beta2_decay=0.5),
+    lambda lib: lib.optim.Adafactor([_p(lib)], eps=(-1.0, 1e-3)),
+    lambda lib: lib.optim.Adafactor([_p(lib)], eps=(None, -1e-3)),
+    lambda lib: lib.optim.Adafactor([_p(lib)], d=0.5),
+    lambda lib: lib.optim.Adafactor([_p(lib)], weight_decay=-0.5),
+    lambda lib: (lambda p: (setattr(p, "grad", lib.ones(2, dtype=lib.complex64)),
+                            lib.optim.Adafactor([p]).step()))(
+        lib.ones(2, dtype=lib.complex64, requires_grad=True)),
+    lambda lib: lib.optim.SparseAdam([_p(lib)], lr=0.0),
+    lambda lib: lib.optim.SparseAdam([_p(lib)], lr=lib.tensor([1.0, 2.0])),
+    lambda lib: lib.optim.SparseAdam([_p(lib)], eps=0.0),
+    lambda lib: lib.optim.SparseAdam([_p(lib)], betas=(1.0, 0.9)),
+    lambda lib: lib.optim.SparseAdam([_p(lib)], betas=(0.9, 1.0)),
+    lambda lib: lib.optim.SparseAdam([_p(lib), lib.ones(2, dtype=lib.complex64,
+                                                        requires_grad=True)]),
+    # a dense gradient: PyTorch's SparseAdam refuses it (chainrule has no other kind)
+    lambda lib: (lambda p: (setattr(p, "grad", lib.ones(2)),
+                            lib.optim.SparseAdam([p]).step()))(_p(lib)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(MUON_ERRORS)))
+def test_muon_adafactor_sparse_adam_errors_match_torch(i):
+    assert _error(lambda: MUON_ERRORS[i](chainrule)) == _error(lambda: MUON_ERRORS[i](torch))
+
+
+def test_sparse_adam_without_gradients_and_its_options():
+    results = []
+    for lib in LIBS:
+        p = _p(lib)
+        opt = lib.optim.SparseAdam([p], lr=0.1, maximize=True)
+        assert float(opt.step(lambda: lib.tensor(2.0))) == 2.0
+        assert p.tolist() == [1.0, 1.0] and len(opt.state) == 0
+        results.append((repr(opt), opt.state_dict()))
+    assert results[0] == results[1]

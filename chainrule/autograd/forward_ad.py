@@ -19,6 +19,7 @@ __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_du
 
 _current_level = -1
 _tangents = {}      # id(tensor) -> (weak reference to it, its tangent), for the live level
+_saved_outputs = {}  # see Note [Tangents of saved outputs] in forward_derivatives.py
 
 
 def enter_dual_level():
@@ -47,6 +48,7 @@ def exit_dual_level(*, level=None):
     from ..ops import registry
     registry.FORWARD_AD = None
     _tangents.clear()
+    _saved_outputs.clear()
     _current_level = level - 1
 
 

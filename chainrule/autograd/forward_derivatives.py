@@ -29,7 +29,8 @@ from .._tensor import Tensor, make_tensor
 from ..ops import registry
 from . import forward_ad, grad_mode
 
-__all__ = ["dispatch", "FORWARD", "LINEAR", "rule_of", "unsupported"]
+__all__ = ["dispatch", "FORWARD", "LINEAR", "ELEMENT_WISE", "rule_of", "unsupported",
+           "function_jvp"]
 
 _state = grad_mode.state
 _store = forward_ad._tangents
@@ -43,6 +44,10 @@ def dispatch(op, inputs, params, inplace=None):
     for i, x in enumerate(inputs):
         if isinstance(x, Tensor):
             entry = _store.get(id(x))
+            if entry is None and _saved_outputs and x._grad_fn is not None:
+                entry = _saved_outputs.get((id(x._grad_fn), x._output_nr))
+                if entry is not None and entry[0] is not x._data:
+                    entry = None
             if entry is not None:
                 if tangents is None:
                     tangents = [None] * len(inputs)
@@ -61,12 +66,34 @@ def dispatch(op, inputs, params, inplace=None):
             return _inplace(op, inputs, params, tangents, inplace)
         result = registry.dispatch(op, inputs, params)
         outs = (result,) if op.n_outputs == 1 else tuple(result)
+        saves_result = _saves_result(op)
         for o, t in zip(outs, _tangents_of(op, inputs, params, outs, tangents)):
             if t is not None:
                 forward_ad.set_tangent(o, t)
+                if saves_result and o._grad_fn is not None:
+                    _saved_outputs[(id(o._grad_fn), o._output_nr)] = (o._data, t, o._grad_fn)
         return result
     finally:
         registry.FORWARD_AD = dispatch
+
+
+# Note [Tangents of saved outputs]
+# A node rebuilds an output it saved as a new tensor over the same array (Note [Saved
+# outputs] in graph.py), which the level's store does not know. Formulas running under
+# the level (forward-over-reverse) need that output's tangent, as PyTorch's saved
+# variables keep theirs: it is kept here by (node, output_nr), with the array to tell the
+# rebuilt tensor from another output of the node; the node is held so its id stays unique
+# until the level exits (forward_ad clears this with the store).
+_saved_outputs = forward_ad._saved_outputs
+_SAVES_RESULT = {}
+
+
+def _saves_result(op):
+    saves = _SAVES_RESULT.get(op.name)
+    if saves is None:
+        saves = _SAVES_RESULT[op.name] = any(
+            n.startswith("result") for f in op.formulas if f is not None for n in f[1])
+    return saves
 
 
 def _inplace(op, inputs, params, tangents, inplace):
@@ -77,7 +104,8 @@ def _inplace(op, inputs, params, tangents, inplace):
     tangent = _tangents_of(op, inputs, params, (out,), tangents)[0]
     inplace(op, inputs, params)
     if tangent is None:
-        return self
+        # a value that no longer varies with the inputs (a comparison written into self)
+        tangent = self.new_zeros(self.shape)
     old = forward_ad.get_tangent(self)
     if old is None and self._base is not None:
         old = _view_tangent(self)
@@ -121,7 +149,11 @@ def _tangents_of(op, inputs, params, outs, tangents):
                          for t, x in zip(tangents, inputs))
         got = registry.dispatch(op, args, params)
         got = (got,) if op.n_outputs == 1 else tuple(got)
-    elif rule is not None:
+    elif rule is ELEMENT_WISE and all(
+            t is None or t._data.dtype.kind in _REAL for t in tangents) and all(
+            o._data.dtype.kind in _REAL for o in outs):
+        got = _substituted(op, inputs, params, outs, tangents)
+    elif rule is not None and rule is not ELEMENT_WISE:
         got = _explicit(op, rule, inputs, params, outs, tangents)
     else:
         got = _transposed(op, inputs, params, outs, tangents, wanted)
@@ -159,6 +191,31 @@ def _env(op, inputs, params, outs):
     return env
 
 
+# ---- element-wise rows: the tangent in place of grad ----------------------------------------
+
+_REAL = "fV"
+
+
+def _substituted(op, inputs, params, outs, tangents):
+    """derivatives.yaml's auto_element_wise: an element-wise row's backward formula is a
+    product by a (diagonal, so symmetric) local derivative, so with the tangent in place of
+    `grad` it computes J t; for real tensors only (complex ones take the transpose trick,
+    which needs no symmetry)."""
+    env = _env(op, inputs, params, outs)
+    total = None
+    for formula, t in zip(op.formulas, tangents):
+        if t is None or formula is None:
+            continue
+        f, names = formula
+        if _refuses(f):
+            raise unsupported(op)
+        env["grad"] = t
+        got = f(*[env[n] for n in names])
+        if got is not None:
+            total = got if total is None else total + got
+    return [total]
+
+
 # ---- the transpose trick ------------------------------------------------------------------
 
 def unsupported(op):
@@ -178,8 +235,11 @@ def _transposed(op, inputs, params, outs, tangents, wanted):
     create = _state.grad_enabled
     env = _env(op, inputs, params, outs)
     with grad_mode.enable_grad():
-        gs = [make_tensor(np.zeros(o._data.shape, o._data.dtype), bool(w))
-              for o, w in zip(outs, wanted)]
+        # being linear in grad, the formulas give the same derivative at any grad: ones
+        # for real outputs (some take grad's log, logcumsumexp's), zeros for complex ones
+        # (spectral formulas refuse a grad that depends on the eigenvectors' phase)
+        gs = [make_tensor((np.zeros if o._data.dtype.kind == "c" else np.ones)(
+            o._data.shape, o._data.dtype), bool(w)) for o, w in zip(outs, wanted)]
         if op.n_outputs == 1:
             env["grad"] = gs[0]
         else:
@@ -207,8 +267,23 @@ def _transposed(op, inputs, params, outs, tangents, wanted):
         targets = [g for g, w in zip(gs, wanted) if w]
         if total is None or not total._requires_grad:
             return [None] * len(outs)
-        got = iter(autograd_grad(total, targets, create_graph=create, allow_unused=True))
+        try:
+            got = iter(autograd_grad(total, targets, create_graph=create, allow_unused=True))
+        except (RuntimeError, NotImplementedError) as e:
+            # the formulas are not differentiable (a fused backward without a derivative):
+            # PyTorch has no forward formula there either
+            if not any(m in str(e) for m in _NO_DOUBLE_BACKWARD):
+                raise
+            raise NotImplementedError(
+                f"Trying to use forward AD with {op.name.split('.')[0]} that does not support "
+                "it because it has not been implemented yet.\nPlease file an issue to PyTorch "
+                "at https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml "
+                "so that we can prioritize its implementation or submit a PR adding the "
+                "implementation to derivatives.yaml") from None
     return [next(got) if w else None for w in wanted]
+
+
+_NO_DOUBLE_BACKWARD = ("is not implemented", "Double backward is unsupported")
 
 
 def _inner(g, t):
@@ -225,16 +300,24 @@ def _inner(g, t):
 # ---- explicit formulas --------------------------------------------------------------------
 
 LINEAR = "linear"   # the op applied to the tangents
+ELEMENT_WISE = "element-wise"   # the backward formulas with the tangent in place of grad
+# the element-wise families: rows declared there with one output (or a NumPy ufunc forward)
+_ELEMENT_WISE_FAMILIES = frozenset(f"chainrule.ops.{m}" for m in (
+    "pointwise", "special", "special_bessel", "special_polynomials"))
 
 
 def rule_of(op):
-    """The row's forward rule: LINEAR, a tuple of (input index, function, names), or None
-    for the transpose trick."""
+    """The row's forward rule: LINEAR, ELEMENT_WISE, a tuple of (input index, function,
+    names), or None for the transpose trick."""
     rule = _RULES.get(op.name, _MISSING)
     if rule is _MISSING:
         spec = FORWARD.get(op.name)
         if spec is None and op.view and len(op.inputs) == 1:
             spec = LINEAR
+        if spec is None and op.n_outputs == 1 and not op.list_input and (
+                isinstance(op.forward, np.ufunc)
+                or getattr(op.forward, "__module__", None) in _ELEMENT_WISE_FAMILIES):
+            spec = ELEMENT_WISE
         if isinstance(spec, dict):
             rule = tuple((op.inputs.index(n), f, tuple(inspect.signature(f).parameters))
                          for n, f in spec.items())

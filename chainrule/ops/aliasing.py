@@ -181,6 +181,11 @@ def _inplace_view(row, self, params):
     self._vc[0] += 1
     if records and self._base is not None:
         self._fn_version = self._vc[0]
+    if registry.FORWARD_AD is not None:
+        from ..autograd.forward_ad import get_tangent
+        tangent = get_tangent(self)
+        if tangent is not None:
+            _inplace_view(row, tangent, params)    # the tangent follows its primal's geometry
     return self
 
 

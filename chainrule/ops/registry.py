@@ -337,6 +337,8 @@ def out_without_derivative(name, f, rule=True):
         if out is None:
             return f(*args, **kwargs)
         check_out_kind(name, out)
+        if FORWARD_AD is not None:
+            _refuse_out(f"aten::{name}", args + tuple(kwargs.values()), ".")
         outs = (out,) if isinstance(out, Tensor) else tuple(out)
         if _state.grad_enabled and any(o.requires_grad for o in outs):
             raise RuntimeError(_OUT_GRAD.format(f"aten::{name}"))
@@ -843,6 +845,8 @@ def call_out(dispatcher, row, inputs, params, out):
     """A row's public function called with out= (Note [out=])."""
     name = row.out_name
     check_out_kind(name, out)
+    if FORWARD_AD is not None:
+        _refuse_out(name + "_out", inputs)
     if getattr(row.out, "sets_dtype", False):
         i = row.params.index("dtype")
         if params[i] is None:
@@ -851,6 +855,14 @@ def call_out(dispatcher, row, inputs, params, out):
     if row.differentiable:
         check_out_grad(name, result, out)
     return write_out(name, result, out, row.out, inputs, stacklevel=4)
+
+
+def _refuse_out(name, inputs, why=" because it is an out= function"):
+    """PyTorch's refusal of out= under forward AD, when an input carries a tangent."""
+    from ..autograd.forward_ad import get_tangent
+    if any(get_tangent(x) is not None for x in _tensors_in(inputs)):
+        raise NotImplementedError(f"Trying to use forward AD with {name} that does not support "
+                                  f"it{why}")
 
 
 def _tensors_in(args):
@@ -954,6 +966,8 @@ def out_variant(f, rule=True, name=None):
             return f(*args, **kwargs)
         inputs = args + tuple(kwargs.values())
         check_out_kind(name, out)
+        if FORWARD_AD is not None:
+            _refuse_out(name + "_out", inputs)
         if getattr(rule, "sets_dtype", False) and kwargs.get("dtype") is None \
                 and isinstance(out, Tensor):
             kwargs["dtype"] = FROM_NP[out._data.dtype]

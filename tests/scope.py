@@ -10,6 +10,13 @@ PENDING: names in scope that are not built yet, each group under the issue that 
     shrinks); an issue is done when its group is empty.
 """
 
+# torch.nn.attention's submodules load on first import: load them so the walk sees the same
+# names whatever ran before
+import torch.nn.attention.bias  # noqa: E402,F401
+import torch.nn.attention.experimental  # noqa: E402,F401
+import torch.nn.attention.flex_attention  # noqa: E402,F401
+import torch.nn.attention.varlen  # noqa: E402,F401
+
 # ---- reasons ------------------------------------------------------------------------------
 
 _CUDA = ("CUDA/ROCm/XPU/Vulkan devices and their kernels: chainrule runs on the CPU only (the "
@@ -134,6 +141,13 @@ OUT_OF_SCOPE = {
         (_SYM, ["get_ctx"]),
         (_LEAKED, ["device_types_t", "deprecated", "TYPE_CHECKING"]),
     ],
+    "torch.nn.attention": [
+        (_CUDA, ["varlen"]),
+    ],
+    "torch.nn.attention.bias": [
+        (_LEAKED, ["F", "can_use_efficient_attention", "can_use_flash_attention",
+                   "is_flash_attention_available"]),
+    ],
 }
 
 # ---- not built yet --------------------------------------------------------------------------
@@ -141,6 +155,10 @@ OUT_OF_SCOPE = {
 _ISSUE_8 = "issue 8: functional, forward-mode and batched autograd (torch.func, vmap)"
 _ISSUE_10 = "issue 10: the mathematical namespaces (torch.linalg, torch.distributions)"
 _ISSUE_14 = "issue 14: torch.distributed on MPI"
+
+_ISSUE_9_FLEX = ("issue 9: flex attention (its eager CPU path vmaps the user's score_mod and "
+                 "mask_mod, so it needs torch.func.vmap) and the experimental paged attention "
+                 "built on it")
 
 PENDING = {
     "torch": [
@@ -156,5 +174,8 @@ PENDING = {
     "torch.func": [
         (_ISSUE_8 + ": rearrange is built on first-class dimensions (functorch.dim), which "
          "chainrule lacks", ["rearrange"]),
+    ],
+    "torch.nn.attention": [
+        (_ISSUE_9_FLEX, ["flex_attention", "experimental"]),
     ],
 }

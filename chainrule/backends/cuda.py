@@ -103,7 +103,7 @@ def preferred_rocm_fa_library(backend=None):
     return _preferred["rocm_fa"]
 
 
-_sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True,
+_sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True, "overrideable": True,
         "fp16_bf16_reduction": False}
 
 

@@ -20,6 +20,9 @@ from ..ops.conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, av
                         functional_max_pool2d as max_pool2d, max_pool2d_with_indices)
 from ..ops import conv as _conv
 from ..ops.padding import *  # noqa: F401,F403  (pad)
+from .attention._functional import (  # noqa: F401
+    _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
+    multi_head_attention_forward, scaled_dot_product_attention)
 
 __all__ = ["softmax", "log_softmax", "nll_loss", "cross_entropy", "mse_loss", "l1_loss",
            "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
@@ -37,6 +40,7 @@ __all__ = ["softmax", "log_softmax", "nll_loss", "cross_entropy", "mse_loss", "l
            "triplet_margin_loss", "logsigmoid", "embedding_bag", "max_pool3d",
            "max_pool3d_with_indices", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
            "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices"] + _padding.__all__
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):

@@ -9,6 +9,7 @@ from . import joining, aliasing  # noqa: F401
 from . import decompositions  # noqa: F401
 from . import special  # noqa: F401
 from . import spectral  # noqa: F401
+from . import attention  # noqa: F401
 
 __all__ = ["registry"]
 

@@ -57,3 +57,9 @@ __all__ += padding.__all__ + distance.__all__ + [
     "Softshrink", "Softsign", "Tanhshrink", "GaussianNLLLoss", "MultiLabelMarginLoss",
     "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss2d", "SoftMarginLoss",
     "TripletMarginWithDistanceLoss", "Container"]
+
+# attention and transformers
+from . import activation_attention, transformer  # noqa: E402
+from .activation_attention import *  # noqa: E402,F401,F403
+from .transformer import *  # noqa: E402,F401,F403
+__all__ += activation_attention.__all__ + transformer.__all__

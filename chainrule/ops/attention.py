@@ -1,0 +1,119 @@
+"""Attention ops: `_safe_softmax` (the math path of scaled_dot_product_attention) and the CPU
+flash-attention kernel PyTorch's CPU build picks when its constraints hold
+(`_scaled_dot_product_flash_attention_for_cpu`, whose backward has no derivative)."""
+import math
+
+import numpy as np
+
+from .nn_ops import _along, _softmax_array, softmax_backward_data
+from .registry import NOT_IMPLEMENTED, no_derivative, op
+
+
+def _safe_softmax_array(a, axis):
+    # a row whose every score is -inf (fully masked) gives zeros instead of NaN
+    compute = a.astype(np.float32) if a.dtype == np.float16 else a
+    out = _softmax_array(compute, axis)
+    out = np.where(np.isneginf(compute).all(axis, keepdims=True), 0, out)
+    return out.astype(a.dtype, copy=False)
+
+
+safe_softmax = op("_safe_softmax", "SafeSoftmaxBackward0", "self, dim",
+                  _along(_safe_softmax_array), function=False, method=False,
+                  self=lambda grad, result, dim: softmax_backward_data(grad, result, dim))
+
+
+# ---- CPU flash attention --------------------------------------------------------------------
+
+def _compute_dtype(a):
+    # the kernel accumulates half and bfloat16 in float32, as PyTorch's (accum_t)
+    return np.float32 if a.dtype.itemsize < 4 else a.dtype.type
+
+
+def _scores(q, k, mask, is_causal, scale):
+    """Scaled scores with the causal (top-left) and additive/boolean masks, key heads repeated
+    for grouped-query attention; the float dtype they are computed in."""
+    dt = _compute_dtype(q)
+    q, k = q.astype(dt, copy=False), k.astype(dt, copy=False)
+    k = np.repeat(k, q.shape[-3] // k.shape[-3], axis=-3)
+    s = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = (q @ np.swapaxes(k, -1, -2)) * dt(s)
+    L, S = scores.shape[-2:]
+    if is_causal:
+        scores = np.where(np.tri(L, S, dtype=bool), scores, -np.inf)
+    if mask is not None:
+        if mask.dtype == np.bool_:
+            scores = np.where(mask, scores, -np.inf)
+        else:
+            scores = scores + mask.astype(dt)
+    return scores, dt(s)
+
+
+def _group_sum(g, heads):
+    """Gradients of repeated key/value heads summed back onto each shared head."""
+    b = g.shape[:-3]
+    return g.reshape(*b, heads, g.shape[-3] // heads, *g.shape[-2:]).sum(-3)
+
+
+def _flash_forward(q, k, v, mask, dropout_p, is_causal, scale):
+    scores, _ = _scores(q, k, mask, is_causal, scale)
+    m = scores.max(-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    e = np.exp(scores - m)
+    total = e.sum(-1, keepdims=True)
+    v = np.repeat(v, q.shape[-3] // v.shape[-3], axis=-3).astype(scores.dtype, copy=False)
+    with np.errstate(divide="ignore"):
+        out = (e / np.where(total == 0, 1, total)) @ v
+        lse = (m + np.log(total))[..., 0]
+    # the output takes the query's memory layout, as PyTorch's kernel allocates it
+    result = np.empty_like(q)
+    result[...] = out
+    return result, lse.astype(scores.dtype)
+
+
+def _flash_backward(g, q, k, v, out, lse, mask, dropout_p, is_causal, scale):
+    scores, s = _scores(q, k, mask, is_causal, scale)
+    dt = scores.dtype
+    reps = q.shape[-3] // k.shape[-3]
+    kr = np.repeat(k, reps, axis=-3).astype(dt, copy=False)
+    vr = np.repeat(v, reps, axis=-3).astype(dt, copy=False)
+    g, out = g.astype(dt, copy=False), out.astype(dt, copy=False)
+    lse = lse[..., None]
+    p = np.where(np.isneginf(lse), 0, np.exp(scores - np.where(np.isneginf(lse), 0, lse)))
+    dv = np.swapaxes(p, -1, -2) @ g
+    dp = g @ np.swapaxes(vr, -1, -2)
+    ds = p * (dp - (g * out).sum(-1, keepdims=True))
+    dq = (ds @ kr) * s
+    dk = (np.swapaxes(ds, -1, -2) @ q.astype(dt, copy=False)) * s
+    return (dq.astype(q.dtype), _group_sum(dk, k.shape[-3]).astype(k.dtype),
+            _group_sum(dv, v.shape[-3]).astype(v.dtype))
+
+
+_FLASH_BW = "aten::_scaled_dot_product_flash_attention_for_cpu_backward"
+
+flash_attention_for_cpu_backward = op(
+    "_scaled_dot_product_flash_attention_for_cpu_backward", NOT_IMPLEMENTED,
+    "grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, *, attn_mask=None, "
+    "scale=None", _flash_backward,
+    inputs=("grad_out", "query", "key", "value", "out", "logsumexp", "attn_mask"),
+    returns=("grad_query", "grad_key", "grad_value"), function=False, method=False,
+    grad_out=no_derivative(_FLASH_BW), query=no_derivative(_FLASH_BW),
+    key=no_derivative(_FLASH_BW), value=no_derivative(_FLASH_BW),
+    out=no_derivative(_FLASH_BW), logsumexp=None, attn_mask=None)
+
+
+def _flash_grad(i):
+    def formula(grads, query, key, value, result0, result1, attn_mask, dropout_p, is_causal,
+                scale):
+        return flash_attention_for_cpu_backward(grads[0], query, key, value, result0, result1,
+                                                dropout_p, is_causal, attn_mask=attn_mask,
+                                                scale=scale)[i]
+    return formula
+
+
+flash_attention_for_cpu = op(
+    "_scaled_dot_product_flash_attention_for_cpu", "ScaledDotProductFlashAttentionForCpuBackward0",
+    "query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None",
+    _flash_forward, inputs=("query", "key", "value", "attn_mask"),
+    returns=("output", "logsumexp"), differentiable_outputs=(0,), function=False,
+    method=False, query=_flash_grad(0), key=_flash_grad(1), value=_flash_grad(2),
+    attn_mask=None)

@@ -743,3 +743,47 @@ def test_sparse_adam_without_gradients_and_its_options():
         assert p.tolist() == [1.0, 1.0] and len(opt.state) == 0
         results.append((repr(opt), opt.state_dict()))
     assert results[0] == results[1]
+
+
+# ---- the state-dict hooks of every optimizer ----------------------------------------------
+
+def _hooked(lib):
+    calls = []
+    p = _p(lib)
+    p.grad = lib.ones(2)
+    opt = lib.optim.NAdam([p], lr=0.1)
+    opt.step()
+    h1 = opt.register_state_dict_pre_hook(lambda o: calls.append("pre"))
+    opt.register_state_dict_pre_hook(lambda o: calls.append("pre first"), prepend=True)
+    opt.register_state_dict_post_hook(
+        lambda o, sd: calls.append(("post", sorted(sd))) or dict(sd, extra=1))
+    opt.register_state_dict_post_hook(lambda o, sd: calls.append(("post2", sd["extra"])))
+    saved = opt.state_dict()
+    h1.remove()
+    opt.state_dict()
+
+    def load_pre(o, sd):
+        calls.append(("load pre", sd.pop("extra")))
+        sd = dict(sd)
+        sd["param_groups"] = [dict(sd["param_groups"][0], lr=0.5)]
+        return sd
+
+    opt.register_load_state_dict_pre_hook(load_pre)
+    opt.register_load_state_dict_pre_hook(lambda o, sd: calls.append("load pre first"),
+                                          prepend=True)
+    opt.register_load_state_dict_post_hook(
+        lambda o: calls.append(("load post", o.param_groups[0]["lr"])))
+    opt.register_load_state_dict_post_hook(lambda o: calls.append("load post first"),
+                                           prepend=True)
+    opt.load_state_dict(saved)
+    # a pickled optimizer keeps no hooks, and loads without them
+    clone = pickle.loads(pickle.dumps(opt))
+    clone.load_state_dict(clone.state_dict())
+    return calls, "extra" in saved, clone.param_groups[0]["lr"]
+
+
+def test_state_dict_hooks_match_torch():
+    ours, theirs = _hooked(chainrule), _hooked(torch)
+    assert ours == theirs
+    assert ours[0][:4] == ["pre first", "pre", ("post", ["param_groups", "state"]),
+                           ("post2", 1)]

@@ -38,6 +38,12 @@ def register_optimizer_step_post_hook(hook):
     return handle
 
 
+# the hooks of state_dict and load_state_dict, each an OrderedDict of every optimizer
+_STATE_DICT_HOOKS = ("_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                     "_optimizer_load_state_dict_pre_hooks",
+                     "_optimizer_load_state_dict_post_hooks")
+
+
 def _record_function(name):
     # imported on first use: the profiler package stays out of `import chainrule`
     from ..profiler._collector import record_function
@@ -118,6 +124,8 @@ class Optimizer:
         self.defaults = defaults
         self._optimizer_step_pre_hooks = OrderedDict()
         self._optimizer_step_post_hooks = OrderedDict()
+        for name in _STATE_DICT_HOOKS:
+            setattr(self, name, OrderedDict())
         self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
@@ -142,6 +150,9 @@ class Optimizer:
             self._optimizer_step_pre_hooks = OrderedDict()
         if "_optimizer_step_post_hooks" not in self.__dict__:
             self._optimizer_step_post_hooks = OrderedDict()
+        for name in _STATE_DICT_HOOKS:
+            if name not in self.__dict__:
+                setattr(self, name, OrderedDict())
         self._patch_step_function()   # an unpickled optimizer's class may be new here
 
     @staticmethod
@@ -194,6 +205,33 @@ class Optimizer:
         handle = RemovableHandle(self._optimizer_step_post_hooks)
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle
+
+    def _register_hook(self, name, hook, prepend):
+        hooks = getattr(self, name)
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """Register `hook(optimizer) -> None`, called before state_dict() builds the dict
+        (before the already registered ones when `prepend`); returns a RemovableHandle."""
+        return self._register_hook("_optimizer_state_dict_pre_hooks", hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """Register `hook(optimizer, state_dict) -> state_dict or None`, called on the dict
+        state_dict() built; a returned dict replaces it."""
+        return self._register_hook("_optimizer_state_dict_post_hooks", hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """Register `hook(optimizer, state_dict) -> state_dict or None`, called on (a shallow
+        copy of) the dict load_state_dict() receives; a returned dict replaces it."""
+        return self._register_hook("_optimizer_load_state_dict_pre_hooks", hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """Register `hook(optimizer) -> None`, called once load_state_dict() has loaded."""
+        return self._register_hook("_optimizer_load_state_dict_post_hooks", hook, prepend)
 
     def __repr__(self):
         text = self.__class__.__name__ + " ("
@@ -302,6 +340,8 @@ class Optimizer:
     def state_dict(self):
         """{'state': {index: state}, 'param_groups': [group with 'params' as indices]}, the
         index of a parameter being its position over all groups."""
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
         mapping = {}
         start = 0
 
@@ -317,12 +357,21 @@ class Optimizer:
         param_groups = [pack_group(g) for g in self.param_groups]
         state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v
                  for k, v in self.state.items()}
-        return {"state": state, "param_groups": param_groups}
+        state_dict = {"state": state, "param_groups": param_groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            hook_result = post_hook(self, state_dict)
+            if hook_result is not None:
+                state_dict = hook_result
+        return state_dict
 
     def load_state_dict(self, state_dict):
         """Load a state from `state_dict()`; floating state tensors take their parameter's
         dtype (`step` counters excepted)."""
         state_dict = state_dict.copy()
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            hook_result = pre_hook(self, state_dict)
+            if hook_result is not None:
+                state_dict = hook_result
         groups = self.param_groups
         saved_groups = deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -359,3 +408,5 @@ class Optimizer:
 
         self.__setstate__({"state": state, "param_groups": [
             update_group(g, ng) for g, ng in zip(groups, saved_groups)]})
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)

@@ -75,6 +75,22 @@ def test_grad_composes_with_regular_autograd():
     same(prog)
 
 
+def test_transforms_of_inputs_and_modules_that_require_grad():
+    # results keep the graph to what requires grad outside the transform, as PyTorch's do
+    def prog(T):
+        F = T.func
+        T.manual_seed(0)
+        m = T.nn.Linear(4, 2).double()
+        x = t(T, X, requires_grad=True)
+        ones = T.ones(4, dtype=T.float64)
+        y, fn = F.vjp(T.sin, x)
+        return [F.grad(lambda x: m(x).sum())(t(T, A)), y, fn(ones),
+                F.jacrev(T.sin)(x), F.jvp(T.sin, (x,), (ones,)),
+                F.jvp(lambda x: (x.exp(), {"a": x.cos()}), (x,), (ones,), has_aux=True),
+                F.grad_and_value(lambda x: x.sin().sum())(x)]
+    same(prog)
+
+
 def test_grad_errors():
     x = lambda T: t(T, X)
     same_error(lambda T: T.func.grad(lambda x: x)(x(T)))

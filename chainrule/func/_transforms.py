@@ -429,27 +429,28 @@ def _split_aux(out, has_aux):
 
 
 def _jvp_forward(func, flat_primals, primals_spec, flat_tangents, strict, has_aux):
-    """jvp by forward mode: the tangents ride along one evaluation of `func`."""
+    """jvp by forward mode: the tangents ride along one evaluation of `func`. Outputs are
+    returned as PyTorch's unwrapped duals are: primals as aliases (AliasBackward0), aux as
+    computed."""
+    from ..ops.shape import _alias as alias
     with forward_ad.dual_level():
         duals = [forward_ad.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents)]
         out, aux = _split_aux(func(*tree_unflatten(duals, primals_spec)), has_aux)
         flat_out, spec = tree_flatten(out)
         _check_non_empty_tensor_output(flat_out, _JVP)
-        primals_out, tangents_out = [], []
+        tangents_out = []
         for o in flat_out:
-            primal, tangent = forward_ad.unpack_dual(o)
+            tangent = forward_ad.unpack_dual(o).tangent
             if tangent is None:
                 if strict:
                     raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f "
                                        "is independent of the inputs. This is not allowed with "
                                        "strict=True.")
-                tangent = primal.new_zeros(primal.shape)
-            primals_out.append(primal)
+                tangent = o.new_zeros(o.shape)
             tangents_out.append(tangent)
     if has_aux:
-        aux = tree_map(lambda a: forward_ad.unpack_dual(a).primal if isinstance(a, Tensor)
-                       else _not_tensor(a), aux)
-    return tree_unflatten(primals_out, spec), tangents_out, aux
+        aux = tree_map(lambda a: a if isinstance(a, Tensor) else _not_tensor(a), aux)
+    return tree_unflatten([alias(o) for o in flat_out], spec), tangents_out, aux
 
 
 def _not_tensor(a):

@@ -136,6 +136,13 @@ def __getattr__(name):
 _LAZY_MODULES |= {"futures", "functional", "return_types", "special", "multiprocessing",
                   "masked", "storage", "types"}
 _LAZY_MODULES |= {"hub", "distributions"}
+# PyTorch's private names real programs call: checks, logging, module-conversion switches,
+# multi-tensor (_foreach_*) ops, foreach_map
+_LAZY_MODULES |= {"_logging", "__future__", "_higher_order_ops"}
+from ._check import (_check, _check_index, _check_is_size, _check_not_implemented,  # noqa
+                     _check_tensor_all, _check_tensor_all_with, _check_type, _check_value,
+                     _check_with)
+from ._foreach import *  # noqa: F401,F403,E402  (its __all__: every torch._foreach_* name)
 _LAZY_NAMES.update({n: ("_sym", n) for n in (
     "sym_float", "sym_int", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_ite", "sym_sum",
     "sym_fresh_size", "thread_safe_generator")})

@@ -165,6 +165,17 @@ def _forward_unimplemented(self, *input):
                               '"forward" function')
 
 
+def _swap_tensors(t1, t2):
+    """Exchange the contents of two tensors, keeping each object's identity (what
+    torch.utils.swap_tensors does for Module._apply under swap_module_params_on_conversion)."""
+    for name in ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc", "_base",
+                 "_fn_version", "_extra"):
+        v1, v2 = getattr(t1, name, None), getattr(t2, name, None)
+        setattr(t1, name, v2)
+        setattr(t2, name, v1)
+    t1._acc = t2._acc = None      # an AccumulateGrad belongs to the object it was made for
+
+
 class Module:
     """Base class of all layers and models."""
     __module__ = "torch.nn.modules.module"
@@ -721,20 +732,41 @@ class Module:
     # ---- conversion ---------------------------------------------------------------------
 
     def _apply(self, fn, recurse=True):
+        from ... import __future__ as future
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for param in self._parameters.values():
+        # as PyTorch: by default parameter and gradient keep their identity and take the new
+        # data; torch.__future__ can ask for new Parameters, or for swapping the contents
+        swap = future.get_swap_module_params_on_conversion()
+        overwrite = future.get_overwrite_module_params_on_conversion()
+        for key, param in self._parameters.items():
             if param is None:
                 continue
             with no_grad():
                 param_applied = fn(param)
-            # as PyTorch (without swap_tensors): parameter and gradient keep their identity
-            param.data = param_applied
             grad = param.grad
+            if swap:
+                param.grad = None
+                _swap_tensors(param, Parameter(param_applied, param.requires_grad))
+                out_param = param
+            elif not overwrite:
+                param.data = param_applied
+                out_param = param
+            else:
+                out_param = Parameter(param_applied, param.requires_grad)
+                self._parameters[key] = out_param
             if grad is not None:
                 with no_grad():
-                    grad.data = fn(grad)
+                    grad_applied = fn(grad)
+                if swap:
+                    grad_applied.requires_grad_(grad.requires_grad)
+                    _swap_tensors(grad, grad_applied)
+                    out_param.grad = grad
+                elif not overwrite:
+                    out_param.grad.data = grad_applied
+                else:
+                    out_param.grad = grad_applied.requires_grad_(grad.requires_grad)
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)

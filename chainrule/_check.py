@@ -1,0 +1,88 @@
+"""torch._check and its kin: raise PyTorch's exception class when a condition is False.
+
+The message is a callable, evaluated only on failure, as in PyTorch (its C++ TORCH_CHECK
+family). chainrule has no symbolic shapes, so a condition is a Python bool.
+"""
+import warnings
+
+__all__ = ["_check", "_check_index", "_check_value", "_check_type", "_check_not_implemented",
+           "_check_is_size", "_check_with", "_check_tensor_all", "_check_tensor_all_with"]
+
+_DEFAULT_MESSAGE = ("Expected cond to be True, but got False. (Could this error message be "
+                    "improved? If so, please report an enhancement request to PyTorch.)")
+
+
+def _check_with(error_type, cond, message):
+    """Raise `error_type(message())` when `cond` is False."""
+    from ._tensor import Tensor
+    if not isinstance(cond, bool):
+        if isinstance(cond, Tensor):
+            raise TypeError("cond must be a bool, but got a Tensor. For tensor conditions, use "
+                            "torch._check_tensor_all() to assert that all elements are true.")
+        raise TypeError(f"cond must be a bool, but got {_type_repr(cond)}")
+    if cond:
+        return
+    if not issubclass(error_type, Exception) or issubclass(error_type, Warning):
+        raise AssertionError("error_type must be a subclass of Exception but not Warning, got "
+                             f"{error_type}")
+    if message is None:
+        raise error_type(_DEFAULT_MESSAGE)
+    if not callable(message):
+        raise TypeError("message must be a callable")
+    raise error_type(str(message()))
+
+
+def _type_repr(x):
+    t = type(x)
+    return f"<class '{t.__name__}'>" if t.__module__ == "builtins" else str(t)
+
+
+def _check(cond, message=None):
+    """RuntimeError unless `cond` (TORCH_CHECK)."""
+    _check_with(RuntimeError, cond, message)
+
+
+def _check_index(cond, message=None):
+    """IndexError unless `cond` (TORCH_CHECK_INDEX)."""
+    _check_with(IndexError, cond, message)
+
+
+def _check_value(cond, message=None):
+    """ValueError unless `cond` (TORCH_CHECK_VALUE)."""
+    _check_with(ValueError, cond, message)
+
+
+def _check_type(cond, message=None):
+    """TypeError unless `cond` (TORCH_CHECK_TYPE)."""
+    _check_with(TypeError, cond, message)
+
+
+def _check_not_implemented(cond, message=None):
+    """NotImplementedError unless `cond` (TORCH_CHECK_NOT_IMPLEMENTED)."""
+    _check_with(NotImplementedError, cond, message)
+
+
+def _check_is_size(i, message=None, *, max=None):
+    """RuntimeError unless 0 <= i (<= max); deprecated in PyTorch, with its warning."""
+    warnings.warn("_check_is_size will be removed in a future PyTorch release along with "
+                  "guard_size_oblivious.     Use _check(i >= 0) instead.", FutureWarning,
+                  stacklevel=2)
+    _check(i >= 0, message)
+    if max is not None:
+        _check(i <= max, message)
+
+
+def _check_tensor_all_with(error_type, cond, message=None):
+    """`error_type` unless every element of the bool tensor `cond` is True."""
+    from ._tensor import Tensor
+    from ._dtype import bool as bool_
+    if not isinstance(cond, Tensor):
+        raise TypeError(f"cond must be a tensor, but got {_type_repr(cond)}")
+    if cond.dtype != bool_:
+        raise TypeError(f"cond tensor must have dtype torch.bool, but got {cond.dtype}")
+    _check_with(error_type, bool(cond._data.all()), message)
+
+
+def _check_tensor_all(cond, message=None):
+    """RuntimeError unless every element of the bool tensor `cond` is True."""
+    _check_tensor_all_with(RuntimeError, cond, message)

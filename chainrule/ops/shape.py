@@ -819,8 +819,10 @@ def _stack(arrays, dim):
 
 stack_ = op("stack", "StackBackward0", "tensors, dim=0", _stack, promote=PROMOTE, list_input=True,
             function=False, method=False,
-            tensors=lambda grad, dim, tensors_shape: unbind(
-                grad, wrap_dim(dim, len(tensors_shape[0]) + 1)))
+            # PyTorch's stack_tensors_backward: one select per input (SelectBackward0 nodes)
+            tensors=lambda grad, dim, tensors_shape: [
+                select(grad, wrap_dim(dim, len(tensors_shape[0]) + 1), i)
+                for i in range(len(tensors_shape))])
 
 
 @public("stack", method=False, out=_CAT_OUT)

@@ -308,6 +308,8 @@ ERRORS = [
 ]
 for _name in ["Adadelta", "Adamax", "ASGD", "NAdam", "RAdam", "Rprop"]:
     ERRORS += [
+        # a differentiable step on a leaf that requires grad writes it in place
+        lambda lib, n=_name: _stepped(lib, n, differentiable=True),
         lambda lib, n=_name: _stepped(lib, n, capturable=True),
         lambda lib, n=_name: _stepped(lib, n, capturable=True, foreach=True),
         lambda lib, n=_name: _stepped(lib, n, differentiable=True, foreach=True),
@@ -396,6 +398,24 @@ LBFGS_ERRORS = [
 @pytest.mark.parametrize("i", range(len(LBFGS_ERRORS)))
 def test_lbfgs_errors_match_torch(i):
     assert _error(lambda: LBFGS_ERRORS[i](chainrule)) == _error(lambda: LBFGS_ERRORS[i](torch))
+
+
+def test_lbfgs_complex_parameters_match_torch():
+    results = []
+    for lib in LIBS:
+        p = lib.tensor(np.array([1 + 2j, -0.5 + 1j]), requires_grad=True)
+        opt = lib.optim.LBFGS([p], line_search_fn="strong_wolfe")
+
+        def closure():
+            opt.zero_grad()
+            loss = (p.abs() ** 2 + (p.real - 1) ** 2).sum()
+            loss.backward()
+            return loss
+
+        for _ in range(2):
+            opt.step(closure)
+        results.append(p)
+    _assert_close(results[:1], results[1:], 1e-12)
 
 
 def test_lbfgs_stops_at_once_on_a_zero_gradient():

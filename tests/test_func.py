@@ -458,3 +458,68 @@ def test_ensembling_tutorial():
         return (predictions1_vmap.detach(), predictions2_vmap.detach(),
                 [p.size(0) for p in params.values()])
     same(prog, atol=1e-5, rtol=1e-5)
+
+
+def test_neural_tangent_kernels_tutorial():
+    # PyTorch's "Neural Tangent Kernels" tutorial, smaller: vmap of jacrev over a
+    # functional_call, and the NTK-vector-product variant composing vmap, vjp and jvp
+    def prog(T):
+        nn = T.nn
+        functional_call, jacrev, jvp, vjp, vmap = (T.func.functional_call, T.func.jacrev,
+                                                   T.func.jvp, T.func.vjp, T.func.vmap)
+        T.manual_seed(0)
+
+        class CNN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv1 = nn.Conv2d(3, 4, (3, 3))
+                self.conv2 = nn.Conv2d(4, 4, (3, 3))
+                self.conv3 = nn.Conv2d(4, 4, (3, 3))
+                self.fc = nn.Linear(16, 3)
+
+            def forward(self, x):
+                x = self.conv1(x)
+                x = x.relu()
+                x = self.conv2(x)
+                x = x.relu()
+                x = self.conv3(x)
+                x = x.flatten(1)
+                x = self.fc(x)
+                return x
+        x_train = T.randn(3, 3, 8, 8, dtype=T.float64)
+        x_test = T.randn(2, 3, 8, 8, dtype=T.float64)
+        net = CNN().double()
+        params = {k: v.detach() for k, v in net.named_parameters()}
+
+        def fnet_single(params, x):
+            return functional_call(net, params, (x.unsqueeze(0),)).squeeze(0)
+
+        def empirical_ntk_jacobian_contraction(fnet_single, params, x1, x2):
+            jac1 = vmap(jacrev(fnet_single), (None, 0))(params, x1)
+            jac1 = [j.flatten(2) for j in jac1.values()]
+            jac2 = vmap(jacrev(fnet_single), (None, 0))(params, x2)
+            jac2 = [j.flatten(2) for j in jac2.values()]
+            result = T.stack([T.einsum("Naf,Mbf->NMab", j1, j2) for j1, j2 in zip(jac1, jac2)])
+            return result.sum(0)
+
+        def empirical_ntk_ntk_vps(func, params, x1, x2):
+            def get_ntk(x1, x2):
+                def func_x1(params):
+                    return func(params, x1)
+
+                def func_x2(params):
+                    return func(params, x2)
+                output, vjp_fn = vjp(func_x1, params)
+
+                def get_ntk_slice(vec):
+                    vjps = vjp_fn(vec)
+                    _, jvps = jvp(func_x2, (params,), vjps)
+                    return jvps
+                basis = T.eye(output.numel(), dtype=output.dtype).view(output.numel(), -1)
+                return vmap(get_ntk_slice)(basis)
+            return vmap(vmap(get_ntk, (None, 0)), (0, None))(x1, x2)
+        ntk1 = empirical_ntk_jacobian_contraction(fnet_single, params, x_train, x_test)
+        ntk2 = empirical_ntk_ntk_vps(fnet_single, params, x_train, x_test)
+        assert T.allclose(ntk1, ntk2, atol=1e-8)
+        return ntk1, ntk2
+    same(prog, atol=1e-8, rtol=1e-8)

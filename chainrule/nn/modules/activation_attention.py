@@ -83,7 +83,7 @@ class MultiheadAttention(Module):
         # modules pickled before kdim/vdim existed
         if "_qkv_same_embed_dim" not in state:
             state["_qkv_same_embed_dim"] = True
-        super().__setstate__(state)
+        self.__dict__.update(state)     # a Module's state is its __dict__
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):

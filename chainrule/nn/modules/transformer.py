@@ -263,7 +263,7 @@ class TransformerEncoderLayer(Module):
         self.activation = activation
 
     def __setstate__(self, state):
-        super().__setstate__(state)
+        self.__dict__.update(state)     # a Module's state is its __dict__
         if not hasattr(self, "activation"):
             self.activation = F.relu
 
@@ -326,7 +326,7 @@ class TransformerDecoderLayer(Module):
     def __setstate__(self, state):
         if "activation" not in state:
             state["activation"] = F.relu
-        super().__setstate__(state)
+        self.__dict__.update(state)     # a Module's state is its __dict__
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):

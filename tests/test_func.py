@@ -47,7 +47,13 @@ def test_grad_ignores_outer_no_grad_and_keeps_inner():
             return (x - c).sum()
         with T.no_grad():
             g = T.func.grad(f)(x)
-        return g, T.func.grad(f)(x)
+            y, vjp_fn = T.func.vjp(T.sin, x)
+            jac = T.func.jacrev(T.sin)(x)
+        with T.inference_mode():
+            h = T.func.hessian(f)(x)
+            g2 = T.func.grad(f)(x)
+            ps = T.vmap(T.func.grad(f))(t(T, A))
+        return g, T.func.grad(f)(x), y, vjp_fn(x), jac, h, g2, ps
     same(prog)
 
 

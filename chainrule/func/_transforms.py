@@ -92,6 +92,13 @@ class _Level:
         return tree_map(unwrap, tree)
 
 
+def _grad_on():
+    """Grad mode on and inference mode off inside a transform, whatever the caller's modes
+    (PyTorch's NOTE [grad and vjp interaction with no_grad]; `func`'s own no_grad still
+    holds)."""
+    return autograd.inference_mode(False)
+
+
 def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=False, create_graph=True):
     """autograd.grad over the outputs that require grad, zeros for unreached inputs. A graph
     created from this one keeps it (an outer level differentiates through both)."""
@@ -102,7 +109,7 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=False, creat
         return tuple(i.new_zeros(i.shape) for i in inputs)
     outs, gos = zip(*pairs)
     gos = None if gos[0] is None else gos
-    with autograd.enable_grad():
+    with _grad_on():
         grads = autograd.grad(outs, inputs, gos, retain_graph=retain_graph or create_graph,
                               create_graph=create_graph, allow_unused=True)
     return tuple(i.new_zeros(i.shape) if g is None else g for g, i in zip(grads, inputs))
@@ -152,7 +159,7 @@ def _differentiable_args(level, args, argnums):
 
 def _grad_and_value(func, argnums, has_aux, args, kwargs):
     level = _Level()
-    with autograd.enable_grad():
+    with _grad_on():
         args, diff_args = _differentiable_args(level, args, argnums)
         output = func(*args, **kwargs)
         aux = None
@@ -201,7 +208,7 @@ def _vjp_core(func, primals, argnums=None, has_aux=False, api="vjp(f, *primals)"
     unwrapped outputs, the flat outputs and their structure, the flat aliases and their
     structure, and aux. `api` names the transform in errors (jacfwd reports jvp's)."""
     level = _Level()
-    with autograd.enable_grad():
+    with _grad_on():
         if argnums is None:
             primals = diff_primals = tree_map(level.alias, primals)
         else:
@@ -359,7 +366,7 @@ def _pushforward(level, flat_out, flat_in):
     diff = [(o, u) for o, u in zip(flat_out, us) if u is not None]
     vjps = [None] * len(flat_in)
     if diff:
-        with autograd.enable_grad():
+        with _grad_on():
             vjps = autograd.grad([o for o, _ in diff], flat_in, [u for _, u in diff],
                                  create_graph=True, allow_unused=True)
     outside = level.reaches_outside(flat_out)
@@ -370,7 +377,7 @@ def _pushforward(level, flat_out, flat_in):
         jv = [None] * len(live)
         if pairs and live:
             create_graph = outside or any(t.requires_grad for _, t in pairs)
-            with autograd.enable_grad():
+            with _grad_on():
                 jv = autograd.grad([g for g, _ in pairs], live, [t for _, t in pairs],
                                    retain_graph=retain_graph or create_graph,
                                    create_graph=create_graph,
@@ -460,7 +467,7 @@ def _not_tensor(a):
 def _jvp_reverse(func, flat_primals, primals_spec, flat_tangents, strict, has_aux):
     """jvp by reverse mode (the double-vjp trick of _pushforward)."""
     level = _Level()
-    with autograd.enable_grad():
+    with _grad_on():
         flat_in = [level.alias(p) for p in flat_primals]
         out, aux = _split_aux(func(*tree_unflatten(flat_in, primals_spec)), has_aux)
         if has_aux:
@@ -476,7 +483,7 @@ def linearize(func, *primals):
     for any tangents, reusing one recorded graph."""
     flat_primals, primals_spec = tree_flatten(primals)
     level = _Level()
-    with autograd.enable_grad():
+    with _grad_on():
         flat_in = [level.alias(p) for p in flat_primals]
         out = func(*tree_unflatten(flat_in, primals_spec))
         flat_out, output_spec = tree_flatten(out)

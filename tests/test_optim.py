@@ -384,13 +384,3 @@ def test_one_cycle_needs_momentum():
         opt = lib.optim.Adagrad([_p(lib)])
         with pytest.raises(ValueError, match="must support momentum or beta1"):
             lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=5)
-
-
-@pytest.mark.parametrize("name", ["Adam", "AdamW", "RMSprop", "Adagrad"])
-def test_complex_parameters_are_refused_not_updated_wrongly(name):
-    p = chainrule.tensor([1 + 1j, 2 - 1j], requires_grad=True)
-    p.grad = chainrule.ones_like(p)
-    opt = getattr(chainrule.optim, name)([p])
-    with pytest.raises(NotImplementedError, match="complex parameters"):
-        opt.step()
-    assert p.detach().numpy().tolist() == [1 + 1j, 2 - 1j]

@@ -199,7 +199,8 @@ def test_setstate_turns_old_numeric_state_into_tensors():
         assert results[0] == results[1]
 
 
-@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "ASGD", "NAdam", "RAdam", "Rprop"])
+@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "ASGD", "NAdam", "RAdam", "Rprop",
+                                  "Adam", "AdamW", "RMSprop", "Adagrad", "SGD"])
 def test_complex_parameters_match_torch(name):
     rng = np.random.default_rng(1)
     values = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))

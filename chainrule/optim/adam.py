@@ -1,6 +1,9 @@
 """Adam and AdamW, as torch.optim.Adam / torch.optim.AdamW."""
 from .._creation import tensor, zeros_like
-from .optimizer import Optimizer, _real_only, _scalar_dtype
+from .._tensor import Tensor
+from ..ops.aliasing import view_as_real
+from .optimizer import (Optimizer, _check_fused, _check_fused_param, _check_step_options,
+                        _scalar_dtype, _setstate_defaults, _to_scalar)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -10,7 +13,14 @@ class Adam(Optimizer):
     `decoupled_weight_decay`."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, *, maximize=False, decoupled_weight_decay=False):
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        if isinstance(lr, Tensor):
+            if foreach and not capturable:
+                raise ValueError("lr as a Tensor is not supported for capturable=False and "
+                                 "foreach=True")
+            if lr.numel() != 1:
+                raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -21,53 +31,111 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
+        if not (isinstance(betas[0], float) and isinstance(betas[1], float)
+                or isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor)):
             raise ValueError("betas must be either both floats or both Tensors")
-        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
-                    "amsgrad": amsgrad, "maximize": maximize, "foreach": None,
-                    "capturable": False, "differentiable": False, "fused": None,
+        for i, beta in enumerate(betas):
+            if isinstance(beta, Tensor):
+                if not capturable and foreach:
+                    raise ValueError(f"betas[{i}] as a Tensor is not supported for "
+                                     "capturable=False and foreach=True")
+                if beta.numel() != 1:
+                    raise ValueError(f"Tensor betas[{i}] must be 1-element")
+        defaults = {"lr": lr, "betas": tuple(map(_to_scalar, betas)), "eps": eps,
+                    "weight_decay": weight_decay, "amsgrad": amsgrad, "maximize": maximize,
+                    "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
+        # fused=True runs the single-tensor step here: PyTorch's CPU kernel computes the same
+        _check_fused(fused, differentiable, foreach)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        _setstate_defaults(self, {"amsgrad": False, "maximize": False, "foreach": None,
+                                  "capturable": False, "differentiable": False,
+                                  "fused": None, "decoupled_weight_decay": False})
 
     def _update_group(self, group):
-        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
-        beta1, beta2 = group["betas"]
-        for param, grad in zip(*self._params_with_grad(group)):
-            _real_only(self, param)
-            state = self.state[param]
+        params, grads = self._params_with_grad(group)
+        for p in params:
+            state = self.state[p]
             if len(state) == 0:
-                state["step"] = tensor(0.0, dtype=_scalar_dtype())
-                state["exp_avg"] = zeros_like(param)
-                state["exp_avg_sq"] = zeros_like(param)
+                if group["fused"]:
+                    _check_fused_param(p)
+                state["step"] = tensor(0.0, dtype=_scalar_dtype(group["fused"]))
+                state["exp_avg"] = zeros_like(p)
+                state["exp_avg_sq"] = zeros_like(p)
                 if group["amsgrad"]:
-                    state["max_exp_avg_sq"] = zeros_like(param)
+                    state["max_exp_avg_sq"] = zeros_like(p)
+        if not params:
+            return
+        _check_step_options(group)
+        lr, eps, weight_decay = _to_scalar(group["lr"]), group["eps"], group["weight_decay"]
+        beta1, beta2 = group["betas"]
+        differentiable = group["differentiable"]
+        for param, grad in zip(params, grads):
+            state = self.state[param]
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-            state["step"] += 1
-            step = state["step"].item()
-
+            max_exp_avg_sq = state.get("max_exp_avg_sq") if group["amsgrad"] else None
+            step_t = state["step"]
+            step_t += 1
             if weight_decay != 0:
                 if group["decoupled_weight_decay"]:
                     param.mul_(1 - lr * weight_decay)
                 else:
                     grad = grad.add(param, alpha=weight_decay)
+            if param.is_complex():
+                grad, exp_avg, exp_avg_sq = (view_as_real(grad), view_as_real(exp_avg),
+                                             view_as_real(exp_avg_sq))
+                if max_exp_avg_sq is not None:
+                    max_exp_avg_sq = view_as_real(max_exp_avg_sq)
+                param = view_as_real(param)
             exp_avg.lerp_(grad, 1 - beta1)
-            exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
 
+            if differentiable:
+                # PyTorch's differentiable step takes the bias corrections from the step
+                # tensor, in its dtype
+                bias_correction1 = 1 - beta1 ** step_t
+                bias_correction2 = 1 - beta2 ** step_t
+                step_size_neg = (lr / bias_correction1).neg()
+                bias_correction2_sqrt = bias_correction2.sqrt()
+                if max_exp_avg_sq is not None:
+                    max_exp_avg_sq.copy_(max_exp_avg_sq.clone().maximum(exp_avg_sq))
+                    exp_avg_sq = max_exp_avg_sq
+                denom = (exp_avg_sq.sqrt() / (bias_correction2_sqrt * step_size_neg)).add_(
+                    eps / step_size_neg)
+                param.addcdiv_(exp_avg.clone(), denom)
+                continue
+            step = step_t.item()
             step_size = lr / (1 - beta1 ** step)
             bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
-            if group["amsgrad"]:
-                max_sq = state["max_exp_avg_sq"]
-                max_sq.copy_(max_sq.maximum(exp_avg_sq))
-                denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-            else:
-                denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-            param.add_(exp_avg / denom, alpha=-step_size)
+            if max_exp_avg_sq is not None:
+                max_exp_avg_sq.copy_(max_exp_avg_sq.maximum(exp_avg_sq))
+                exp_avg_sq = max_exp_avg_sq
+            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+            param.addcdiv_(exp_avg, denom, value=-_to_python(step_size))
+
+
+def _to_python(x):
+    """A 0-dim tensor scalar (from a Tensor lr or betas) as the number PyTorch's Scalar
+    argument takes from it."""
+    return x.item() if isinstance(x, Tensor) else x
 
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (default 1e-2)."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
-                 amsgrad=False, *, maximize=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
                          decoupled_weight_decay=True)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

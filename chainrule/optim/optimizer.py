@@ -60,17 +60,39 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-def _real_only(optimizer, param):
-    """PyTorch runs these optimizers on complex parameters through view_as_real, which
-    chainrule lacks: refuse rather than update them wrongly."""
-    if param.is_complex():
-        raise NotImplementedError(f"chainrule's {type(optimizer).__name__} does not support "
-                                  "complex parameters yet; SGD does")
-
-
-def _scalar_dtype():
-    """The dtype of the `step` counters (PyTorch's _get_scalar_dtype)."""
+def _scalar_dtype(is_fused=None):
+    """The dtype of the `step` counters (PyTorch's _get_scalar_dtype): float32 for the fused
+    implementations."""
+    if is_fused:
+        return float32
     return float64 if get_default_dtype() == float64 else float32
+
+
+def _check_fused(fused, differentiable, foreach):
+    """The options PyTorch's constructors refuse alongside fused=True."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def _check_fused_once(optimizer, group, params):
+    """SGD's and Adagrad's fused check: PyTorch's looks at the first parameter with a
+    gradient, once per optimizer."""
+    if group["fused"] and params and getattr(optimizer, "_need_device_dtype_check_for_fused",
+                                             True):
+        _check_fused_param(params[0])
+        optimizer._need_device_dtype_check_for_fused = False
+
+
+def _check_fused_param(param):
+    """PyTorch's fused kernels take floating (not complex) parameters only."""
+    if not param.is_floating_point():
+        raise RuntimeError(
+            "`fused=True` requires all the params to be floating point Tensors of supported "
+            "devices: ['mps', 'cuda', 'xpu', 'hpu', 'cpu', 'mtia', 'privateuseone'] but "
+            f"{param.dtype} and {param.device.type}")
 
 
 def _to_scalar(x):
@@ -96,7 +118,7 @@ def _check_step_options(group, what="params and state_steps", foreach_what=None,
     foreach = bool(group["foreach"])
     if foreach and group["differentiable"]:
         raise AssertionError("_foreach ops don't support autograd")
-    if group["capturable"]:
+    if group.get("capturable"):    # (an option of most of them)
         devices = ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if xla[foreach] else [])
         what = (foreach_what or what) if foreach else what
         raise AssertionError(f"If capturable=True, {what} must be on supported devices: "

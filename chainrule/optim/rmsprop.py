@@ -1,6 +1,8 @@
 """RMSprop, as torch.optim.RMSprop."""
 from .._creation import tensor, zeros_like
-from .optimizer import Optimizer, _real_only, _scalar_dtype
+from ..ops.aliasing import view_as_real
+from .optimizer import (Optimizer, _check_lr, _check_step_options, _scalar_dtype,
+                        _setstate_defaults, _to_scalar)
 
 __all__ = ["RMSprop"]
 
@@ -9,9 +11,9 @@ class RMSprop(Optimizer):
     """RMSprop with optional momentum, centering, weight decay and maximize."""
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
-                 centered=False, *, maximize=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
+        _check_lr(lr)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= momentum:
@@ -21,39 +23,58 @@ class RMSprop(Optimizer):
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
-                    "centered": centered, "weight_decay": weight_decay, "capturable": False,
-                    "foreach": None, "maximize": maximize, "differentiable": False}
+                    "centered": centered, "weight_decay": weight_decay,
+                    "capturable": capturable, "foreach": foreach, "maximize": maximize,
+                    "differentiable": differentiable}
         super().__init__(params, defaults)
 
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        _setstate_defaults(self, {"momentum": 0, "centered": False, "foreach": None,
+                                  "maximize": False, "differentiable": False,
+                                  "capturable": False})
+
     def _update_group(self, group):
-        lr, alpha, momentum = group["lr"], group["alpha"], group["momentum"]
-        for param, grad in zip(*self._params_with_grad(group)):
-            _real_only(self, param)
-            state = self.state[param]
+        params, grads = self._params_with_grad(group)
+        momentum = group["momentum"]
+        for p in params:
+            state = self.state[p]
             if len(state) == 0:
                 state["step"] = tensor(0.0, dtype=_scalar_dtype())
-                state["square_avg"] = zeros_like(param)
+                state["square_avg"] = zeros_like(p)
                 if momentum > 0:
-                    state["momentum_buffer"] = zeros_like(param)
+                    state["momentum_buffer"] = zeros_like(p)
                 if group["centered"]:
-                    state["grad_avg"] = zeros_like(param)
+                    state["grad_avg"] = zeros_like(p)
+        if not params:
+            return
+        _check_step_options(group, xla=(True, True))
+        lr, alpha, eps = _to_scalar(group["lr"]), group["alpha"], group["eps"]
+        for param, grad in zip(params, grads):
+            state = self.state[param]
+            square_avg = state["square_avg"]
             state["step"] += 1
             if group["weight_decay"] != 0:
                 grad = grad.add(param, alpha=group["weight_decay"])
-
-            square_avg = state["square_avg"]
-            square_avg.mul_(alpha).add_(grad * grad, alpha=1 - alpha)
+            is_complex_param = param.is_complex()
+            if is_complex_param:
+                param, grad = view_as_real(param), view_as_real(grad)
+                square_avg = view_as_real(square_avg)
+            square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
             if group["centered"]:
                 grad_avg = state["grad_avg"]
+                if is_complex_param:
+                    grad_avg = view_as_real(grad_avg)
                 grad_avg.lerp_(grad, 1 - alpha)
-                avg = (square_avg - grad_avg * grad_avg).sqrt_()
+                avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
             else:
                 avg = square_avg.sqrt()
-            avg = avg.add_(group["eps"])
-
+            avg = avg.add(eps) if group["differentiable"] else avg.add_(eps)
             if momentum > 0:
                 buf = state["momentum_buffer"]
-                buf.mul_(momentum).add_(grad / avg)
+                if is_complex_param:
+                    buf = view_as_real(buf)
+                buf.mul_(momentum).addcdiv_(grad, avg)
                 param.add_(buf, alpha=-lr)
             else:
-                param.add_(grad / avg, alpha=-lr)
+                param.addcdiv_(grad, avg, value=-lr)

@@ -167,10 +167,6 @@ PENDING = {
     "torch.Tensor": [
         (_ISSUE_8 + ": first-class dimensions (functorch.dim)", ["index"]),
     ],
-    "torch.linalg": [
-        (_ISSUE_10 + ": LDL (LAPACK's sytrf, Bunch-Kaufman pivoting)",
-         ["ldl_factor", "ldl_factor_ex", "ldl_solve"]),
-    ],
     "torch.func": [
         (_ISSUE_8 + ": rearrange is built on first-class dimensions (functorch.dim), which "
          "chainrule lacks", ["rearrange"]),

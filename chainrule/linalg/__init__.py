@@ -8,18 +8,18 @@ import functools
 from ..ops import decompositions as _d
 from ..ops import linalg as _l
 from ..ops.decompositions import LinAlgError
-from ..ops.reduction import vector_norm as _vector_norm
+from ..ops.reduction import vector_norm as _vector_norm_row
 from ..ops.registry import CAST as _CAST, EXACT as _EXACT, out_cast as _out_cast
 from ..ops.registry import out_exact as _out_exact
 from ..ops.registry import check_out_grad as _check_out_grad, check_out_kind as _check_out_kind
 from ..ops.registry import out_variant as _out_variant, write_out as _write_out
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
-           "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq",
-           "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp",
-           "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
-           "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
-           "tensorsolve", "vander", "vecdot", "vector_norm"]
+           "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+           "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
+           "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
 
 
 def _castable(name, what="result"):
@@ -78,6 +78,11 @@ def _matmul(input, other):
     return _l._matmul_impl(input, other)
 
 
+def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """torch.linalg.vector_norm: the ord-norm of x over dim (all of x by default)."""
+    return _vector_norm_row(x, ord, dim, keepdim, dtype=dtype)
+
+
 def _vander(x, N=None):
     """torch.linalg.vander: the powers x^0, ..., x^(N-1) of each element along a new last
     dim."""
@@ -100,6 +105,9 @@ householder_product = _public(_d.householder_product,
                               "linalg_householder_product")
 inv = _public(_d.inv, _EXACT, "linalg_inv_ex")
 inv_ex = _public(_d.inv_ex, (_EXACT, _EXACT), "linalg_inv_ex")
+ldl_factor = _public(_d.ldl_factor, (_EXACT, _EXACT), "linalg_ldl_factor_ex")
+ldl_factor_ex = _public(_d.ldl_factor_ex, (_EXACT, _EXACT, _EXACT), "linalg_ldl_factor_ex")
+ldl_solve = _public(_d.ldl_solve, _EXACT, "linalg_ldl_solve")
 lstsq = _public(_d.lstsq, (_EXACT,) * 4, "linalg_lstsq")
 lu = _public(_d.linalg_lu, (_EXACT, _EXACT, _EXACT), "linalg_lu")
 lu_factor = _public(_d.lu_factor, (_EXACT, _EXACT), "linalg_lu_factor_ex")

@@ -574,14 +574,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if isinstance(p, str):
         if p == "fro" and (dim is None or len(dim) <= 2):
             return vector_norm(input, 2, dim, keepdim, dtype=dtype)
-        if p not in ("fro", "nuc"):
-            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
-        dims = range(input.dim()) if dim is None else dim
-        if len(dims) != 2:
-            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
-                               f"{' '.join(str(d) for d in dims)}")
-        raise NotImplementedError("the nuclear norm needs singular values, which chainrule "
-                                  "does not compute yet")
+        from .decompositions import matrix_norm
+        dims = list(range(input.dim())) if dim is None else dim
+        return matrix_norm(input, p, dims, keepdim, dtype=dtype)
     return vector_norm(input, 2.0 if p is None else p, dim, keepdim, dtype=dtype)
 
 

@@ -364,8 +364,8 @@ def test_functional_call():
         plain = F.functional_call(m, {}, (x,))
         tied = F.functional_call(m, {"lin.weight": w}, x)
         untied = F.functional_call(m, {"lin.weight": w}, (x,), tie_weights=False)
-        both = F.functional_call(m, ({"lin.weight": w, "lin.bias": b}, {"scale": T.full((3,), 2.)}),
-                                 (x,), {"shift": 1.0})
+        both = F.functional_call(m, ({"lin.weight": w, "lin.bias": b},
+                                     {"scale": T.full((3,), 2.)}), (x,), {"shift": 1.0})
         strict = F.functional_call(m, dict(m.named_parameters(remove_duplicate=False)) |
                                    dict(m.named_buffers()), (x,), strict=True)
         g = F.grad(lambda p: F.functional_call(m, p, (x,)).sum())(

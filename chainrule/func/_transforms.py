@@ -19,8 +19,6 @@ from ..autograd import forward_ad
 from ..autograd.graph import AccumulateGrad
 from ._pytree import tree_flatten, tree_map, tree_unflatten
 
-argnums_t = "int | tuple[int, ...]"
-
 
 # ---- levels: own aliases, what the graph reaches, unwrapping -------------------------------
 
@@ -177,9 +175,12 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
                                "to use the vjp or jacrev APIs instead?")
         flat_diff, spec = tree_flatten(diff_args)
         outside = level.reaches_outside([output])
-        grads = _autograd_grad([output], flat_diff, create_graph=outside)
-        grads = level.unwrap(tree_unflatten(list(grads), spec))
-        output = level.unwrap(output)
+        grads = tree_unflatten(list(_autograd_grad([output], flat_diff, create_graph=outside)),
+                               spec)
+        if outside:
+            grads, output = level.unwrap(grads), level.unwrap(output)
+        else:   # nothing beyond this level: no graph to keep
+            output = _detach(output)
         if has_aux:
             return grads, (output, level.unwrap(aux))
         return grads, output

@@ -546,16 +546,17 @@ def test_utils_and_a_custom_transform():
     same(prog)
 
 
-@pytest.mark.parametrize("name", ["Normal", "Gamma", "Beta", "StudentT", "MultivariateNormal",
-                                  "Categorical.logits", "VonMises", "LowRankMultivariateNormal"])
+# (GeneralizedPareto: PyTorch's log_prob fails for float64, see above)
+@pytest.mark.parametrize("name", sorted(set(CASES) - NEEDS_LINALG_NORM - {"GeneralizedPareto"}))
 def test_second_derivatives_of_log_prob_equal_pytorchs(name):
     def prog(lib):
         d, leaves = _make(lib, name)
         lib.manual_seed(2)
         value = d.sample()
         lp = d.log_prob(value).sum()
-        grads = lib.autograd.grad(lp, leaves, create_graph=True)
-        return grads, lib.autograd.grad(sum(g.sum() for g in grads), leaves, allow_unused=True)
+        grads = lib.autograd.grad(lp, leaves, create_graph=True, allow_unused=True)
+        again = [g for g in grads if g is not None and g.requires_grad]
+        return grads, lib.autograd.grad(sum(g.sum() for g in again), leaves, allow_unused=True)
     same(prog, atol=1e-9, rtol=1e-7)
 
 

@@ -238,6 +238,8 @@ def expand_as(self, other):
 def sum_to_size(self, *size):
     """Sum the broadcast dims away to reach `size` (PyTorch's at::sum_to)."""
     size = _shape_args(size)
+    if not size:        # at::sum_to sums fully to an empty shape, a 0-d tensor too (SumBackward0)
+        return self.sum()
     shape = self._data.shape
     if shape == size:
         return self

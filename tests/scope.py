@@ -141,6 +141,36 @@ OUT_OF_SCOPE = {
         (_SYM, ["get_ctx"]),
         (_LEAKED, ["device_types_t", "deprecated", "TYPE_CHECKING"]),
     ],
+    "torch.nn": [
+        (_QUANT, ["intrinsic", "qat", "quantizable", "quantized"]),
+    ],
+    "torch.nn.functional": [
+        (_LEAKED, ["BroadcastingList1", "BroadcastingList2", "BroadcastingList3",
+                   "TYPE_CHECKING", "Tensor", "boolean_dispatch", "handle_torch_function",
+                   "has_torch_function", "has_torch_function_unary",
+                   "has_torch_function_variadic", "reproducibility_notes",
+                   "sparse_support_notes", "tf32_notes"]),
+        (_CUDA, ["scaled_grouped_mm"]),
+    ],
+    "torch.nn.init": [
+        (_LEAKED, ["Tensor"]),
+    ],
+    "torch.nn.utils": [],
+    "torch.nn.utils.rnn": [
+        (_LEAKED, ["copy_method_params"]),
+    ],
+    "torch.nn.utils.parametrize": [
+        (_LEAKED, ["Module", "ModuleDict", "ModuleList", "OpaqueBase", "Parameter", "Tensor",
+                   "deepcopy", "get_swap_module_params_on_conversion",
+                   "is_opaque_reference_type", "is_traceable_wrapper_subclass"]),
+    ],
+    "torch.nn.utils.parametrizations": [
+        (_LEAKED, ["F", "Module", "Tensor", "parametrize"]),
+    ],
+    "torch.nn.utils.prune": [],
+    "torch.nn.utils.stateless": [
+        (_LEAKED, ["NamedMemberAccessor", "Tensor"]),
+    ],
     "torch.nn.attention": [
         (_CUDA, ["varlen"]),
     ],
@@ -155,6 +185,7 @@ OUT_OF_SCOPE = {
 _ISSUE_8 = "issue 8: functional, forward-mode and batched autograd (torch.func, vmap)"
 _ISSUE_10 = "issue 10: the mathematical namespaces (torch.linalg, torch.distributions)"
 _ISSUE_14 = "issue 14: torch.distributed on MPI"
+_ISSUE_9 = "issue 9: the breadth of torch.nn"
 
 _ISSUE_9_FLEX = ("issue 9: flex attention (its eager CPU path vmaps the user's score_mod and "
                  "mask_mod, so it needs torch.func.vmap) and the experimental paged attention "
@@ -170,6 +201,15 @@ PENDING = {
     "torch.func": [
         (_ISSUE_8 + ": rearrange is built on first-class dimensions (functorch.dim), which "
          "chainrule lacks", ["rearrange"]),
+    ],
+    "torch.nn": [
+        (_ISSUE_9, ["AdaptiveLogSoftmaxWithLoss", "Buffer", "LinearCrossEntropyLoss",
+                    "LinearCrossEntropyOptions"]),
+        (_ISSUE_14 + ": data parallelism", ["DataParallel", "parallel"]),
+    ],
+    "torch.nn.functional": [
+        (_ISSUE_9, ["grouped_mm", "scaled_mm", "ScalingType", "SwizzleType",
+                    "linear_cross_entropy"]),
     ],
     "torch.nn.attention": [
         (_ISSUE_9_FLEX, ["flex_attention", "experimental"]),

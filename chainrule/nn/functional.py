@@ -386,7 +386,7 @@ def one_hot(tensor, num_classes=-1):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
-    return input / denom
+    return input / denom if out is None else _FUNCTIONS["div"](input, denom, out=out)
 
 
 # the very functions torch.cosine_similarity and torch.pairwise_distance, as in PyTorch

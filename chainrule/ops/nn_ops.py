@@ -2228,3 +2228,48 @@ native_dropout = op(
     # infinitely_differentiable_native_dropout_backward
     input=lambda grads, result1, p, train: grads[0] * (
         result1.to(grads[0].dtype) * _native_dropout_scale(p, train)))
+
+
+# ---- weight normalization: _weight_norm_interface (fused for dim 0 or the last), _weight_norm --
+
+def _norms_except(v, dim):
+    """The 2-norms of v over every dim but `dim` (0 or the last), keeping v's rank."""
+    axes = tuple(d for d in range(v.ndim) if d != dim)
+    return np.sqrt((v * v).sum(axes, keepdims=True))
+
+
+def _weight_norm_fused(v, g, dim):
+    norms = _norms_except(v, dim).astype(np.float32 if v.dtype == np.float16 else v.dtype)
+    return v * (g / norms).astype(v.dtype), norms
+
+
+def _weight_norm_differentiable_backward(grad_w, v, g, norms, dim, which):
+    # FunctionsManual's weight_norm_differentiable_backward (dim is 0 or the last)
+    norms = norms.to(g.dtype)
+    bcast_size = [1] * v.dim()
+    bcast_size[dim] = v.shape[dim]
+    rows = (v.shape[0], -1) if dim == 0 else (-1, v.shape[dim])
+    per_dim_sums = (grad_w * v).view(rows).sum(1 if dim == 0 else 0).view(bcast_size)
+    if which == "g":
+        return per_dim_sums / norms
+    return (g / norms) * (grad_w - v * (per_dim_sums / (norms * norms)))
+
+
+_weight_norm_interface = op(
+    "_weight_norm_interface", "WeightNormInterfaceBackward0", "v, g, dim=0", _weight_norm_fused,
+    returns=list, differentiable_outputs=(0,), method=False, out=False,
+    v=lambda grads, v, g, dim, result1: _weight_norm_differentiable_backward(
+        grads[0].contiguous(), v, g, result1, dim, "v"),
+    g=lambda grads, v, g, dim, result1: _weight_norm_differentiable_backward(
+        grads[0].contiguous(), v, g, result1, dim, "g"))
+
+
+@public("_weight_norm", method=False)
+def _weight_norm(v, g, dim=0):
+    """v * (g / ||v||) with the norm over every dim but `dim`: the fused row for dim 0 or the
+    last (not for half), the composition otherwise, as PyTorch chooses."""
+    v, g = v.contiguous(), g.contiguous()
+    half = _dtype.float16 in (v.dtype, g.dtype) or _dtype.bfloat16 in (v.dtype, g.dtype)
+    if not half and (dim == 0 or dim == v.dim() - 1):
+        return _weight_norm_interface(v, g, dim)[0]
+    return v * (g / FUNCTIONS["norm_except_dim"](v, 2, dim))

@@ -1,98 +1,21 @@
-"""torch.nn.utils: gradient clipping and flattening parameters into one vector."""
-import math
-import types
-import warnings
-
-from ..._tensor import Tensor
-from ...autograd import no_grad
+"""torch.nn.utils: gradient clipping, parameters as one vector, weight and spectral
+normalization (the hook-based ones and the parametrizations), parametrize, pruning, fusion,
+stateless calls, memory formats, skip_init and packed sequences (rnn)."""
+from . import parametrizations, parametrize, prune, rnn, stateless  # noqa: F401
+from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_,  # noqa: F401
+                        clip_grads_with_norm_, get_total_norm)
+from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
+from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,  # noqa: F401
+                     fuse_linear_bn_weights)
+from .init import skip_init  # noqa: F401
+from .memory_format import (convert_conv2d_weight_memory_format,  # noqa: F401
+                            convert_conv3d_weight_memory_format)
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grads_with_norm_", "clip_grad_value_",
-           "get_total_norm", "parameters_to_vector", "vector_to_parameters"]
-
-
-def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    """The norm of the tensors' norms, as if they were one vector (foreach is ignored: one
-    implementation)."""
-    from ... import stack, tensor
-    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
-    norm_type = float(norm_type)
-    if not tensors:
-        return tensor(0.0)
-    with no_grad():
-        total_norm = stack([t.norm(norm_type) for t in tensors]).norm(norm_type)
-    if error_if_nonfinite and not math.isfinite(total_norm.item()):
-        raise RuntimeError(
-            f"The total norm of order {norm_type} for gradients from `parameters` is "
-            "non-finite, so it cannot be clipped. To disable this error and scale the "
-            "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`")
-    return total_norm
-
-
-def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
-    """Scale gradients in place by min(max_norm / (total_norm + 1e-6), 1)."""
-    if isinstance(parameters, Tensor):
-        parameters = [parameters]
-    grads = [p.grad for p in parameters if p.grad is not None]
-    max_norm = float(max_norm)
-    if not grads:
-        return
-    with no_grad():
-        clip_coef_clamped = (max_norm / (total_norm + 1e-6)).clamp(max=1.0)
-        for g in grads:
-            g.mul_(clip_coef_clamped)
-
-
-def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
-                    foreach=None):
-    """Scale gradients in place so that their joint norm is at most max_norm; returns the
-    norm before clipping."""
-    if isinstance(parameters, Tensor):
-        parameters = [parameters]
-    else:
-        is_generator = isinstance(parameters, types.GeneratorType)
-        parameters = list(parameters)
-        if is_generator and not parameters:
-            warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
-                          stacklevel=2)
-    grads = [p.grad for p in parameters if p.grad is not None]
-    total_norm = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
-    clip_grads_with_norm_(parameters, max_norm, total_norm, foreach)
-    return total_norm
-
-
-def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
-                   foreach=None):
-    """Deprecated alias of clip_grad_norm_."""
-    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
-                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
-    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
-
-
-def clip_grad_value_(parameters, clip_value, foreach=None):
-    """Clamp every gradient in place to [-clip_value, clip_value]."""
-    if isinstance(parameters, Tensor):
-        parameters = [parameters]
-    clip_value = float(clip_value)
-    with no_grad():
-        for g in [p.grad for p in parameters if p.grad is not None]:
-            g.clamp_(min=-clip_value, max=clip_value)
-
-
-def parameters_to_vector(parameters):
-    """Concatenate the flattened parameters into one vector."""
-    from ... import cat
-    return cat([param.view(-1) for param in parameters])
-
-
-def vector_to_parameters(vec, parameters):
-    """Make consecutive slices of `vec` the data of the parameters."""
-    if not isinstance(vec, Tensor):
-        from ..._platform import typename
-        raise TypeError(f"expected torch.Tensor, but got: {typename(vec)}")
-    pointer = 0
-    for param in parameters:
-        num_param = param.numel()
-        param.data = vec[pointer:pointer + num_param].view_as(param).data
-        pointer += num_param
-
-from . import rnn  # noqa: E402,F401  (torch.nn.utils.rnn)
+           "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format",
+           "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+           "fuse_linear_bn_weights", "get_total_norm", "parameters_to_vector",
+           "parametrizations", "remove_spectral_norm", "remove_weight_norm", "rnn", "skip_init",
+           "spectral_norm", "stateless", "vector_to_parameters", "weight_norm"]

@@ -183,3 +183,10 @@ def unpack_sequence(packed_sequences):
     """The list of sequences in a PackedSequence."""
     padded_sequences, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
     return unpad_sequence(padded_sequences, lengths, batch_first=True)
+
+
+def bind(optional, fn):
+    """fn(optional), or None when it is None."""
+    if optional is None:
+        return None
+    return fn(optional)

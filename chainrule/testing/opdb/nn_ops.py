@@ -495,3 +495,17 @@ OPS_DB += [
            lambda rng: [Sample(randn(rng, 3, 4), randn(rng, 3, 4), positive(rng, 3, 4))],
            ops=("log", "avg_pool2d", "avg_pool3d", "pow.Tensor_Scalar", "minimum")),
 ]
+
+# PyTorch's fused weight norm treats its saved norms as constants in double backward, so its
+# second derivative is not the true one (gradgradcheck fails in PyTorch too); tests/
+# test_nn_utils.py compares chainrule's with PyTorch's instead
+OPS_DB += [
+    OpInfo("_weight_norm", lambda lib, v, g, dim: lib._weight_norm(v, g, dim),
+           lambda rng: [Sample(randn(rng, 3, 4), positive(rng, 3, 1), 0),
+                        Sample(randn(rng, 2, 3, 4), positive(rng, 1, 1, 4), 2, name="last dim"),
+                        Sample(randn(rng, 4, 3), positive(rng, 1, 3), 1, name="2-d, last dim"),
+                        Sample(randn(rng, 2, 3, 2), positive(rng, 1, 3, 1), 1,
+                               name="middle dim (composed)"),
+                        Sample(randn(rng, 3, 2), positive(rng), -1, name="-1: whole norm")],
+           ops=("_weight_norm_interface", "norm_except_dim"), gradgradcheck=False),
+]

@@ -121,6 +121,12 @@ OUT_OF_SCOPE = {
         (_LEAKED, ["common_args", "factory_common_args"]),
     ],
     "torch.special": [],
+    "torch.autograd": [
+        (_LEAKED, ["handle_torch_function", "has_torch_function"]),
+    ],
+    "torch.autograd.graph": [
+        (_LEAKED, ["Variable", "TorchDispatchMode", "TYPE_CHECKING", "log"]),
+    ],
     "torch.optim": [],
     "torch.optim.lr_scheduler": [
         (_LEAKED, ["TYPE_CHECKING", "annotations", "inf"]),

@@ -518,7 +518,10 @@ def test_gradient_edge_and_increment_version():
         v1 = x._version
         T.autograd.graph.increment_version([x, x])
         g, = T.autograd.grad(c.sum(), edge)
+        made = T.autograd.graph.GradientEdge(c.grad_fn, 0)
+        g2, = T.autograd.grad(c.sum(), made)
         return (edge.node, edge.output_nr, edge.ownership_token, len(edge), type(edge).__name__,
+                made == edge, g2,
                 edge._fields, leaf.node, v1, x._version, g,
                 isinstance(edge, tuple), isinstance(c.grad_fn, T.autograd.graph.Node))
     same(prog)

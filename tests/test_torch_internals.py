@@ -299,3 +299,102 @@ def test_foreach_double_backward():
         gg = T.autograd.grad(sum((t * t).sum() for t in g), ys)
         return g, gg
     same(prog)
+
+
+# ---- the rest of torch.autograd -----------------------------------------------------------
+
+def test_autograd_flags():
+    def prog(T):
+        A = T.autograd
+        out = [A.is_multithreading_enabled(), A.is_view_replay_enabled()]
+        with A.set_multithreading_enabled(False):
+            out.append(A.is_multithreading_enabled())
+        out.append(A.is_multithreading_enabled())
+        A.set_multithreading_enabled(False)
+        out.append(A.is_multithreading_enabled())
+        A.set_multithreading_enabled(True)
+        x = T.ones(2, 3, requires_grad=True)
+        with A.enforce_grad_layout_policy(False):
+            (x * 2).sum().backward()
+
+        @A.enforce_grad_layout_policy(False)
+        def f(y):
+            return (y * 3).sum()
+        f(x).backward()
+        return out, x.grad
+    same(prog)
+
+
+def test_anomaly_mode_module():
+    def prog(T):
+        with T.autograd.anomaly_mode.detect_anomaly(check_nan=False):
+            on = (T.is_anomaly_enabled(), T.is_anomaly_check_nan_enabled())
+        with T.autograd.anomaly_mode.set_detect_anomaly(True):
+            on += (T.is_anomaly_enabled(),)
+        return on, T.is_anomaly_enabled()
+    same(prog)
+
+
+def test_is_tensor_like():
+    class WithTorchFunction:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return None
+
+    same(lambda T: [T.autograd.is_tensor_like(x) for x in (
+        T.ones(1), T.nn.Parameter(T.ones(1)), 1.0, [T.ones(1)], WithTorchFunction())])
+
+
+def test_variable():
+    def prog(T):
+        V = T.autograd.Variable
+        t = T.ones(2)
+        v = V(t, requires_grad=True)
+        x = T.ones(2, requires_grad=True) * 2
+        w = V(x)
+        return (v, v is t, v.is_leaf, t.requires_grad, w, w.grad_fn, V(),
+                isinstance(t, V), isinstance(1.0, V), T.autograd.variable.Variable is V)
+    same(prog)
+    same_warnings(lambda T: T.autograd.Variable(T.ones(1), volatile=True))
+    same_error(lambda T: T.autograd.Variable([1, 2]))
+    same_error(lambda T: T.autograd.variable(T.ones(1)))
+
+
+def test_nested_io_function():
+    def prog(T):
+        class F(T.autograd.NestedIOFunction):
+            def forward_extended(self, a, b):
+                return a * b
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            f = F()
+        f.save_for_backward(T.ones(1), (T.ones(2), None))
+        f.mark_dirty(T.ones(1))
+        f.mark_non_differentiable(T.ones(3), x=T.ones(4))
+        out = (f.to_save, f._to_save_nested, f.dirty_tensors, f.non_differentiable)
+        try:
+            f(T.ones(2), T.ones(2))          # PyTorch's Function lost _do_forward
+        except AttributeError as e:
+            out += (str(e),)
+        return out
+    same(prog)
+    same_error(lambda T: T.autograd.NestedIOFunction.forward_extended(None, 1))
+
+
+def test_legacy_profiler_and_its_types():
+    def prog(T):
+        A = T.autograd
+        p = A.profiler_legacy.profile(record_shapes=True)
+        with p:
+            T.ones(3).exp()
+        names = [e.name for e in p.function_events if e.name == "aten::exp"]
+        return (names, type(p.function_events).__name__, repr(A.ProfilerState.CPU),
+                int(A.ProfilerState.KINETO), list(A.ProfilerState.__members__),
+                repr(A.DeviceType.CPU), repr(A.ProfilerActivity.CPU),
+                A.kineto_available is T.profiler.kineto_available,
+                type(p.config()).__name__, A.ProfilerConfig.__name__,
+                A.profiler_util.EventList.__name__, A.profiler_util.MEMORY_EVENT_NAME)
+    same(prog)
+    same_error(lambda T: T.autograd.ProfilerEvent())
+    same_warnings(lambda T: T.autograd.profiler_legacy.profile(use_cuda=True))

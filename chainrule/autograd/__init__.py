@@ -6,10 +6,13 @@
 import warnings
 
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
-from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
-                        no_grad, set_grad_enabled)
+from .grad_mode import (enable_grad, enforce_grad_layout_policy, inference_mode,
+                        is_grad_enabled, is_inference_mode_enabled, is_multithreading_enabled,
+                        is_view_replay_enabled, no_grad, set_grad_enabled,
+                        set_multithreading_enabled)
 from . import graph
 from .graph import SavedTensor
+from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "once_differentiable", "gradcheck", "gradgradcheck",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
@@ -118,20 +121,41 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-def Variable(data, requires_grad=False, volatile=False):
-    """PyTorch's deprecated Variable wrapper: returns the tensor (with requires_grad set)."""
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
+def variable(*args, **kwargs):
+    """Deprecated in PyTorch, which refuses it: use torch.tensor."""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
 
 
-from .function import Function, once_differentiable  # noqa: E402  (needs the op table)
+# as PyTorch's: the function shadows the module torch.autograd.variable, and names its class
+variable.Variable = Variable
+
+
+def is_tensor_like(inp):
+    """Whether `inp` is a Tensor or an object with __torch_function__ (torch.overrides)."""
+    from .._tensor import Tensor
+    return isinstance(inp, Tensor) or hasattr(inp, "__torch_function__")
+
+
+from .function import Function, NestedIOFunction, once_differentiable  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+
+
+_LAZY = {"profiler", "profiler_legacy", "profiler_util"}
+# the legacy profiler's types and the profiler's enums, as torch.autograd has them
+_LAZY_NAMES = {"ProfilerState": "profiler_legacy", "ProfilerConfig": "profiler_legacy",
+               "ProfilerEvent": "profiler_legacy", "DeviceType": "profiler_util",
+               "kineto_available": "profiler", "ProfilerActivity": "profiler"}
 
 
 def __getattr__(name):
     # torch.autograd.profiler, forward_ad and functional, loaded on first use
-    if name in ("profiler", "forward_ad", "functional"):
-        import importlib
+    import importlib
+    if name in ("profiler", "forward_ad", "functional") or name in _LAZY:
         return importlib.import_module("." + name, __name__)
+    if name in _LAZY_NAMES:
+        return getattr(importlib.import_module("." + _LAZY_NAMES[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY | set(_LAZY_NAMES) | {"forward_ad", "functional"})

@@ -19,7 +19,7 @@ from .graph import (ERR_BACKWARD_TWICE, HOOKED, RELEASED, Node, SavedHooked, Sav
                     unpack)
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
-           "InplaceFunction"]
+           "InplaceFunction", "NestedIOFunction"]
 
 _state = grad_mode.state
 
@@ -374,3 +374,115 @@ class InplaceFunction(Function):
         super().__init__()
         self.inplace = inplace
 
+
+# ---- NestedIOFunction: PyTorch's legacy class, kept as PyTorch keeps it ---------------------
+
+def _iter_filter(condition, condition_msg):
+    """A generator over the objects of a nested list/tuple/dict that satisfy `condition`."""
+    def _iter(obj):
+        if condition(obj):
+            yield obj
+        elif obj is None:
+            return
+        elif isinstance(obj, (list, tuple)):
+            for o in obj:
+                yield from _iter(o)
+        elif isinstance(obj, dict):
+            for o in obj.values():
+                yield from _iter(o)
+        else:
+            from .._platform import typename
+            raise ValueError("Auto nesting doesn't know how to process an input object of type "
+                             f"{typename(obj)}. Accepted types: {condition_msg}, or lists/tuples "
+                             "of them")
+    return _iter
+
+
+_iter_tensors = _iter_filter(lambda x: isinstance(x, Tensor), "Tensors")
+_iter_None_tensors = _iter_filter(lambda o: o is None or isinstance(o, Tensor),
+                                  "Tensors or None")
+
+
+def _map_tensor_data(obj):
+    if isinstance(obj, Tensor):
+        return obj.data
+    if isinstance(obj, (list, tuple)):
+        mapped = (_map_tensor_data(x) for x in obj)
+        return type(obj)(*mapped) if hasattr(obj, "_fields") else type(obj)(mapped)
+    if isinstance(obj, dict):
+        return {k: _map_tensor_data(v) for k, v in obj.items()}
+    return obj
+
+
+def _unflatten(input, proto):
+    """The flat sequence `input` in the nested list/tuple structure of `proto`."""
+    def helper(input, proto):
+        if not isinstance(proto, (list, tuple)):
+            return input[0], input[1:]
+        res = []
+        for e in proto:
+            if e is None:
+                res.append(e)
+            else:
+                r, input = helper(input, e)
+                res.append(r)
+        return type(proto)(res), input
+    return helper(input, proto)[0]
+
+
+class NestedIOFunction(Function):
+    """PyTorch's legacy Function over nested inputs and outputs, kept for backward
+    compatibility only: like PyTorch's (whose Function lost `_do_forward`), calling an
+    instance fails; use Function."""
+
+    def _do_forward(self, *input):
+        self._nested_input = input
+        flat_input = tuple(_iter_tensors(input))
+        flat_output = super()._do_forward(*flat_input)
+        return _unflatten(flat_output, self._nested_output)
+
+    def _do_backward(self, gradients, retain_variables):
+        self.retain_variables = retain_variables
+        result = super()._do_backward(gradients, retain_variables)
+        if not retain_variables:
+            del self._nested_output
+            del self._to_save_nested
+        return result
+
+    def backward(self, *gradients):
+        """Shared backward utility: backward_extended on the nested gradients."""
+        nested_gradients = _unflatten(gradients, self._nested_output)
+        result = self.backward_extended(*nested_gradients)
+        return tuple(_iter_None_tensors(result))
+
+    __call__ = _do_forward
+
+    def forward(self, *args):
+        """Shared forward utility: forward_extended on the nested inputs' data."""
+        nested_tensors = _map_tensor_data(self._nested_input)
+        result = self.forward_extended(*nested_tensors)
+        del self._nested_input
+        self._nested_output = result
+        return tuple(_iter_tensors(result))
+
+    def save_for_backward(self, *args):
+        self.to_save = tuple(_iter_tensors(args))
+        self._to_save_nested = args
+
+    @property
+    def saved_tensors(self):
+        return _unflatten(self.to_save, self._to_save_nested)
+
+    def mark_dirty(self, *args, **kwargs):
+        self.dirty_tensors = tuple(_iter_tensors((args, kwargs)))
+
+    def mark_non_differentiable(self, *args, **kwargs):
+        self.non_differentiable = tuple(_iter_tensors((args, kwargs)))
+
+    def forward_extended(self, *input):
+        """User defined forward."""
+        raise NotImplementedError
+
+    def backward_extended(self, *grad_output):
+        """User defined backward."""
+        raise NotImplementedError

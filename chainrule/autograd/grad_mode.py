@@ -8,12 +8,15 @@ import threading
 import warnings
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "set_multithreading_enabled", "is_multithreading_enabled",
+           "enforce_grad_layout_policy", "is_view_replay_enabled"]
 
 
 class _State(threading.local):
     grad_enabled = True
     inference = False
+    multithreading = True          # set_multithreading_enabled (the engine is one thread)
+    grad_layout_enforcement = True     # enforce_grad_layout_policy
 
 
 state = _State()
@@ -159,3 +162,54 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self):
         return type(self)(self.mode)
+
+
+class _SetFlag(_DecoratorContextManager):
+    """Set a flag of `state` now; as a context manager, restore it on exit (PyTorch's
+    set_multithreading_enabled and enforce_grad_layout_policy)."""
+    _flag = None
+
+    def __init__(self, mode):
+        self.prev = getattr(state, self._flag)
+        self.mode = mode
+        setattr(state, self._flag, mode)
+
+    def __call__(self, func):
+        setattr(state, self._flag, self.prev)
+        return super().__call__(func)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        setattr(state, self._flag, self.prev)
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+class set_multithreading_enabled(_SetFlag):
+    """Whether backward may run on several threads. chainrule's engine always runs in the
+    calling thread, so the setting is only kept (is_multithreading_enabled reads it)."""
+    _flag = "multithreading"
+
+
+class enforce_grad_layout_policy(_SetFlag):
+    """Whether accumulated gradients must have their parameter's strides. chainrule's
+    AccumulateGrad keeps the incoming gradient's layout either way (NumPy arrays carry no
+    contract), so the setting is only kept."""
+    _flag = "grad_layout_enforcement"
+
+    def __init__(self, enable=True):
+        super().__init__(enable)
+
+
+def is_multithreading_enabled():
+    """The set_multithreading_enabled setting (True by default)."""
+    return state.multithreading
+
+
+def is_view_replay_enabled():
+    """Whether autograd regenerates a modified view by replaying its views: never in
+    chainrule, which regenerates it with as_strided (PyTorch's default, False)."""
+    return False

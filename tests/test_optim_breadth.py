@@ -947,3 +947,18 @@ OPTION_ERRORS += [
 @pytest.mark.parametrize("i", range(len(OPTION_ERRORS)))
 def test_option_errors_match_torch(i):
     assert _error(lambda: OPTION_ERRORS[i](chainrule)) == _error(lambda: OPTION_ERRORS[i](torch))
+
+
+def test_adam_learned_hyperparameters():
+    """Adam's betas and weight decay as tensors that require grad (differentiable)."""
+    results = []
+    for lib in LIBS:
+        w = lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64, requires_grad=True)
+        hyper = [lib.tensor(v, dtype=lib.float64, requires_grad=True) for v in (0.8, 0.9, 0.1)]
+        p = w.clone()
+        opt = lib.optim.Adam([p], lr=0.1, betas=tuple(hyper[:2]), weight_decay=hyper[2],
+                             differentiable=True)
+        p.grad = (p * p).detach()
+        opt.step()
+        results.append([p] + list(lib.autograd.grad((p * p).sum(), [w] + hyper)))
+    _assert_close(results[0], results[1], 1e-12)

@@ -83,6 +83,8 @@ class Adam(Optimizer):
             if weight_decay != 0:
                 if group["decoupled_weight_decay"]:
                     param.mul_(1 - lr * weight_decay)
+                elif differentiable and _learned(weight_decay):
+                    grad = grad.addcmul_(param.clone(), weight_decay)
                 else:
                     grad = grad.add(param, alpha=weight_decay)
             if param.is_complex():
@@ -92,13 +94,16 @@ class Adam(Optimizer):
                     max_exp_avg_sq = view_as_real(max_exp_avg_sq)
                 param = view_as_real(param)
             exp_avg.lerp_(grad, 1 - beta1)
-            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            if differentiable and _learned(beta2):
+                exp_avg_sq.lerp_(grad.square(), 1 - beta2)
+            else:
+                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=_to_python(1 - beta2))
 
             if differentiable:
                 # PyTorch's differentiable step takes the bias corrections from the step
-                # tensor, in its dtype
-                bias_correction1 = 1 - beta1 ** step_t
-                bias_correction2 = 1 - beta2 ** step_t
+                # tensor, in its dtype (a copy where betas being learned need it saved)
+                bias_correction1 = 1 - beta1 ** (step_t.clone() if _learned(beta1) else step_t)
+                bias_correction2 = 1 - beta2 ** (step_t.clone() if _learned(beta2) else step_t)
                 step_size_neg = (lr / bias_correction1).neg()
                 bias_correction2_sqrt = bias_correction2.sqrt()
                 if max_exp_avg_sq is not None:
@@ -116,6 +121,12 @@ class Adam(Optimizer):
                 exp_avg_sq = max_exp_avg_sq
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
             param.addcdiv_(exp_avg, denom, value=-_to_python(step_size))
+
+
+def _learned(x):
+    """Whether a hyperparameter is a tensor that requires grad (learned through a
+    differentiable step)."""
+    return isinstance(x, Tensor) and x.requires_grad
 
 
 def _to_python(x):

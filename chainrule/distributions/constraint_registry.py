@@ -114,7 +114,8 @@ class ConstraintRegistry:
             constraint, constraints.Constraint
         ):
             raise TypeError(
-                f"Expected constraint to be either a Constraint subclass or instance, but got {constraint}"
+                "Expected constraint to be either a Constraint subclass or instance, but got "
+                f"{constraint}"
             )
 
         self._registry[constraint] = factory

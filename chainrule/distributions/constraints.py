@@ -159,7 +159,8 @@ def is_dependent(constraint):
         constraint : A ``Constraint`` object.
 
     Returns:
-        ``bool``: True if ``constraint`` can be refined to the type ``_Dependent``, False otherwise.
+        ``bool``: True if ``constraint`` can be refined to the type ``_Dependent``, False
+        otherwise.
 
     Examples:
         >>> import torch
@@ -240,7 +241,8 @@ class _IndependentConstraint(Constraint):
             )
         if not isinstance(reinterpreted_batch_ndims, int):
             raise AssertionError(
-                f"reinterpreted_batch_ndims must be an int, got {type(reinterpreted_batch_ndims).__name__}"
+                "reinterpreted_batch_ndims must be an int, got "
+                f"{type(reinterpreted_batch_ndims).__name__}"
             )
         if reinterpreted_batch_ndims < 0:
             raise AssertionError(
@@ -272,7 +274,8 @@ class _IndependentConstraint(Constraint):
         return result
 
     def __repr__(self):
-        return f"{self.__class__.__name__[1:]}({repr(self.base_constraint)}, {self.reinterpreted_batch_ndims})"
+        return (f"{self.__class__.__name__[1:]}({repr(self.base_constraint)}, "
+                f"{self.reinterpreted_batch_ndims})")
 
 
 class MixtureSameFamilyConstraint(Constraint):

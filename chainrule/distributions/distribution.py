@@ -296,7 +296,8 @@ class Distribution:
         event_dim_start = len(value.size()) - len(self._event_shape)
         if value.size()[event_dim_start:] != self._event_shape:
             raise ValueError(
-                f"The right-most size of value must match event_shape: {value.size()} vs {self._event_shape}."
+                f"The right-most size of value must match event_shape: {value.size()} vs "
+                f"{self._event_shape}."
             )
 
         actual_shape = value.size()
@@ -304,7 +305,8 @@ class Distribution:
         for i, j in zip(reversed(actual_shape), reversed(expected_shape)):
             if i != 1 and j != 1 and i != j:
                 raise ValueError(
-                    f"Value is not broadcastable with batch_shape+event_shape: {actual_shape} vs {expected_shape}."
+                    f"Value is not broadcastable with batch_shape+event_shape: {actual_shape} vs "
+                    f"{expected_shape}."
                 )
         try:
             support = self.support
@@ -331,7 +333,8 @@ class Distribution:
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(
-                f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom __init__ method "
+                f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
+                "__init__ method "
                 "must also define a custom .expand() method."
             )
         return self.__new__(type(self)) if _instance is None else _instance
@@ -340,7 +343,8 @@ class Distribution:
         param_names = [k for k in self.arg_constraints if k in self.__dict__]
         args_string = ", ".join(
             [
-                f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
+                f"{p}: "
+                f"{self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
                 for p in param_names
             ]
         )

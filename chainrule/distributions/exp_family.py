@@ -20,7 +20,8 @@ class ExponentialFamily(Distribution):
     measure.
 
     Note:
-        This class is an intermediary between the `Distribution` class and distributions which belong
+        This class is an intermediary between the `Distribution` class and distributions which
+        belong
         to an exponential family mainly to check the correctness of the `.entropy()` and analytic KL
         divergence methods. We use this class to compute the entropy and KL divergence using the AD
         framework and Bregman divergences (courtesy of: Frank Nielsen and Richard Nock, Entropies and

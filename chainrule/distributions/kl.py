@@ -187,7 +187,8 @@ def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
         _KL_MEMOIZE[type(p), type(q)] = fun
     if fun is NotImplemented:
         raise NotImplementedError(
-            f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type {q.__class__.__name__}"
+            f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
+            f"{q.__class__.__name__}"
         )
     return fun(p, q)
 
@@ -965,7 +966,8 @@ def _add_kl_info():
         _KL_REGISTRY, key=lambda p_q: (p_q[0].__name__, p_q[1].__name__)
     ):
         rows.append(
-            f"* :class:`~torch.distributions.{p.__name__}` and :class:`~torch.distributions.{q.__name__}`"
+            f"* :class:`~torch.distributions.{p.__name__}` and "
+            f":class:`~torch.distributions.{q.__name__}`"
         )
     kl_info = "\n\t".join(rows)
     if kl_divergence.__doc__:

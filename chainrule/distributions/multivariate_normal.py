@@ -144,7 +144,8 @@ class MultivariateNormal(Distribution):
             precision_matrix is not None
         ) != 1:
             raise ValueError(
-                "Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified."
+                "Exactly one of covariance_matrix or precision_matrix or scale_tril may be "
+                "specified."
             )
 
         if scale_tril is not None:

@@ -74,7 +74,8 @@ class TransformedDistribution(Distribution):
         transform = ComposeTransform(self.transforms)
         if len(base_shape) < transform.domain.event_dim:
             raise ValueError(
-                f"base_distribution needs to have shape with size at least {transform.domain.event_dim}, but got {base_shape}."
+                "base_distribution needs to have shape with size at least "
+                f"{transform.domain.event_dim}, but got {base_shape}."
             )
         forward_shape = transform.forward_shape(base_shape)
         expanded_base_shape = transform.inverse_shape(forward_shape)

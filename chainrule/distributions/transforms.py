@@ -476,7 +476,8 @@ class IndependentTransform(Transform):
         return result
 
     def __repr__(self):
-        return f"{self.__class__.__name__}({repr(self.base_transform)}, {self.reinterpreted_batch_ndims})"
+        return (f"{self.__class__.__name__}({repr(self.base_transform)}, "
+                f"{self.reinterpreted_batch_ndims})")
 
     def forward_shape(self, shape):
         return self.base_transform.forward_shape(shape)
@@ -714,7 +715,8 @@ class TanhTransform(Transform):
         return x.tanh()
 
     def _inverse(self, y):
-        # We do not clamp to the boundary here as it may degrade the performance of certain algorithms.
+        # We do not clamp to the boundary here as it may degrade the performance of certain
+        # algorithms.
         # one should use `cache_size=1` instead
         return torch.atanh(y)
 
@@ -1243,7 +1245,8 @@ class StackTransform(Transform):
             )
         if x.size(self.dim) != len(self.transforms):
             raise AssertionError(
-                f"x.size({self.dim}) = {x.size(self.dim)} must equal len(transforms) {len(self.transforms)}"
+                f"x.size({self.dim}) = {x.size(self.dim)} must equal len(transforms) "
+                f"{len(self.transforms)}"
             )
         yslices = []
         for xslice, trans in zip(self._slice(x), self.transforms):
@@ -1257,7 +1260,8 @@ class StackTransform(Transform):
             )
         if y.size(self.dim) != len(self.transforms):
             raise AssertionError(
-                f"y.size({self.dim}) = {y.size(self.dim)} must equal len(transforms) {len(self.transforms)}"
+                f"y.size({self.dim}) = {y.size(self.dim)} must equal len(transforms) "
+                f"{len(self.transforms)}"
             )
         xslices = []
         for yslice, trans in zip(self._slice(y), self.transforms):
@@ -1271,7 +1275,8 @@ class StackTransform(Transform):
             )
         if x.size(self.dim) != len(self.transforms):
             raise AssertionError(
-                f"x.size({self.dim}) = {x.size(self.dim)} must equal len(transforms) {len(self.transforms)}"
+                f"x.size({self.dim}) = {x.size(self.dim)} must equal len(transforms) "
+                f"{len(self.transforms)}"
             )
         if not (-y.dim() <= self.dim < y.dim()):
             raise AssertionError(
@@ -1279,7 +1284,8 @@ class StackTransform(Transform):
             )
         if y.size(self.dim) != len(self.transforms):
             raise AssertionError(
-                f"y.size({self.dim}) = {y.size(self.dim)} must equal len(transforms) {len(self.transforms)}"
+                f"y.size({self.dim}) = {y.size(self.dim)} must equal len(transforms) "
+                f"{len(self.transforms)}"
             )
         logdetjacs = []
         yslices = self._slice(y)

@@ -31,7 +31,8 @@ def _clamp_above_eps(x: Tensor) -> Tensor:
 
 class Wishart(ExponentialFamily):
     r"""
-    Creates a Wishart distribution parameterized by a symmetric positive definite matrix :math:`\Sigma`,
+    Creates a Wishart distribution parameterized by a symmetric positive definite matrix
+    :math:`\Sigma`,
     or its Cholesky decomposition :math:`\mathbf{\Sigma} = \mathbf{L}\mathbf{L}^\top`
 
     Example:
@@ -56,11 +57,13 @@ class Wishart(ExponentialFamily):
 
     **References**
 
-    [1] Wang, Z., Wu, Y. and Chu, H., 2018. `On equivalence of the LKJ distribution and the restricted Wishart distribution`.
+    [1] Wang, Z., Wu, Y. and Chu, H., 2018. `On equivalence of the LKJ distribution and the
+    restricted Wishart distribution`.
     [2] Sawyer, S., 2007. `Wishart Distributions and Inverse-Wishart Sampling`.
     [3] Anderson, T. W., 2003. `An Introduction to Multivariate Statistical Analysis (3rd ed.)`.
     [4] Odell, P. L. & Feiveson, A. H., 1966. `A Numerical Procedure to Generate a Sample Covariance Matrix`. JASA, 61(313):199-203.
-    [5] Ku, Y.-C. & Bloomfield, P., 2010. `Generating Random Wishart Matrices with Fractional Degrees of Freedom in OX`.
+    [5] Ku, Y.-C. & Bloomfield, P., 2010. `Generating Random Wishart Matrices with Fractional
+    Degrees of Freedom in OX`.
     """
 
     support = constraints.positive_definite
@@ -90,7 +93,8 @@ class Wishart(ExponentialFamily):
             + (precision_matrix is not None)
         ) != 1:
             raise AssertionError(
-                "Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified."
+                "Exactly one of covariance_matrix or precision_matrix or scale_tril may be "
+                "specified."
             )
 
         param = next(
@@ -101,7 +105,8 @@ class Wishart(ExponentialFamily):
 
         if param.dim() < 2:
             raise ValueError(
-                "scale_tril must be at least two-dimensional, with optional leading batch dimensions"
+                "scale_tril must be at least two-dimensional, with optional leading batch "
+                "dimensions"
             )
 
         if isinstance(df, _Number):
@@ -126,7 +131,8 @@ class Wishart(ExponentialFamily):
 
         if self.df.lt(event_shape[-1]).any():
             warnings.warn(
-                "Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df < ndim.",
+                "Low df values detected. Singular samples are highly likely to occur for ndim - 1 "
+                "< df < ndim.",
                 stacklevel=2,
             )
 
@@ -248,8 +254,10 @@ class Wishart(ExponentialFamily):
     ) -> Tensor:
         r"""
         .. warning::
-            In some cases, sampling algorithm based on Bartlett decomposition may return singular matrix samples.
-            Several tries to correct singular samples are performed by default, but it may end up returning
+            In some cases, sampling algorithm based on Bartlett decomposition may return singular
+            matrix samples.
+            Several tries to correct singular samples are performed by default, but it may end up
+            returning
             singular matrix samples. Singular samples may return `-inf` values in `.log_prob()`.
             In those cases, the user should validate the samples and either fix the value of `df`
             or adjust `max_try_correction` value for argument in `.rsample` accordingly.
@@ -261,7 +269,8 @@ class Wishart(ExponentialFamily):
         sample_shape = torch.Size(sample_shape)
         sample = self._bartlett_sampling(sample_shape)
 
-        # Below part is to improve numerical stability temporarily and should be removed in the future
+        # Below part is to improve numerical stability temporarily and should be removed in the
+        # future
         is_singular = self.support.check(sample)
         if self._batch_shape:
             is_singular = is_singular.amax(self._batch_dims)

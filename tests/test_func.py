@@ -208,6 +208,10 @@ def test_jvp_and_linearize_errors():
     same_error(lambda T: T.func.linearize(lambda x: x.sin(), x(T))[1](T.ones(3)))
     same_error(lambda T: T.func.linearize(lambda x: x.sin(), x(T))[1](x(T).float()))
     same_error(lambda T: T.func.linearize(lambda x: x.sin(), x(T))[1](x(T), x(T)))
+    same_error(lambda T: T.func.linearize(T.sin, 3.0))
+    same_error(lambda T: T.func.linearize(lambda x: x * 2, 3.0))
+    same_error(lambda T: T.func.jvp(T.sin, (T.ones(3),), (T.ones(2),)))
+    same_error(lambda T: T.func.jvp(T.sin, (T.ones(3, dtype=T.long),), (T.ones(3),)))
 
 
 # ---- jacrev, jacfwd, hessian -----------------------------------------------------------------
@@ -251,6 +255,10 @@ def test_jacobian_errors():
     same_error(lambda T: T.func.jacfwd(lambda x: [x, 1])(x(T)))
     same_error(lambda T: T.func.jacrev(lambda x: [x, 1])(x(T)))
     same_error(lambda T: T.func.jacrev(lambda x: x, argnums=3)(x(T)))
+    same_error(lambda T: T.func.jacfwd(lambda x: x, argnums=3)(x(T)))
+    same_error(lambda T: T.func.jacrev(lambda x: x * 2)(T.ones(3, dtype=T.long)))
+    same_error(lambda T: T.func.jacfwd(lambda x: x * 2)(T.ones(3, dtype=T.long)))
+    same_error(lambda T: T.func.hessian(lambda x: x.sum())(T.ones(3, dtype=T.long)))
 
 
 def test_hessians():

@@ -310,8 +310,13 @@ def _jac_wrapper(func, argnums, has_aux, name, api, randomness=None):
     def wrapper_fn(*args):
         from ._vmap import _check_randomness_arg, _random_ops
         _error_if_complex(name, args, is_input=True)
-        if randomness is not None:   # jacfwd pushes its basis through vmap
+        if randomness is not None:   # jacfwd: PyTorch pushes a basis through vmap and jvp
+            flat_primals = tree_flatten(_slice_argnums(args, argnums)[1])[0]
             _check_randomness_arg(randomness)
+            for p in flat_primals:
+                if not (p.is_floating_point() or p.is_complex()):
+                    raise ValueError("Expected primal to be floating point or complex, but "
+                                     f"got: {p.dtype}")
         with _random_ops(randomness) if randomness else contextlib.nullcontext():
             level, output, flat_out, out_spec, flat_diff, primals_spec, aux = _vjp_core(
                 func, args, argnums, has_aux, api)
@@ -485,8 +490,11 @@ def linearize(func, *primals):
     flat_primals, primals_spec = tree_flatten(primals)
     level = _Level()
     with _grad_on():
-        flat_in = [level.alias(p) for p in flat_primals]
+        flat_in = [level.alias(p) if isinstance(p, Tensor) else p for p in flat_primals]
         out = func(*tree_unflatten(flat_in, primals_spec))
+        for p in flat_primals:   # PyTorch runs func first, then makes tangents like primals
+            if not isinstance(p, Tensor):
+                raise AttributeError(f"'{type(p).__name__}' object has no attribute 'new_empty'")
         flat_out, output_spec = tree_flatten(out)
         push = _pushforward(level, flat_out, flat_in)
         output = tree_unflatten(level.unwrap(flat_out), output_spec)

@@ -291,3 +291,19 @@ def test_factory_kwargs_common_types_and_functional_constants():
                                                                          name)
         assert typing.get_args(ours)[0] == typing.get_args(theirs)[0], name
     assert isinstance(chainrule.nn.common_types.T, typing.TypeVar)
+
+
+def test_buffer():
+    def prog(T):
+        m = T.nn.Module()
+        m.x = T.nn.Buffer(T.ones(2), persistent=False)
+        m.y = T.nn.Buffer(T.ones(2, requires_grad=True))
+        m.z = T.nn.Buffer()
+        m.y = T.zeros(2)              # a tensor assigned to a buffer name stays a buffer
+        b = T.nn.Buffer(T.arange(3.0))
+        return [sorted(dict(m.named_buffers())), sorted(m.state_dict()), m.x.requires_grad,
+                m.y, m.z, b.persistent, isinstance(b, T.nn.Buffer),
+                isinstance(T.ones(1), T.nn.Buffer), type(b).__name__,
+                sorted(m._non_persistent_buffers_set)]
+    same(prog)
+    same_error(lambda T: setattr(T.nn.Linear(2, 2), "weight", T.nn.Buffer(T.ones(2, 2))))

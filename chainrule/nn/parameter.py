@@ -108,3 +108,31 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
 
 __all__ += ["UninitializedParameter", "UninitializedBuffer"]
+
+
+class _BufferMeta(type):
+    # isinstance(t, Buffer) holds for any tensor flagged _is_buffer (what Buffer() returns,
+    # and uninitialized buffers)
+    def __instancecheck__(cls, instance):
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer",
+                                                                      False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """Marks a tensor as a buffer when assigned to a Module attribute: a plain Tensor (detached,
+    keeping requires_grad) flagged as a buffer, persistent or not."""
+    __module__ = "torch.nn.parameter"
+
+    def __new__(cls, data=None, *, persistent=True):
+        from .._creation import empty
+        if data is None:
+            data = empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+
+__all__ += ["Buffer"]

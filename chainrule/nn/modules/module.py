@@ -13,7 +13,7 @@ from ..._tensor import Tensor
 from ...autograd import no_grad
 from ...autograd.function import Function
 from ...utils.hooks import BackwardHook, RemovableHandle
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 
 __all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_backward_hook",
@@ -386,12 +386,13 @@ class Module:
                 modules[name] = _module_registered(self, name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
-                if buffers is not None and name in buffers:
+                if isinstance(value, Buffer) or buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                                         "(torch.nn.Buffer, torch.Tensor or None expected)")
-                    self.register_buffer(name, value,
-                                         name not in self._non_persistent_buffers_set)
+                    # a Buffer says whether it is persistent; a tensor keeps the name's kind
+                    self.register_buffer(name, value, value.persistent if isinstance(
+                        value, Buffer) else name not in self._non_persistent_buffers_set)
                 else:
                     super().__setattr__(name, value)
 

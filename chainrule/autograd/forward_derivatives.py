@@ -136,24 +136,26 @@ def _tangents_of(op, inputs, params, outs, tangents):
     diff = op.differentiable_outputs
     wanted = [(diff is None or k in diff) and o._data.dtype.kind in _DIFFERENTIABLE_KINDS
               for k, o in enumerate(outs)]
+    if op.name == "scatter_reduce.two" and params[2] == "prod":
+        return [None]       # PyTorch's jvp gives no tangent for reduce="prod"
     if not any(wanted):
         return [None] * len(outs)
     rule = rule_of(op)
     if rule is LINEAR:
-        args = tuple(tangents[i] if tangents[i] is not None else
-                     (x.new_zeros(x.shape) if isinstance(x, Tensor) and op.formulas[i] is not None
-                      and not op.list_input else x)
-                     for i, x in enumerate(inputs))
         if op.list_input:
             args = tuple(t if t is not None else x.new_zeros(x.shape)
                          for t, x in zip(tangents, inputs))
+        else:
+            args = tuple(t if t is not None else x.new_zeros(x.shape)
+                         if isinstance(x, Tensor) and f is not None else x
+                         for t, x, f in zip(tangents, inputs, op.formulas))
         got = registry.dispatch(op, args, params)
         got = (got,) if op.n_outputs == 1 else tuple(got)
-    elif rule is ELEMENT_WISE and all(
-            t is None or t._data.dtype.kind in _REAL for t in tangents) and all(
-            o._data.dtype.kind in _REAL for o in outs):
+    elif rule is ELEMENT_WISE:
         got = _substituted(op, inputs, params, outs, tangents)
-    elif rule is not None and rule is not ELEMENT_WISE:
+    elif type(rule) is tuple and len(rule) == 2 and callable(rule[0]):
+        got = _whole(op, rule, inputs, params, outs, tangents)
+    elif rule is not None:
         got = _explicit(op, rule, inputs, params, outs, tangents)
     else:
         got = _transposed(op, inputs, params, outs, tangents, wanted)
@@ -193,25 +195,27 @@ def _env(op, inputs, params, outs):
 
 # ---- element-wise rows: the tangent in place of grad ----------------------------------------
 
-_REAL = "fV"
+_SYMMETRIC = frozenset(("sgn",))   # complex Jacobian symmetric, not Hermitian
 
 
 def _substituted(op, inputs, params, outs, tangents):
-    """derivatives.yaml's auto_element_wise: an element-wise row's backward formula is a
-    product by a (diagonal, so symmetric) local derivative, so with the tangent in place of
-    `grad` it computes J t; for real tensors only (complex ones take the transpose trick,
-    which needs no symmetry)."""
+    """derivatives.yaml's auto_element_wise: an element-wise row's backward formula
+    multiplies grad by the conjugate local derivative, so formula(t.conj()).conj() is J t
+    (for real tensors simply formula(t)); sgn's Jacobian is symmetric: formula(t)."""
     env = _env(op, inputs, params, outs)
+    conj = op.name not in _SYMMETRIC and any(
+        isinstance(x, Tensor) and x._data.dtype.kind == "c" for x in (*inputs, *outs))
     total = None
     for formula, t in zip(op.formulas, tangents):
         if t is None or formula is None:
             continue
         f, names = formula
-        if _refuses(f):
-            raise unsupported(op)
-        env["grad"] = t
+        if _refusal(op, f) is not None:
+            raise _refusal(op, f)
+        env["grad"] = t.conj() if conj else t
         got = f(*[env[n] for n in names])
         if got is not None:
+            got = got.conj() if conj else got
             total = got if total is None else total + got
     return [total]
 
@@ -224,8 +228,12 @@ def unsupported(op):
                                "that does not support it.")
 
 
-def _refuses(formula):
-    return formula.__qualname__.split(".")[0] in ("no_derivative", "not_implemented")
+def _refusal(op, formula):
+    """The error for a formula that refuses (registry's no_derivative: PyTorch's op has no
+    derivative at all; not_implemented: derivatives.yaml says not_implemented), or None."""
+    kind = formula.__qualname__.split(".")[0]
+    return unsupported(op) if kind == "no_derivative" else _not_yet(op) \
+        if kind == "not_implemented" else None
 
 
 def _transposed(op, inputs, params, outs, tangents, wanted):
@@ -254,8 +262,8 @@ def _transposed(op, inputs, params, outs, tangents, wanted):
             if formula is None:
                 continue
             f, names = formula
-            if _refuses(f):
-                raise unsupported(op)
+            if _refusal(op, f) is not None:
+                raise _refusal(op, f)
             g = f(*[env[n] for n in names])
             if op.list_input:
                 terms = [_inner(gi, ti) for gi, ti in zip(g, tangents)
@@ -265,6 +273,9 @@ def _transposed(op, inputs, params, outs, tangents, wanted):
             for term in terms:
                 total = term if total is None else total + term
         targets = [g for g, w in zip(gs, wanted) if w]
+        if total is not None and not total._requires_grad and total._data.any():
+            # a formula read grad (ones) without recording it: first-order only
+            raise _not_yet(op)
         if total is None or not total._requires_grad:
             return [None] * len(outs)
         try:
@@ -274,13 +285,17 @@ def _transposed(op, inputs, params, outs, tangents, wanted):
             # PyTorch has no forward formula there either
             if not any(m in str(e) for m in _NO_DOUBLE_BACKWARD):
                 raise
-            raise NotImplementedError(
-                f"Trying to use forward AD with {op.name.split('.')[0]} that does not support "
-                "it because it has not been implemented yet.\nPlease file an issue to PyTorch "
-                "at https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml "
-                "so that we can prioritize its implementation or submit a PR adding the "
-                "implementation to derivatives.yaml") from None
+            raise _not_yet(op) from None
     return [next(got) if w else None for w in wanted]
+
+
+def _not_yet(op):
+    return NotImplementedError(
+        f"Trying to use forward AD with {op.name.split('.')[0]} that does not support it "
+        "because it has not been implemented yet.\nPlease file an issue to PyTorch at "
+        "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we "
+        "can prioritize its implementation or submit a PR adding the implementation to "
+        "derivatives.yaml")
 
 
 _NO_DOUBLE_BACKWARD = ("is not implemented", "Double backward is unsupported")
@@ -318,7 +333,9 @@ def rule_of(op):
                 isinstance(op.forward, np.ufunc)
                 or getattr(op.forward, "__module__", None) in _ELEMENT_WISE_FAMILIES):
             spec = ELEMENT_WISE
-        if isinstance(spec, dict):
+        if callable(spec):
+            rule = (spec, tuple(inspect.signature(spec).parameters))
+        elif isinstance(spec, dict):
             rule = tuple((op.inputs.index(n), f, tuple(inspect.signature(f).parameters))
                          for n, f in spec.items())
         else:
@@ -349,6 +366,18 @@ def _explicit(op, rule, inputs, params, outs, tangents):
     return total if total is not None else [None] * len(outs)
 
 
+def _whole(op, rule, inputs, params, outs, tangents):
+    """A formula of the whole op (derivatives.yaml's `result:`), reading every input's
+    tangent: zeros where an input has none, as PyTorch materializes them."""
+    f, names = rule
+    env = _env(op, inputs, params, outs)
+    for name, x, t in zip(op.inputs, inputs, tangents):
+        env[name + "_t"] = t if t is not None else (
+            x.new_zeros(x.shape) if isinstance(x, Tensor) else 0)
+    got = f(*[env[n] for n in names])
+    return [got] if op.n_outputs == 1 else list(got)
+
+
 def _scaled(t, alpha):
     return t if alpha == 1 else t * alpha
 
@@ -365,8 +394,6 @@ FORWARD = {
             "other": lambda other_t, alpha: -_scaled(other_t, alpha)},
     "mul": {"self": lambda self_t, other: self_t * other,
             "other": lambda other_t, self: other_t * self},
-    "div": {"self": lambda self_t, other: self_t / other,
-            "other": lambda other_t, other, result: -other_t * result / other},
     "add.Scalar": {"self": lambda self_t: self_t},
     "sub.Scalar": {"self": lambda self_t: self_t},
     "mul.Scalar": LINEAR,
@@ -392,7 +419,75 @@ FORWARD = {
             "mat2": lambda mat2_t, self: self.bmm(mat2_t)},
     "mv": {"self": lambda self_t, vec: self_t.mv(vec),
            "vec": lambda vec_t, self: self.mv(vec_t)},
+    # jointly linear in their tensor inputs: the op applied to the tangents
+    **dict.fromkeys(("index_put", "_index_put_impl_", "masked_scatter", "scatter.src",
+                     "scatter_add", "index_copy", "index_add", "select_scatter",
+                     "slice_scatter", "diagonal_scatter", "as_strided_scatter", "put",
+                     "cat", "stack", "complex", "block_diag", "masked_fill.Tensor",
+                     "index_fill.int_Tensor", "embedding"), LINEAR),
+    # PyTorch's scales by 1/(1-p) whenever train is not False (its backward does not
+    # when train is None)
+    "native_dropout": lambda input_t, result1, p, train: (
+        input_t if train is False else input_t * result1 * (0.0 if p == 1 else 1 / (1 - p)),
+        None),
+    "linalg_householder_product": lambda self, tau, self_t, tau_t: _composite_jvp(
+        _householder, (self, tau), (self_t, tau_t)),
+    # derivatives.yaml's result: formulas where the element-wise rule differs at ties,
+    # zeros and nan
+    "div": lambda self_t, other_t, other, result: (self_t - other_t * result) / other,
+    "atan2": lambda self, other, self_t, other_t: (
+        (-self * other_t + other * self_t) / (self.pow(2) + other.pow(2))),
+    "maximum": lambda self, other, self_t, other_t, result: other_t + _where(
+        self == other, 0.5, (self > other).to(result.dtype)) * (self_t - other_t),
+    "minimum": lambda self, other, self_t, other_t, result: other_t + _where(
+        self == other, 0.5, (self < other).to(result.dtype)) * (self_t - other_t),
+    "fmax": lambda self, other, self_t, other_t: other_t + (
+        (self > other).logical_or_(other.isnan())) * (self_t - other_t),
+    "fmin": lambda self, other, self_t, other_t: other_t + (
+        (self <= other).logical_or_(other.isnan())) * (self_t - other_t),
+    "clamp_min.Tensor": lambda self, self_t, min, min_t: _where(self >= min, self_t, min_t),
+    "clamp_max.Tensor": lambda self, self_t, max, max_t: _where(self <= max, self_t, max_t),
+    "clamp.Tensor": lambda self, self_t, min, min_t, max, max_t: _clamp_jvp(
+        self, self_t, min, min_t, max, max_t),
 }
+
+
+def _householder(h, tau):
+    from ..ops.decompositions import _householder_composite
+    eye = make_tensor(np.broadcast_to(np.eye(h.shape[-2], h.shape[-1], dtype=h._data.dtype),
+                                      tuple(h.shape)))
+    return _householder_composite(h, tau, eye, True, False)
+
+
+def _composite_jvp(fn, primals, tangents):
+    """J t of `fn`, a composite of differentiable ops, by the transpose trick on it (for rows
+    whose backward formulas are first-order only)."""
+    from . import grad as autograd_grad
+    with grad_mode.enable_grad():
+        leaves = [p.detach().requires_grad_() for p in primals]
+        out = fn(*leaves)
+        g = out.detach().new_ones(out.shape).requires_grad_()
+        vjps = autograd_grad(out, leaves, g, create_graph=True, allow_unused=True)
+        total = sum((_inner(v, t) for v, t in zip(vjps, tangents) if v is not None),
+                    start=out.new_zeros(()))
+        got, = autograd_grad(total, g, allow_unused=True)
+    return got
+
+
+def _where(condition, x, y):
+    from ..ops.pointwise import where
+    return where(condition, x, y)
+
+
+def _clamp_jvp(self, self_t, min, min_t, max, max_t):
+    if min is not None and max is not None:
+        return _where(min > max, max_t, _where(self < min, min_t, _where(
+            self > max, max_t, self_t)))
+    if min is not None:
+        return _where(self > min, self_t, min_t)
+    if max is not None:
+        return _where(self < max, self_t, max_t)
+    return self_t
 
 
 # ---- custom Functions ---------------------------------------------------------------------

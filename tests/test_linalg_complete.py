@@ -11,7 +11,7 @@ import torch
 import chainrule
 import chainrule.linalg  # noqa: F401  (the namespace is loaded lazily)
 
-from helpers import same, same_error
+from helpers import same, same_error, same_warnings
 
 
 def R(*shape, seed=0):
@@ -360,6 +360,11 @@ def test_errors(prog):
     same_error(prog)
 
 
+def test_matrix_rank_resize_warning_when_tolerances_broadcast():
+    same_warnings(lambda T: T.linalg.matrix_rank(T.tensor(np.diag([1., 1e-3])),
+                                                 atol=T.tensor([1e-4, 1e-2])))
+
+
 def test_linalg_error_is_a_runtime_error():
     with pytest.raises(RuntimeError):
         chainrule.linalg.solve(chainrule.tensor(SINGULAR), chainrule.tensor(R(2)))
@@ -418,6 +423,10 @@ def test_out(prog):
                                                 upper=True, out=o), "float32"),
     _out(lambda T, o: T.linalg.multi_dot([T.tensor(R(3, 3)), T.tensor(R(3, 3))], out=o),
          "float32"),
+    lambda T: T.linalg.eigh(T.eye(3), out=1),
+    lambda T: T.linalg.eigh(T.eye(3), out=(T.empty(0), 2)),
+    lambda T: T.linalg.solve_ex(T.eye(3), T.ones(3), out=T.empty(0)),
+    lambda T: T.linalg.matmul(T.eye(3), T.eye(3), out=1),
     lambda T: T.linalg.solve(T.tensor(WC(3, 3), requires_grad=True), T.tensor(R(3)),
                              out=T.empty(3, dtype=T.float64)),
 ])

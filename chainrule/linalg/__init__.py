@@ -5,6 +5,7 @@ matrix_norm, cond, matrix_rank, tensorinv, tensorsolve, vecdot, vander). out= fo
 function's own dtype rule and messages (Note [out=] in ops/registry.py)."""
 import functools
 
+from .._tensor import Tensor as _Tensor
 from ..ops import decompositions as _d
 from ..ops import linalg as _l
 from ..ops.decompositions import LinAlgError
@@ -37,6 +38,14 @@ def _public(f, rule, name, composite=False):
     def g(*args, out=None, **kwargs):
         if out is None:
             return f(*args, **kwargs)
+        if isinstance(rule, tuple):
+            if not isinstance(out, (tuple, list)):
+                raise TypeError(f"linalg_{public}(): argument 'out' must be tuple of Tensors, "
+                                f"not {type(out).__name__}")
+            for i, o in enumerate(out):
+                if not isinstance(o, _Tensor):
+                    raise TypeError(f"expected Tensor as element {i} in argument {position}, "
+                                    f"but got {type(o).__name__}")
         _check_out_kind(f"linalg_{public}", out)
         result = f(*args, **kwargs)
         if not composite:
@@ -48,6 +57,7 @@ def _public(f, rule, name, composite=False):
                 raise error
         return _l._copy_out(name, result, out)
     g.__signature__ = _out_variant(f, rule, name).__signature__
+    position = list(g.__signature__.parameters).index("out")
     g.__name__ = g.__qualname__ = public
     g.__module__ = __name__
     return g

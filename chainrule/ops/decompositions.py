@@ -1380,16 +1380,20 @@ def solve(A, B, *, left=True):
 
 # ---- eigendecompositions: linalg.eig, eigvals, eigh, eigvalsh ------------------------------
 
-def _eig_input(name, a):
+def _eig_input(name, a, stacklevel):
     _check_square(name, a)
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"Unknown Complex ScalarType for {_name(a)}")
+    if a.dtype == np.float16:
+        # PyTorch allocates the complex32 result before its kernel refuses Half
+        from .._dtype import warn_complex32
+        warn_complex32(stacklevel)
     _no_half(a, "linalg_eig_out_cpu")
     return np.result_type(a.dtype, np.complex64)
 
 
 def _eig(a):
-    ctype = _eig_input("linalg.eig", a)
+    ctype = _eig_input("linalg.eig", a, 8)
     if a.size == 0:
         return np.zeros(a.shape[:-1], ctype), np.zeros(a.shape, ctype)
     if not np.isfinite(a).all():
@@ -1450,7 +1454,7 @@ def eigvals(A):
     a = A._data
     if a.ndim < 2:
         raise RuntimeError("linalg.eigvals: The input tensor A must have at least 2 dimensions.")
-    ctype = _eig_input("linalg.eigvals", a)
+    ctype = _eig_input("linalg.eigvals", a, 5)
     if a.size == 0 or not np.isfinite(a).all():
         return make_tensor(np.full(a.shape[:-1], np.nan if a.size else 0, ctype))
     return make_tensor(np.linalg.eigvals(a).astype(ctype))
@@ -1550,6 +1554,8 @@ def _lstsq(a, b, rcond, driver):
     if m > n and driver != "gelsy" and (driver == "gels" or np.all(rank == n)):
         r = np.matmul(a, x) - b2
         residuals = (r.real ** 2 + r.imag ** 2 if r.dtype.kind == "c" else r ** 2).sum(-2)
+        if driver == "gels" and a.size == 0:
+            residuals = residuals * 0      # gels never runs on an empty A: its rows stay 0
     values = s.astype(real) if driver in ("gelsd", "gelss") else np.zeros((0,), real)
     return (x[..., 0] if diff else x), residuals.astype(real), rank, values
 
@@ -1803,7 +1809,14 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
         S = np.linalg.svd(a, compute_uv=False)
         top = S[..., :1]
     tolerance = np.maximum(np.asarray(atol_)[..., None], np.asarray(rtol_)[..., None] * top)
-    return make_tensor(np.asarray((S > tolerance).sum(-1), dtype=np.int64))
+    rank = np.asarray((S > tolerance).sum(-1), dtype=np.int64)
+    if rank.shape != a.shape[:-2] and np.prod(a.shape[:-2]) > 0:
+        # PyTorch sums into a result shaped by A's batch, resized when tolerances broadcast it
+        import warnings
+        from .registry import _OUT_RESIZED
+        warnings.warn(_OUT_RESIZED.format(sizes_str(a.shape[:-2]), sizes_str(rank.shape)),
+                      UserWarning, stacklevel=3)
+    return make_tensor(rank)
 
 
 def tensorinv(A, ind=2):

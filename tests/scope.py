@@ -209,8 +209,7 @@ PENDING = {
          "chainrule lacks", ["rearrange"]),
     ],
     "torch.nn": [
-        (_ISSUE_9, ["AdaptiveLogSoftmaxWithLoss", "LinearCrossEntropyLoss",
-                    "LinearCrossEntropyOptions"]),
+        (_ISSUE_9, ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]),
         (_ISSUE_14 + ": data parallelism", ["DataParallel", "parallel"]),
     ],
     "torch.nn.functional": [

@@ -307,3 +307,31 @@ def test_buffer():
                 sorted(m._non_persistent_buffers_set)]
     same(prog)
     same_error(lambda T: setattr(T.nn.Linear(2, 2), "weight", T.nn.Buffer(T.ones(2, 2))))
+
+
+def test_adaptive_log_softmax_with_loss():
+    def prog(T):
+        T.manual_seed(0)
+        asm = T.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0, head_bias=True)
+        x = T.randn(5, 8, requires_grad=True)
+        target = T.tensor([0, 4, 9, 2, 7])
+        out, loss = asm(x, target)
+        loss.backward()
+        single = asm(x[1].detach(), target[1])
+        asm.reset_parameters()
+        return [repr(asm), out, loss, x.grad, asm.head.weight.grad, asm.tail[1][0].weight.grad,
+                asm.log_prob(x), asm.predict(x), asm.predict(x[:1] * 0), single.output,
+                single.loss, single._fields]
+    same(prog)
+    same_error(lambda T: T.nn.AdaptiveLogSoftmaxWithLoss(8, 10, []))
+    same_error(lambda T: T.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [6, 3]))
+    same_error(lambda T: T.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 10]))
+    asm = "AdaptiveLogSoftmaxWithLoss"
+    for x, t in [((5, 8), [0, 1]), ((5, 8), (5, 2)), ((8,), [1]), ((5, 8), 1),
+                 ((5, 8), [0, 1, 2, 3, 10])]:
+        def prog(T, x=x, t=t):
+            T.manual_seed(0)
+            m = getattr(T.nn, asm)(8, 10, [3, 6])
+            target = T.zeros(t, dtype=T.long) if isinstance(t, tuple) else T.tensor(t)
+            m(T.randn(*x), target)
+        same_error(prog)

@@ -63,3 +63,6 @@ from . import activation_attention, transformer  # noqa: E402
 from .activation_attention import *  # noqa: E402,F401,F403
 from .transformer import *  # noqa: E402,F401,F403
 __all__ += activation_attention.__all__ + transformer.__all__
+
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]

@@ -569,3 +569,24 @@ def test_float32_reparameterized_gradients(name):
         s = ctor(lib.distributions, *leaves).rsample((5,))
         return s, lib.autograd.grad(s.sum(), leaves)
     same(prog, atol=1e-6, rtol=1e-4)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_invalid_parameters_and_values_raise_pytorchs_errors(name):
+    def prog(lib):
+        ctor, params = CASES[name]
+        out = []
+        # NaN breaks every constraint, real included (not LowRankMultivariateNormal's
+        # covariance: PyTorch's cholesky refuses NaN before validation, chainrule's does not)
+        for i in range(len(params) if name != "LowRankMultivariateNormal" else 1):
+            bad = [np.where(np.arange(p.size).reshape(p.shape) == 0, np.nan, p) if j == i
+                   else p for j, p in enumerate(params)]
+            out.append(_outcome(lambda: repr(ctor(lib.distributions,
+                                                  *[_t(lib, p, False) for p in bad]))))
+        d, _ = _make(lib, name, grad=False)
+        lib.manual_seed(0)
+        value = d.sample()
+        out.append(_outcome(lambda: d.log_prob(value * lib.nan)))
+        out.append(_outcome(lambda: d.log_prob(value.unsqueeze(-1).expand(value.shape + (5,)))))
+        return out
+    same(prog)

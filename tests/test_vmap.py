@@ -203,3 +203,56 @@ def test_out_dims_errors():
     same_error(lambda T: T.vmap(lambda x: x, out_dims=None)(b(T)))
     same_error(lambda T: T.vmap(lambda x: x, out_dims=2)(b(T)))
     same_error(lambda T: T.vmap(lambda x: x, out_dims=-3)(b(T)))
+
+
+# PyTorch's results here come from its fallback for in-place ops (a warning says it has no
+# batching rule), not from the per-element semantics vmap promises: as_strided_ leaves the
+# shape unchanged; batch_norm_update_stats writes batched statistics into a tensor created
+# unbatched inside the function.
+_TORCH_FALLBACK_QUIRKS = {"as_strided_", "batch_norm_update_stats"}
+
+
+def test_op_database_under_vmap_matches_torch_batching_rules():
+    """Every op-database entry's first sample, batched twice along a new dim 0 (non-array
+    arguments unbatched), through chainrule.vmap and torch.vmap: same shapes, dtypes and
+    values wherever PyTorch's vmap accepts the call."""
+    import warnings
+
+    import torch
+
+    import chainrule
+    from chainrule.func._pytree import tree_flatten
+    from chainrule.testing.opdb import all_entries
+    compared, failures = 0, []
+    for entry in all_entries():
+        sample = entry.samples(np.random.default_rng(0))[0]
+        in_dims = tuple(0 if isinstance(a, np.ndarray) else None for a in sample.args)
+        if entry.name in _TORCH_FALLBACK_QUIRKS or 0 not in in_dims:
+            continue
+
+        def run(lib):
+            args = [lib.tensor(np.stack([a, a])) if d == 0 else a
+                    for a, d in zip(sample.args, in_dims)]
+            return lib.vmap(functools.partial(entry.fn, lib, **sample.kwargs),
+                            in_dims=in_dims)(*args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                theirs = run(torch)
+            except Exception:   # noqa: BLE001  (PyTorch refuses: a random op, .item(), ...)
+                continue
+            ours = run(chainrule)
+        compared += 1
+        flat_ours, flat_theirs = tree_flatten(ours)[0], torch.utils._pytree.tree_leaves(theirs)
+        try:
+            assert len(flat_ours) == len(flat_theirs)
+            for a, b in zip(flat_ours, flat_theirs):
+                if isinstance(b, torch.Tensor):
+                    assert (tuple(a.shape), str(a.dtype)) == (tuple(b.shape), str(b.dtype))
+                    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(),
+                                               atol=max(entry.compare_atol, 1e-6),
+                                               rtol=max(entry.compare_rtol, 1e-6),
+                                               equal_nan=True)
+        except AssertionError as e:
+            failures.append(f"{entry.name}: {str(e)[:200]}")
+    assert compared > 700 and not failures, (compared, failures)

@@ -327,7 +327,14 @@ def test_register_kl_and_missing_pairs():
         def _kl(p, q):
             return lib.zeros_like(p.loc) + 7.0
         d = D.Normal(lib.zeros(2), lib.ones(2))
-        return (D.kl_divergence(MyNormal(lib.zeros(2), lib.ones(2)), d),
+        # Wishart has no pair of its own: the exponential-family Bregman divergence
+        df = _t(lib, 4.0)
+        cov = _t(lib, COV, False)
+        bregman = D.kl_divergence(D.Wishart(df, cov), D.Wishart(df.detach() + 1, cov * 2))
+        return (bregman, _outcome(lambda: lib.autograd.grad(bregman, df)),  # detached there
+                _outcome(lambda: D.kl_divergence(D.Poisson(lib.ones(2)),
+                                                 D.Gamma(lib.ones(2), lib.ones(2)))),
+                D.kl_divergence(MyNormal(lib.zeros(2), lib.ones(2)), d),
                 _outcome(lambda: D.kl_divergence(D.VonMises(lib.zeros(2), lib.ones(2)), d)),
                 _outcome(lambda: D.register_kl(1, D.Normal)),
                 D.kl.kl_divergence(d, d))

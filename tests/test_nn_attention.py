@@ -511,3 +511,122 @@ def test_causal_bias_errors_and_warnings():
         finally:
             A.WARN_FOR_UNFUSED_KERNELS = False
     same_warnings(warn_unfused)
+
+
+def test_multihead_attention_inference_fast_path_values():
+    """In inference PyTorch's batch-first self-attention takes its fused fast path
+    (_native_multi_head_attention); chainrule's composite path gives the same values."""
+    def prog(T):
+        T.manual_seed(0)
+        m = T.nn.MultiheadAttention(8, 2, batch_first=True).eval()
+        x = T.randn(3, 5, 8)
+        pad = T.arange(5).unsqueeze(0) >= T.tensor([5, 3, 4]).unsqueeze(1)
+        causal = T.ones(5, 5, dtype=T.bool).triu(1)
+        with T.no_grad():
+            return [m(x, x, x), m(x, x, x, key_padding_mask=pad),
+                    m(x, x, x, need_weights=False, key_padding_mask=pad),
+                    m(x, x, x, attn_mask=causal, average_attn_weights=False),
+                    m.merge_masks(causal, pad, x), m.merge_masks(None, pad, x),
+                    m.merge_masks(T.zeros(6, 5, 5), None, x)]
+    same(prog, atol=1e-6, rtol=1e-6)
+
+
+def _mha_args(T, **kw):
+    T.manual_seed(0)
+    m = T.nn.MultiheadAttention(6, 2, dtype=T.float64)
+    x = T.randn(4, 3, 6, dtype=T.float64)
+    args = dict(query=x, key=x, value=x, embed_dim_to_check=6, num_heads=2,
+                in_proj_weight=m.in_proj_weight, in_proj_bias=m.in_proj_bias, bias_k=None,
+                bias_v=None, add_zero_attn=False, dropout_p=0.0,
+                out_proj_weight=m.out_proj.weight, out_proj_bias=m.out_proj.bias)
+    args.update(kw)
+    return args
+
+
+def test_multi_head_attention_forward_static_kv():
+    def prog(T):
+        T.manual_seed(1)
+        static = T.randn(6, 5, 3, dtype=T.float64, requires_grad=True)
+        out, w = T.nn.functional.multi_head_attention_forward(
+            **_mha_args(T, static_k=static, static_v=static * 2, add_zero_attn=True))
+        out.sum().backward()
+        return out, w, static.grad, _graph(out.grad_fn)
+    same(prog, atol=1e-10, rtol=1e-10)
+
+
+MHA_F_ERRORS = [
+    lambda T: _mha_args(T, bias_k=T.zeros(1, 1, 6, dtype=T.float64)),
+    lambda T: _mha_args(T, bias_v=T.zeros(1, 1, 6, dtype=T.float64)),
+    lambda T: _mha_args(T, bias_k=T.zeros(1, 1, 6, dtype=T.float64),
+                        bias_v=T.zeros(1, 1, 6, dtype=T.float64), static_k=T.zeros(6, 4, 3)),
+    lambda T: _mha_args(T, static_k=T.zeros(5, 4, 3, dtype=T.float64)),
+    lambda T: _mha_args(T, static_v=T.zeros(6, 4, 2, dtype=T.float64)),
+    lambda T: _mha_args(T, in_proj_weight=None),
+    lambda T: _mha_args(T, use_separate_proj_weight=True),
+    lambda T: _mha_args(T, embed_dim_to_check=5),
+    lambda T: _mha_args(T, use_separate_proj_weight=True, q_proj_weight=T.zeros(6, 6),
+                        k_proj_weight=T.zeros(6, 5), v_proj_weight=T.zeros(6, 6)),
+    lambda T: _mha_args(T, key_padding_mask=T.zeros(3, 4), attn_mask=T.zeros(4, 4),
+                        is_causal=True, need_weights=False, query=T.zeros(4, 3, 6)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(MHA_F_ERRORS)))
+def test_multi_head_attention_forward_errors(i):
+    same_error(lambda T: T.nn.functional.multi_head_attention_forward(**MHA_F_ERRORS[i](T)))
+
+
+# only the flash kernel enabled: PyTorch warns why it cannot run, then raises
+FLASH_ONLY = [
+    lambda T, q, k, v: ((q, k, v), {}),
+    lambda T, q, k, v: ((q, k, v, None, 0.1), {}),
+    lambda T, q, k, v: ((q[0], k[0], v[0]), {}),
+    lambda T, q, k, v: ((q[:1], k, v), {}),
+    lambda T, q, k, v: ((q, k, v[:, :1]), dict(enable_gqa=True)),
+    lambda T, q, k, v: ((q[:, :3], k, v), dict(enable_gqa=True)),
+    lambda T, q, k, v: ((q[:, :2], k, v, T.ones(3, 6).requires_grad_()), {}),
+    lambda T, q, k, v: ((q[:, :2], k, v, T.ones(2, 3, 6)), {}),
+    lambda T, q, k, v: ((q[:, :2], k, v, T.ones(3, 7)), {}),
+    lambda T, q, k, v: ((q[:, :2], k, v[..., :3]), {}),
+    lambda T, q, k, v: ((q[:, :2].transpose(-1, -2).contiguous().transpose(-1, -2), k, v), {}),
+    lambda T, q, k, v: ((q[:, :2].transpose(-1, -2).contiguous().transpose(-1, -2), k, v,
+                         T.ones(6, 3).t()), {}),
+    lambda T, q, k, v: (((q[:, :2] * 10).long(), (k * 10).long(), (v * 10).long()), {}),
+    # accepted: a strided mask, an empty query
+    lambda T, q, k, v: ((q[:, :2], k, v, T.ones(6, 3).t()), {}),
+    lambda T, q, k, v: ((q[:, :2, :0], k, v), {}),
+]
+
+
+@pytest.mark.parametrize("i", range(len(FLASH_ONLY)))
+def test_flash_only_warnings_and_errors(i):
+    from helpers import error_of, warnings_of
+
+    def prog(T):
+        T.manual_seed(0)
+        args, kw = FLASH_ONLY[i](T, T.randn(2, 4, 3, 5), T.randn(2, 2, 6, 5),
+                                 T.randn(2, 2, 6, 5))
+        A = T.nn.attention
+        result = []
+        with A.sdpa_kernel(A.SDPBackend.FLASH_ATTENTION):
+            caught = warnings_of(lambda: result.append(error_of(
+                lambda: result.append(T.nn.functional.scaled_dot_product_attention(*args,
+                                                                                   **kw)))))
+        error = result[-1]
+        return caught, None if error is None else (type(error).__name__, str(error)), \
+            result[0] if error is None else None
+    same(prog)
+
+
+@pytest.mark.parametrize("shapes", [
+    ((2, 2, 3, 5), (2, 2, 0, 5), (2, 2, 0, 4)), ((2, 2, 0, 5), (2, 2, 6, 5), (2, 2, 6, 4)),
+    ((2, 0, 3, 5), (2, 0, 6, 5), (2, 0, 6, 4)), ((2, 2, 3, 5), (2, 2, 6, 5), (2, 2, 6, 0)),
+    ((2, 2, 3, 5), (2, 2, 6, 5), (2, 2, 0, 4)), ((0, 5), (6, 5), (6, 4)),
+    ((2, 2, 3, 0), (2, 2, 6, 0), (2, 2, 6, 4))])
+def test_sdpa_empty_inputs(shapes):
+    def prog(T):
+        q, k, v = _inputs(T, shapes)
+        out = T.nn.functional.scaled_dot_product_attention(q, k, v)
+        out.sum().backward()
+        return out, _graph(out.grad_fn), q.grad, k.grad, v.grad, out.stride()
+    same(prog)

@@ -40,58 +40,103 @@ def _validate(query, key, value, attn_mask):
             "instead.")
 
 
-def _flash_mask_ok(query, key, mask):
+_MASK_SHAPES = ("Please use the following attn mask shapes: 2d - ({Q_seq_len, 1}  x {KV_seq_len, 1}); "
+                "4d - ({Batch, 1} x {Num_heads, 1} x {Q_seq_len, 1}  x {KV_seq_len, 1})")
+_BROADCAST = (" instead. To broadcast dense inputs, try using unsqueeze and expand_to before "
+              "passing them into the kernel.")
+_SILENT = ""            # a failed check PyTorch does not explain
+
+
+def _sizes(t):
+    return "[" + ", ".join(map(str, t.shape)) + "]"
+
+
+def _mask_check(query, key, mask):
     """PyTorch's check_attn_mask_shape (sizes read as it reads them: a 1-D mask raises)."""
     if mask is None:
-        return True
+        return None
     if mask.requires_grad:
-        return False
+        return _SILENT
     if mask.size(-2) not in (query.size(2), 1) or mask.size(-1) not in (key.size(2), 1):
-        return False
-    if mask.dim() == 2:
-        return True
-    return (mask.dim() == 4 and mask.size(0) in (1, query.size(0))
-            and mask.size(1) in (1, query.size(1)))
+        return _SILENT
+    if mask.dim() == 2 or (mask.dim() == 4 and mask.size(0) in (1, query.size(0))
+                           and mask.size(1) in (1, query.size(1))):
+        return None
+    return _MASK_SHAPES
 
 
-def _use_flash(query, key, value, mask, dropout_p, enable_gqa):
-    """PyTorch's use_flash_attention_cpp: the constraints of the CPU flash kernel, in order."""
-    if not _cuda.flash_sdp_enabled() or dropout_p > 0.0:
-        return False
-    if not query.dim() == key.dim() == value.dim() == 4:
-        return False
-    if not query.size(0) == key.size(0) == value.size(0):
-        return False
-    hq, hk, hv = query.size(-3), key.size(-3), value.size(-3)
+def _heads_check(query, key, value, enable_gqa):
+    """PyTorch's check_batch_size_and_num_heads_dense<supports GQA>."""
+    q, k, v = query, key, value
+    if not q.size(0) == k.size(0) == v.size(0):
+        return ("For dense inputs, both fused kernels require query, key and value to have the "
+                f"same batch_size. Query.sizes(): {_sizes(q)}, Key.sizes(): {_sizes(k)}, "
+                f"Value.sizes(): {_sizes(v)}" + _BROADCAST)
+    hq, hk, hv = q.size(-3), k.size(-3), v.size(-3)
     if enable_gqa:
-        # grouped-query attention: key and value share their heads, which divide query's
-        if hk != hv or hq % hk != 0:
-            return False
-    elif not hq == hk == hv:
-        return False
-    if not _flash_mask_ok(query, key, mask):
-        return False
+        if hk != hv:
+            return ("Both fused kernels require key and value to have the same num_heads and "
+                    f"batch_size but got: Key sizes: {_sizes(k)}, Value sizes: {_sizes(v)}, "
+                    f"Query sizes: {_sizes(q)} instead.")
+        if hq % hk != 0:
+            return ("The number of heads in key/value must divide number of heads in query."
+                    "Got input Key "
+                    f"sizes(): {hk}, Value sizes(): {hv}, Query sizes(): {hq} instead.")
+        return None
+    if not hq == hk == hv:
+        return ("For dense input, both fused kernels require query, key and value to have the "
+                f"same num_heads. Query.sizes(): {_sizes(q)}, Key sizes(): {_sizes(k)}, Value "
+                f"sizes(): {_sizes(v)}" + _BROADCAST)
+    return None
+
+
+def _flash_refusal(query, key, value, mask, dropout_p, enable_gqa):
+    """Why the CPU flash kernel cannot run (None if it can), PyTorch's use_flash_attention_cpp
+    checks in order, each worded as its debug warning."""
+    if dropout_p > 0.0:
+        return "Both fused kernels do not support non-zero dropout."
+    if not query.dim() == key.dim() == value.dim() == 4:
+        return ("All fused kernels requires query, key and value to be 4 dimensional, but got "
+                f"Query dim: {query.dim()}, Key dim: {key.dim()}, Value dim: {value.dim()} "
+                "instead.")
+    why = (_heads_check(query, key, value, enable_gqa)
+           or _mask_check(query, key, mask))
+    if why is not None:
+        return why
     if not query.size(-1) == key.size(-1) == value.size(-1):
-        return False
-    if query.size(-2) == 0 or key.size(-2) == 0:
-        return False
-    if not all(t.stride(-1) == 1 for t in (query, key, value)) or (
-            mask is not None and mask.stride(-1) != 1):
-        return False
-    return query.dtype in (float32, float64, bfloat16, float16)
+        return ("Flash attention requires q,k,v to have the same last dimension. Got "
+                f"Query.size(-1): {query.size(-1)}, Key.size(-1): {key.size(-1)}, "
+                f"Value.size(-1): {value.size(-1)} instead.")
+    if not all(t.stride(-1) == 1 for t in (query, key, value)):
+        extra = "" if mask is None else (
+            f", Attn_mask.stride(-1): {mask.stride(-1)} (GPU backends require attn_mask's last "
+            "dimension to have stride 1 while the CPU does not).")
+        return ("All fused kernels require the last dimension of the input to have stride 1. "
+                f"Got Query.stride(-1): {query.stride(-1)}, Key.stride(-1): {key.stride(-1)}, "
+                f"Value.stride(-1): {value.stride(-1)}{extra}")
+    if query.dtype not in (float32, float64, bfloat16, float16):
+        return ("Expected query, key and value to all be of dtype: {Float, Double, BFloat16, "
+                f"Half}}. Got Query dtype: {query.dtype.cpp}, Key dtype: {key.dtype.cpp}, and "
+                f"Value dtype: {value.dtype.cpp} instead.")
+    return None
 
 
 def _select_backend(query, key, value, mask, dropout_p, enable_gqa):
-    """'flash' or 'math', as PyTorch's select_sdp_backend_cpp."""
+    """'flash' or 'math', as PyTorch's select_sdp_backend_cpp; with only the flash kernel
+    enabled and refused, its warnings and error."""
     flash, math_ = _cuda.flash_sdp_enabled(), _cuda.math_sdp_enabled()
     if not flash and not math_:
         raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This "
                            "is likely due to turning off both the math kernel and the fused "
                            "kernels.")
-    if _use_flash(query, key, value, mask, dropout_p, enable_gqa):
+    why = _flash_refusal(query, key, value, mask, dropout_p, enable_gqa) if flash else _SILENT
+    if why is None:
         return "flash"
     if math_:
         return "math"
+    warnings.warn("Flash attention kernel not used because:", stacklevel=3)
+    if why:
+        warnings.warn(why, stacklevel=3)
     raise RuntimeError("No available kernel.  Aborting execution.")
 
 
@@ -123,7 +168,11 @@ def _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable
         # intermediates kept in float32
         query, key, value = query.to(float32), key.to(float32), value.to(float32)
     negative = scale is not None and scale < 0.0
-    softmax_scale = 1.0 / math.sqrt(query.size(-1)) if scale is None else abs(scale)
+    if scale is None:
+        # C++'s 1 / sqrt(0) is inf
+        softmax_scale = 1.0 / math.sqrt(query.size(-1)) if query.size(-1) else math.inf
+    else:
+        softmax_scale = abs(scale)
     factor = math.sqrt(softmax_scale)
     query = _nn_ops.mul_scalar(query, 0.0 - factor if negative else factor)
     if is_causal:
@@ -156,6 +205,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if scale is not None:
         _check_arg(scale, "scale", (float, int), "float")
     _validate(query, key, value, attn_mask)
+    out_shape = tuple(query.shape[:-1]) + (value.size(-1),)
+    if value.numel() == 0 or math.prod(out_shape) == 0:
+        # nothing to attend to or nothing to compute: zeros still connected to every input,
+        # as PyTorch's
+        total = query.sum() + key.sum() + value.sum()
+        return _torch.zeros(out_shape, dtype=query.dtype) + _nn_ops.mul_scalar(total, 0)
     backend = _select_backend(query, key, value, attn_mask, dropout_p, enable_gqa)
     attn_mask = _additive_mask(attn_mask, query.dtype)
     if backend == "flash":

@@ -121,6 +121,8 @@ OUT_OF_SCOPE = {
         (_LEAKED, ["common_args", "factory_common_args"]),
     ],
     "torch.special": [],
+    "torch.autograd.forward_ad": [],
+    "torch.autograd.functional": [],
     "torch.autograd": [
         (_LEAKED, ["handle_torch_function", "has_torch_function"]),
     ],

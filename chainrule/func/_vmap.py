@@ -133,7 +133,8 @@ def _flat_out_dims(out_dims, first, spec, func):
 
 
 def _unbatched(values):
-    """Whether every element returned the same tensor (an output PyTorch would not batch)."""
+    """Whether every element returned the same tensor, or equal ones (what an output that
+    does not depend on the batched inputs gives; PyTorch would not batch it)."""
     first = values[0]
     return all(v is first or (isinstance(v, Tensor) and v.shape == first.shape and
                               np.array_equal(v.detach().numpy(), first.detach().numpy()))
@@ -144,7 +145,7 @@ def _stack_outputs(outputs, out_dims, func):
     """The per-element outputs stacked at their out_dims (Note [vmap by elements])."""
     from .. import stack
     name = _get_name(func)
-    flat, spec = tree_flatten(outputs[0])
+    spec = tree_flatten(outputs[0])[1]
     flat_dims = _flat_out_dims(out_dims, outputs[0], spec, func)
     columns = list(zip(*(tree_flatten(o)[0] for o in outputs)))
     result = []
@@ -167,7 +168,8 @@ def _stack_outputs(outputs, out_dims, func):
 # ---- vmap ----------------------------------------------------------------------------------
 
 def _map(func, batch_size, flat_in_dims, flat_args, args_spec, randomness, kwargs):
-    """`func` on each batch element's slices: the list of what it returned."""
+    """`func` on each batch element's slices: the list of what it returned ('same' replays
+    the default generator's state for each)."""
     from .. import get_rng_state, set_rng_state
     state = get_rng_state() if randomness == "same" else None
     outputs = []

@@ -962,3 +962,9 @@ def test_adam_learned_hyperparameters():
         opt.step()
         results.append([p] + list(lib.autograd.grad((p * p).sum(), [w] + hyper)))
     _assert_close(results[0], results[1], 1e-12)
+
+
+def test_hook_type_aliases():
+    for name in ("OptimizerPreHook", "OptimizerPostHook"):
+        assert repr(getattr(chainrule.optim.Optimizer, name)) == \
+            repr(getattr(torch.optim.Optimizer, name))

@@ -2,10 +2,11 @@
 state, state_dict / load_state_dict in PyTorch's format, zero_grad, step hooks (global and
 per optimizer) and the profiler labels of step and zero_grad."""
 from collections import OrderedDict, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from copy import deepcopy
 import functools
 from itertools import chain
+from typing import Any, Self
 import warnings
 
 from .._platform import typename
@@ -141,6 +142,11 @@ def _setstate_defaults(optimizer, options, scalars=("step",)):
 class Optimizer:
     """Base class: subclasses define `_update_group(group)`, the update of one param group,
     which `step` runs under no_grad (with grad enabled when `differentiable`)."""
+
+    # the signatures of step pre and post hooks (PyTorch's type aliases)
+    OptimizerPreHook = Callable[[Self, tuple[Any, ...], dict[str, Any]],
+                                tuple[tuple[Any, ...], dict[str, Any]] | None]
+    OptimizerPostHook = Callable[[Self, tuple[Any, ...], dict[str, Any]], None]
 
     def __init__(self, params, defaults):
         self.defaults = defaults

@@ -968,3 +968,11 @@ def test_hook_type_aliases():
     for name in ("OptimizerPreHook", "OptimizerPostHook"):
         assert repr(getattr(chainrule.optim.Optimizer, name)) == \
             repr(getattr(torch.optim.Optimizer, name))
+
+
+def test_adagrad_share_memory():
+    for lib in LIBS:
+        p = _p(lib)
+        opt = lib.optim.Adagrad([p], initial_accumulator_value=0.5)
+        assert opt.share_memory() is None
+        assert opt.state[p]["sum"].is_shared() and opt.state[p]["sum"].tolist() == [0.5, 0.5]

@@ -43,6 +43,12 @@ class Adagrad(Optimizer):
         _setstate_defaults(self, {"foreach": None, "maximize": False, "differentiable": False,
                                   "fused": None})
 
+    def share_memory(self):
+        """Move the accumulators to shared memory (for Hogwild-style multiprocessing)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p]["sum"].share_memory_()
+
     def _update_group(self, group):
         params, grads = self._params_with_grad(group)
         _check_fused_once(self, group, params)

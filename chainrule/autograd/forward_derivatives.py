@@ -419,6 +419,30 @@ FORWARD = {
             "mat2": lambda mat2_t, self: self.bmm(mat2_t)},
     "mv": {"self": lambda self_t, vec: self_t.mv(vec),
            "vec": lambda vec_t, self: self.mv(vec_t)},
+    "dot": {"self": lambda self_t, tensor: self_t.dot(tensor),
+            "tensor": lambda tensor_t, self: self.dot(tensor_t)},
+    "addmm": {"self": lambda self_t, beta: _scaled(self_t, beta),
+              "mat1": lambda mat1_t, mat2, alpha: _scaled(mat1_t.mm(mat2), alpha),
+              "mat2": lambda mat2_t, mat1, alpha: _scaled(mat1.mm(mat2_t), alpha)},
+    "addmv": {"self": lambda self_t, beta: _scaled(self_t, beta),
+              "mat": lambda mat_t, vec, alpha: _scaled(mat_t.mv(vec), alpha),
+              "vec": lambda vec_t, mat, alpha: _scaled(mat.mv(vec_t), alpha)},
+    "baddbmm": {"self": lambda self_t, beta: _scaled(self_t, beta),
+                "batch1": lambda batch1_t, batch2, alpha: _scaled(batch1_t.bmm(batch2), alpha),
+                "batch2": lambda batch2_t, batch1, alpha: _scaled(batch1.bmm(batch2_t), alpha)},
+    "_softmax": {"self": lambda self_t, result, dim: result * (
+        self_t - (self_t * result).sum(dim, keepdim=True))},
+    "_log_softmax": {"self": lambda self_t, result, dim: self_t - (
+        self_t * result.exp()).sum(dim, keepdim=True)},
+    # bilinear in input and weight, linear in bias
+    "convolution": {
+        "input": lambda input_t, weight, stride, padding, dilation, transposed, output_padding,
+        groups: _convolution(input_t, weight, stride, padding, dilation, transposed,
+                             output_padding, groups),
+        "weight": lambda weight_t, input, stride, padding, dilation, transposed, output_padding,
+        groups: _convolution(input, weight_t, stride, padding, dilation, transposed,
+                             output_padding, groups),
+        "bias": lambda bias_t, result: bias_t.reshape((1, -1) + (1,) * (result.dim() - 2))},
     # jointly linear in their tensor inputs: the op applied to the tangents
     **dict.fromkeys(("index_put", "_index_put_impl_", "masked_scatter", "scatter.src",
                      "scatter_add", "index_copy", "index_add", "select_scatter",
@@ -472,6 +496,11 @@ def _composite_jvp(fn, primals, tangents):
                     start=out.new_zeros(()))
         got, = autograd_grad(total, g, allow_unused=True)
     return got
+
+
+def _convolution(input, weight, *params):
+    from ..ops.registry import OPS
+    return registry.dispatch(OPS["convolution"], (input, weight, None), params)
 
 
 def _where(condition, x, y):

@@ -211,12 +211,10 @@ PENDING = {
          "chainrule lacks", ["rearrange"]),
     ],
     "torch.nn": [
-        (_ISSUE_9, ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]),
         (_ISSUE_14 + ": data parallelism", ["DataParallel", "parallel"]),
     ],
     "torch.nn.functional": [
-        (_ISSUE_9, ["grouped_mm", "scaled_mm", "ScalingType", "SwizzleType",
-                    "linear_cross_entropy"]),
+        (_ISSUE_9, ["grouped_mm", "scaled_mm", "ScalingType", "SwizzleType"]),
     ],
     "torch.nn.attention": [
         (_ISSUE_9_FLEX, ["flex_attention", "experimental"]),

@@ -335,3 +335,106 @@ def test_adaptive_log_softmax_with_loss():
             target = T.zeros(t, dtype=T.long) if isinstance(t, tuple) else T.tensor(t)
             m(T.randn(*x), target)
         same_error(prog)
+
+
+# ---- linear_cross_entropy ---------------------------------------------------------------
+
+def _lce_inputs(T, k=()):
+    T.manual_seed(0)
+    x = T.randn(6, 4, requires_grad=True)
+    w = T.randn(5, *k, 4, requires_grad=True)
+    b = T.randn(5, *k, requires_grad=True)
+    return x, w, b
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, {"reduction": "sum"}, {"reduction": "none"}, {"bias": True},
+    {"bias": True, "reduction": "none", "weight": [1.0, 2, 3, 4, 5]},
+    {"ignore_index": 2}, {"label_smoothing": 0.1}, {"unbatched": True},
+    {"options": {}}, {"options": {}, "reduction": "sum", "bias": True},
+    {"options": {}, "reduction": "none", "bias": True, "weight": [1.0, 2, 3, 4, 5]},
+    {"options": {"allow_retain_graph": True}, "ignore_index": 1},
+    {"options": {"batch_chunk_size": 2, "chunking_method": None}, "unbatched": True},
+], ids=str)
+def test_linear_cross_entropy(kwargs):
+    def prog(T):
+        x, w, b = _lce_inputs(T)
+        kw = dict(kwargs)
+        use_bias = kw.pop("bias", False)
+        unbatched = kw.pop("unbatched", False)
+        if "weight" in kw:
+            kw["weight"] = T.tensor(kw["weight"])
+        if "options" in kw:
+            kw["options"] = T.nn.LinearCrossEntropyOptions(**kw["options"])
+        target = T.tensor([0, 1, 2, 3, 4, 2])
+        inputs = (x[0], target[0]) if unbatched else (x, target)
+        loss = T.nn.functional.linear_cross_entropy(
+            inputs[0], w, inputs[1], linear_bias=b if use_bias else None, **kw)
+        grads = T.autograd.grad(loss.sum(), (x, w, b) if use_bias else (x, w))
+        return loss, loss.grad_fn.next_functions, grads
+    same(prog)
+
+
+def test_linear_cross_entropy_k_dims_probabilities_and_module():
+    def prog(T):
+        x, w, b = _lce_inputs(T, (2, 3))
+        target = T.randint(0, 5, (6, 2, 3))
+        probs = T.randn(6, 5, 2, 3).softmax(1)
+        out = [T.nn.functional.linear_cross_entropy(x, w, target, linear_bias=b),
+               T.nn.functional.linear_cross_entropy(x, w, probs, reduction="none"),
+               T.nn.functional.linear_cross_entropy(x[:, :4], w[:, 0, 0], probs[:, :, 0, 0],
+                                                    label_smoothing=0.2)]
+        loss = T.nn.LinearCrossEntropyLoss(4, 5, out_features=(2, 3), bias=True)
+        val = loss(x, target)
+        val.backward()
+        return out + [repr(loss), val, loss.linear.weight.grad, loss.linear.bias.grad,
+                      T.nn.LinearCrossEntropyLoss(4, 5, options=T.nn.LinearCrossEntropyOptions(
+                          allow_retain_graph=True))(x, target[:, 0, 0])]
+    same(prog)
+
+
+def test_linear_cross_entropy_options():
+    def prog(T):
+        O = T.nn.LinearCrossEntropyOptions
+        return [repr(o) for o in (
+            O(), O(acc_dtype=T.float64), O()._adjust(100, 16, 1000, T.float32),
+            O(chunking_method="aspect_ratio:4")._adjust(100, 16, 1000, T.float32),
+            O(acc_policy="balanced", batch_chunk_size=8)._adjust(100, 16, 10, T.float64),
+            O()._adjust(7, 4, 3, T.bfloat16, T.device("cpu")))]
+    same(prog)
+    for kw in ({"acc_policy": "x"}, {"chunking_method": "ratio:2"}, {"batch_chunk_size": 0},
+               {"acc_dtype": "float32"}):
+        same_error(lambda T, kw=kw: T.nn.LinearCrossEntropyOptions(**kw))
+    same_error(lambda T: T.nn.LinearCrossEntropyOptions(
+        batch_chunk_size=3, chunking_method="aspect_ratio")._adjust(10, 4, 3, T.float32))
+
+
+def test_linear_cross_entropy_errors_and_warnings():
+    def twice(T, retain):
+        x, w, _ = _lce_inputs(T)
+        options = T.nn.LinearCrossEntropyOptions(allow_retain_graph=retain)
+        loss = T.nn.functional.linear_cross_entropy(x, w, T.tensor([0, 1, 2, 3, 4, 2]),
+                                                    options=options)
+        loss.backward(retain_graph=True)
+        loss.backward()
+        return x.grad
+    same_error(lambda T: twice(T, False))
+    same(lambda T: twice(T, True))
+    same_warnings(lambda T: T.nn.functional.linear_cross_entropy(
+        T.ones(2, 4), T.ones(3, 4), T.tensor([0, 1]), label_smoothing=0.1,
+        options=T.nn.LinearCrossEntropyOptions()))
+    F = "nn.functional"
+    for args, kw in [(((2, 3, 4), (3, 4), [0, 1]), {}), (((2, 4), (4,), [0, 1]), {}),
+                     (((2, 4), (3, 5), [0, 1]), {}), (((2, 4), (3, 4), [0, 1]), {"bias": (4,)}),
+                     (((4,), (3, 2, 4), 0), {}), (((2, 4), (3, 4), None), {"ignore_index": 1})]:
+        def prog(T, args=args, kw=kw):
+            x, w, t = args
+            target = T.ones(2, 3).softmax(1) if t is None else T.tensor(t)
+            bias = T.ones(kw["bias"]) if "bias" in kw else None
+            T.nn.functional.linear_cross_entropy(
+                T.ones(x), T.ones(w), target, linear_bias=bias,
+                **{k: v for k, v in kw.items() if k != "bias"})
+        same_error(prog)
+    same_error(lambda T: T.nn.LinearCrossEntropyLoss(4, 5, weight=T.ones(4)))
+    same_error(lambda T: T.nn.LinearCrossEntropyLoss(4, 5, label_smoothing=2.0))
+    assert F

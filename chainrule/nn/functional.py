@@ -915,3 +915,69 @@ __all__ += ["hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "mish"
             "triplet_margin_with_distance_loss"]
 
 from . import grad  # noqa: E402,F401  (torch.nn.functional.grad is torch.nn.grad)
+
+
+# ---- linear_cross_entropy: cross_entropy of linear's logits (the chunked path when options
+# are given: nn/modules/linear_cross_entropy.py) --------------------------------------------
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0, options=None):
+    from .modules.linear_cross_entropy import _chunked
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError("expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.dim()}")
+    num_batches = input.shape[:-1]
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions "
+                           f"(in_features), got {input.shape[-1]} and "
+                           f"{linear_weight.shape[-1]}, respectively")
+    num_classes = linear_weight.shape[0]
+    out_features = linear_weight.shape[1:-1]
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if len(out_features) > 0 and len(num_batches) == 0:
+        raise RuntimeError(
+            f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+            f"requires batched input, (N, {in_features}), got unbatched input with shape "
+            f"{tuple(input.shape)}")
+    logits_shape = (*num_batches, num_classes, *out_features)
+    # cross_entropy takes a target of the logits' shape for probabilities
+    if target.shape == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains "
+                           "probabilities")
+    ignore_index = ignore_index if ignore_index is not None else -100
+    chunkable = (not out_features and reduction in {"mean", "sum", "none"}
+                 and label_smoothing == 0.0 and target.dtype == _int64)
+    if options is not None and not chunkable:
+        warnings.warn(
+            "linear_cross_entropy: ``options`` ignored; chunked path needs reduction in "
+            "{'mean','sum','none'}, label_smoothing == 0, target.dtype == int64, out_features "
+            f"== (). Got reduction={reduction!r}, label_smoothing={label_smoothing}, "
+            f"target.dtype={target.dtype}, out_features={tuple(out_features)}, tracing=False, "
+            "linear_bias.shape="
+            f"{tuple(linear_bias.shape) if linear_bias is not None else None}.", stacklevel=2)
+    if options is not None and chunkable:
+        has_batches = input.dim() == 2
+        if not has_batches:
+            input, target = input.unsqueeze(0), target.unsqueeze(0)
+        options = options._adjust(num_batches=input.shape[0], in_features=in_features,
+                                  num_classes=num_classes, dtype=input.dtype,
+                                  device=input.device)
+        result = _chunked(input, linear_weight, target, linear_bias, weight, reduction,
+                          ignore_index, options)
+        return result if has_batches else result.squeeze(0)
+    if out_features:
+        rows = math.prod(out_features, start=num_classes)
+        linear_weight = linear_weight.reshape((rows, in_features))
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(rows)
+    logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=ignore_index, label_smoothing=label_smoothing)
+
+
+__all__ += ["linear_cross_entropy"]

@@ -66,3 +66,7 @@ __all__ += activation_attention.__all__ + transformer.__all__
 
 from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
+
+from .loss import LinearCrossEntropyLoss  # noqa: E402
+from .linear_cross_entropy import LinearCrossEntropyOptions  # noqa: E402
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]

@@ -537,3 +537,21 @@ def test_neural_tangent_kernels_tutorial():
         assert T.allclose(ntk1, ntk2, atol=1e-8)
         return ntk1, ntk2
     same(prog, atol=1e-8, rtol=1e-8)
+
+
+def test_maml_style_grad_through_an_inner_grad_step():
+    def prog(T):
+        F = T.func
+        T.manual_seed(0)
+        model = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.Tanh(), T.nn.Linear(4, 1)).double()
+        params = {k: v.detach() for k, v in model.named_parameters()}
+        x, y = t(T, A.T[:, :3]), t(T, X)
+
+        def loss(p, x, y):
+            return ((F.functional_call(model, p, (x,)).squeeze(-1) - y) ** 2).mean()
+
+        def outer(p):
+            g = F.grad(loss)(p, x, y)
+            return loss({k: p[k] - 0.1 * g[k] for k in p}, x, y)
+        return F.grad(outer)(params), F.vmap(F.grad(loss), in_dims=(None, 0, 0))(params, x, y)
+    same(prog)

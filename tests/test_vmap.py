@@ -256,3 +256,24 @@ def test_op_database_under_vmap_matches_torch_batching_rules():
         except AssertionError as e:
             failures.append(f"{entry.name}: {str(e)[:200]}")
     assert compared > 700 and not failures, (compared, failures)
+
+
+def test_ensemble_gradients_reach_stacked_parameters():
+    def prog(T):
+        F = T.func
+        T.manual_seed(0)
+        models = [T.nn.Sequential(T.nn.Linear(3, 4), T.nn.BatchNorm1d(4)).double().eval()
+                  for _ in range(3)]
+        params, buffers = F.stack_module_state(models)
+
+        def loss(p, b, x):
+            return F.functional_call(models[0], (p, b), (x,)).pow(2).sum()
+        per_model = F.vmap(F.grad(loss), in_dims=(0, 0, None))(params, buffers, t(T, C))
+        out = F.vmap(lambda p, b, x: F.functional_call(models[0], (p, b), (x,)),
+                     in_dims=(0, 0, None))(params, buffers, t(T, C))
+        out.sum().backward()
+        # the per-model gradients require grad (the stacked parameters do); their grad_fn
+        # differs (StackBackward0 here), so values are compared
+        return ({k: (v.detach(), v.requires_grad) for k, v in per_model.items()},
+                {k: v.grad for k, v in params.items()})
+    same(prog)

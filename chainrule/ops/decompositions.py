@@ -1,12 +1,13 @@
-"""Decompositions and solvers on NumPy's LAPACK: the rows behind torch's top-level det,
-slogdet, inverse, cholesky, qr, svd, lu, triangular_solve, ... and the torch.linalg functions
-they call (torch.det(x).grad_fn is LinalgDetBackward0), so chainrule.linalg exposes the
-same rows.
+"""Decompositions and solvers on NumPy's LAPACK: the rows behind torch.linalg (solve, eig,
+eigh, lstsq, lu, ldl_factor, ...) and torch's top-level det, slogdet, inverse, cholesky, qr,
+svd, lu, triangular_solve, ... (torch.det(x).grad_fn is LinalgDetBackward0), and the
+composites PyTorch builds on them (matrix_norm, cond, matrix_rank, tensorinv, tensorsolve).
 
-Every row works on batches (..., m, n). NumPy's gufuncs do most of the work; LU (which
-NumPy does not expose) is a partial-pivoting elimination looped over columns and
-vectorized over the batch, picking pivots as LAPACK's getf2 does, so torch.lu's pivots
-and LinAlgError's "diagonal element" index agree with PyTorch's.
+Every row works on batches (..., m, n). NumPy's gufuncs do most of the work; LU and LDL
+(which NumPy does not expose) are LAPACK's unblocked algorithms looped over columns and
+vectorized over the batch, picking pivots as getf2 and sytf2 do, so pivots and
+LinAlgError's "diagonal element" index agree with PyTorch's. Derivatives follow PyTorch's
+FunctionsManual (linalg_solve_backward, linalg_eig_backward, linalg_lstsq_backward, ...).
 """
 import numpy as np
 

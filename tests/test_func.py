@@ -555,3 +555,16 @@ def test_maml_style_grad_through_an_inner_grad_step():
             return loss({k: p[k] - 0.1 * g[k] for k in p}, x, y)
         return F.grad(outer)(params), F.vmap(F.grad(loss), in_dims=(None, 0, 0))(params, x, y)
     same(prog)
+
+
+def test_forward_and_reverse_levels_stay_apart():
+    def prog(T):
+        F = T.func
+        x, one = t(T, 1.7), t(T, 1.0)
+        return [F.grad(lambda x: F.jvp(lambda y: x * y, (x,), (one,))[1])(x),
+                F.grad(lambda x: F.jvp(lambda y: x * y.sin(), (x,), (one,))[1] * x)(x),
+                F.jvp(lambda x: F.grad(lambda y: x * y)(x), (x,), (one,)),
+                F.jvp(lambda x: F.grad(lambda y: (x * y).exp())(x * 3) * x, (x,), (one,)),
+                F.grad(lambda x: F.vmap(lambda s: F.jvp(lambda y: s * y * x, (x,), (one,))[1])(
+                    T.stack([x, x * 2])).sum())(x)]
+    same(prog)

@@ -195,9 +195,9 @@ _ISSUE_10 = "issue 10: the mathematical namespaces (torch.linalg, torch.distribu
 _ISSUE_14 = "issue 14: torch.distributed on MPI"
 _ISSUE_9 = "issue 9: the breadth of torch.nn"
 
-_ISSUE_9_FLEX = ("issue 9: flex attention (its eager CPU path vmaps the user's score_mod and "
-                 "mask_mod, so it needs torch.func.vmap) and the experimental paged attention "
-                 "built on it")
+_ISSUE_9_FLEX = ("issue 9: flex attention (BlockMask's block-sparse layout, create_block_mask, "
+                 "and the eager path that vmaps the user's score_mod and mask_mod over every "
+                 "score) and the experimental paged attention built on it")
 
 PENDING = {
     "torch": [

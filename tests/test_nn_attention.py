@@ -268,7 +268,10 @@ def test_sdpa_params_and_fused_checks():
         p = A.SDPAParams(q, k, v, None, 0.1, True, False)
         values = [p.query is q, p.key is k, p.value is v, p.attn_mask, p.dropout, p.is_causal,
                   p.enable_gqa, A.can_use_flash_attention(p), A.can_use_efficient_attention(p),
-                  A.can_use_flash_attention(p, True), A.can_use_efficient_attention(p, debug=True)]
+                  A.can_use_flash_attention(p, True), A.can_use_efficient_attention(p, debug=True),
+                  T.backends.cuda.can_use_cudnn_attention(p, True), type(p).__name__,
+                  T.backends.cuda.SDPAParams is A.SDPAParams,
+                  A.can_use_flash_attention is T.backends.cuda.can_use_flash_attention]
         try:
             p.dropout = 0.5
         except AttributeError:

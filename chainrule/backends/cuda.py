@@ -13,7 +13,9 @@ __all__ = ["is_built", "cuBLASModule", "cuFFTPlanCache", "cuFFTPlanCacheManager"
            "cudnn_sdp_enabled", "enable_cudnn_sdp", "allow_fp16_bf16_reduction_math_sdp",
            "fp16_bf16_reduction_math_sdp_allowed", "is_flash_attention_available",
            "is_ck_sdpa_available", "sdp_kernel", "SDPBackend", "cublas_workspace_size",
-           "cublaslt_workspace_size", "blas_workspace_size", "matmul", "cufft_plan_cache"]
+           "cublaslt_workspace_size", "blas_workspace_size", "matmul", "cufft_plan_cache",
+           "SDPAParams", "can_use_flash_attention", "can_use_efficient_attention",
+           "can_use_cudnn_attention"]
 
 
 def is_built():
@@ -169,6 +171,52 @@ def sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True,
         yield {}
     finally:
         _sdp.update(old)
+
+
+class SDPAParams:
+    """The inputs scaled_dot_product_attention's kernel checks read (read-only)."""
+
+    __slots__ = ("_query", "_key", "_value", "_attn_mask", "_dropout", "_is_causal",
+                 "_enable_gqa")
+
+    def __init__(self, *args):
+        from .._tensor import Tensor
+        if (len(args) != 7 or not all(isinstance(t, Tensor) for t in args[:3])
+                or not (args[3] is None or isinstance(args[3], Tensor))
+                or not isinstance(args[4], (int, float)) or isinstance(args[4], bool)
+                or not isinstance(args[5], bool) or not isinstance(args[6], bool)):
+            raise TypeError("__init__(): incompatible constructor arguments. The following "
+                            "argument types are supported:\n    1. torch._C._SDPAParams(arg0: "
+                            "torch.Tensor, arg1: torch.Tensor, arg2: torch.Tensor, arg3: "
+                            "torch.Tensor | None, arg4: typing.SupportsFloat | "
+                            "typing.SupportsIndex, arg5: bool, arg6: bool)\n")
+        (self._query, self._key, self._value, self._attn_mask, dropout, self._is_causal,
+         self._enable_gqa) = args
+        self._dropout = float(dropout)
+
+    query = property(lambda self: self._query)
+    key = property(lambda self: self._key)
+    value = property(lambda self: self._value)
+    attn_mask = property(lambda self: self._attn_mask)
+    dropout = property(lambda self: self._dropout)
+    is_causal = property(lambda self: self._is_causal)
+    enable_gqa = property(lambda self: self._enable_gqa)
+
+
+
+def can_use_flash_attention(params, debug=False):
+    """Whether the CUDA flash-attention kernel could run these params: never on a CPU build."""
+    return False
+
+
+def can_use_efficient_attention(params, debug=False):
+    """Whether the CUDA memory-efficient kernel could run these params: never on a CPU build."""
+    return False
+
+
+def can_use_cudnn_attention(params, debug=False):
+    """Whether the cuDNN attention kernel could run these params: never on a CPU build."""
+    return False
 
 
 def _no_binding(name):

@@ -8,9 +8,9 @@ import importlib
 import logging
 from warnings import warn
 
-from ..._tensor import Tensor
 from ...backends import cuda as _cuda
-from ...backends.cuda import SDPBackend
+from ...backends.cuda import (SDPAParams, SDPBackend, can_use_efficient_attention,  # noqa: F401
+                              can_use_flash_attention)
 
 __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS",
            "register_flash_attention_impl", "activate_flash_attention_impl",
@@ -21,45 +21,6 @@ SDPBackend.__module__ = __name__    # where PyTorch documents it
 
 # when True, SDPA calls with a bias subclass warn why the fused kernels could not run
 WARN_FOR_UNFUSED_KERNELS = False
-
-
-class SDPAParams:
-    """The inputs scaled_dot_product_attention's kernel checks read (read-only)."""
-
-    __slots__ = ("_query", "_key", "_value", "_attn_mask", "_dropout", "_is_causal",
-                 "_enable_gqa")
-
-    def __init__(self, *args):
-        if (len(args) != 7 or not all(isinstance(t, Tensor) for t in args[:3])
-                or not (args[3] is None or isinstance(args[3], Tensor))
-                or not isinstance(args[4], (int, float)) or isinstance(args[4], bool)
-                or not isinstance(args[5], bool) or not isinstance(args[6], bool)):
-            raise TypeError("__init__(): incompatible constructor arguments. The following "
-                            "argument types are supported:\n    1. torch._C._SDPAParams(arg0: "
-                            "torch.Tensor, arg1: torch.Tensor, arg2: torch.Tensor, arg3: "
-                            "torch.Tensor | None, arg4: typing.SupportsFloat | "
-                            "typing.SupportsIndex, arg5: bool, arg6: bool)\n")
-        (self._query, self._key, self._value, self._attn_mask, dropout, self._is_causal,
-         self._enable_gqa) = args
-        self._dropout = float(dropout)
-
-    query = property(lambda self: self._query)
-    key = property(lambda self: self._key)
-    value = property(lambda self: self._value)
-    attn_mask = property(lambda self: self._attn_mask)
-    dropout = property(lambda self: self._dropout)
-    is_causal = property(lambda self: self._is_causal)
-    enable_gqa = property(lambda self: self._enable_gqa)
-
-
-def can_use_flash_attention(params, debug=False):
-    """Whether the CUDA flash-attention kernel could run these params: never on a CPU build."""
-    return False
-
-
-def can_use_efficient_attention(params, debug=False):
-    """Whether the CUDA memory-efficient kernel could run these params: never on a CPU build."""
-    return False
 
 
 def _raise_kernel_warnings(params):

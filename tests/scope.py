@@ -214,7 +214,7 @@ PENDING = {
         (_ISSUE_14 + ": data parallelism", ["DataParallel", "parallel"]),
     ],
     "torch.nn.functional": [
-        (_ISSUE_9, ["grouped_mm", "scaled_mm", "ScalingType", "SwizzleType"]),
+        (_ISSUE_9, ["scaled_mm", "ScalingType", "SwizzleType"]),
     ],
     "torch.nn.attention": [
         (_ISSUE_9_FLEX, ["flex_attention", "experimental"]),

@@ -438,3 +438,49 @@ def test_linear_cross_entropy_errors_and_warnings():
     same_error(lambda T: T.nn.LinearCrossEntropyLoss(4, 5, weight=T.ones(4)))
     same_error(lambda T: T.nn.LinearCrossEntropyLoss(4, 5, label_smoothing=2.0))
     assert F
+
+
+# ---- grouped_mm -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shapes, offs", [
+    (((2, 8, 16), (2, 16, 4)), None), (((10, 16), (2, 16, 4)), [3, 10]),
+    (((16, 12), (12, 4)), [3, 12]), (((2, 8, 16), (16, 8)), [2, 8])], ids=str)
+def test_grouped_mm_and_its_double_backward(shapes, offs):
+    def prog(T):
+        T.manual_seed(0)
+        a, b = (T.randn(*s, requires_grad=True) for s in shapes)
+        o = None if offs is None else T.tensor(offs, dtype=T.int32)
+        out = T.nn.functional.grouped_mm(a, b, offs=o)
+        ga, gb = T.autograd.grad((out * T.randn_like(out)).sum(), (a, b), create_graph=True)
+        gga = T.autograd.grad((ga * T.randn_like(ga)).sum() + (gb * T.randn_like(gb)).sum(),
+                              (a, b))
+        return out, out.grad_fn.next_functions, ga, gb, gga
+    same(prog, atol=1e-5)
+
+
+def test_grouped_mm_errors():
+    cases = [((2, 8, 16), (2, 16, 4), {"bias": (2, 4)}),
+             ((2, 8, 16), (2, 16, 4), {"out_dtype": "float64"}),
+             ((2, 8, 16), (2, 16, 4), {"dtype": "float64"}),
+             ((2, 8, 16), (2, 16, 4), {"dtype": "bfloat16"}),
+             ((2, 8, 16), (2, 16, 4), {"offs": [3, 10]}), ((10, 16), (2, 16, 4), {}),
+             ((10, 16), (2, 16, 4), {"offs": [3, 10], "offs_dtype": "int64"}),
+             ((16,), (2, 16, 4), {}), ((2, 8, 16), (2, 8, 4), {}), ((2, 8, 16), (1, 16, 4), {}),
+             ((10, 16), (2, 16, 4), {"offs": [10]}), ((2, 3, 5), (2, 5, 7), {})]
+
+    for a_shape, b_shape, kw in cases:
+        def prog(T, a_shape=a_shape, b_shape=b_shape, kw=kw):
+            dtype = getattr(T, kw.get("dtype", "float32"))
+            offs = kw.get("offs")
+            T.nn.functional.grouped_mm(
+                T.ones(a_shape, dtype=dtype), T.ones(b_shape, dtype=dtype),
+                offs=None if offs is None else T.tensor(
+                    offs, dtype=getattr(T, kw.get("offs_dtype", "int32"))),
+                bias=T.ones(kw["bias"]) if "bias" in kw else None,
+                out_dtype=getattr(T, kw["out_dtype"]) if "out_dtype" in kw else None)
+        same_error(prog)
+
+    def expanded_grad(T):
+        a = T.ones(2, 8, 16, requires_grad=True)
+        T.nn.functional.grouped_mm(a, T.ones(2, 16, 4)).sum().backward()
+    same_error(expanded_grad)

@@ -981,3 +981,11 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
 
 
 __all__ += ["linear_cross_entropy"]
+
+
+def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
+    """Matmuls of groups: 3-d operands batch them, `offs` cuts a 2-d operand."""
+    return _FUNCTIONS["_grouped_mm"](mat_a, mat_b, offs=offs, bias=bias, out_dtype=out_dtype)
+
+
+__all__ += ["grouped_mm"]

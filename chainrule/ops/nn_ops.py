@@ -2273,3 +2273,95 @@ def _weight_norm(v, g, dim=0):
     if not half and (dim == 0 or dim == v.dim() - 1):
         return _weight_norm_interface(v, g, dim)[0]
     return v * (g / FUNCTIONS["norm_except_dim"](v, 2, dim))
+
+
+# ---- _grouped_mm (nn.functional.grouped_mm): one matmul per group, groups given by the
+# leading dim of 3-d operands or by `offs` (the cumulative ends of the groups) along a 2-d
+# operand's row, contraction or column dim ------------------------------------------------
+
+def _group_bounds(offs):
+    ends = offs.astype(np.int64)
+    return zip(range(len(ends)), np.concatenate([[0], ends[:-1]]), ends)
+
+
+def _grouped_mm_forward(a, b, offs):
+    if offs is None:
+        return np.matmul(a, b)
+    if a.ndim == 2 and b.ndim == 3:       # rows of a in groups, one matrix of b each
+        out = np.zeros((a.shape[0], b.shape[-1]), a.dtype)
+        for g, s, e in _group_bounds(offs):
+            out[s:e] = a[s:e] @ b[g]
+    elif a.ndim == 2:                      # the contraction dim in groups: one output each
+        out = np.zeros((len(offs), a.shape[0], b.shape[1]), a.dtype)
+        for g, s, e in _group_bounds(offs):
+            out[g] = a[:, s:e] @ b[s:e]
+    else:                                  # columns of b in groups, one matrix of a each
+        out = np.zeros((a.shape[1], b.shape[1]), a.dtype)
+        for g, s, e in _group_bounds(offs):
+            out[:, s:e] = a[g] @ b[:, s:e]
+    return out
+
+
+_grouped_mm_row = op(
+    "_grouped_mm", "GroupedMmBackward0", "self, mat2, offs", _opmath(_grouped_mm_forward),
+    function=False, method=False,
+    # each group's gradients are grouped matmuls of the same grouping (transposed operands)
+    self=lambda grad, mat2, offs: _grouped_mm_checked(grad, mat2.transpose(-2, -1), offs),
+    mat2=lambda grad, self, offs: _grouped_mm_checked(self.transpose(-2, -1), grad, offs))
+
+
+def _check_grouped_strides(mat):
+    """PyTorch's check_valid_strides_and_return_transposed: row- or column-major in the last
+    two dims, the other stride a multiple of 16 bytes."""
+    strides, sizes = mat.stride(), mat.shape
+    alignment = 16 // mat._data.itemsize
+    if strides[-2] == 1 and strides[-1] >= max(1, sizes[-2]):
+        lead = strides[-1]
+    elif strides[-1] == 1 and strides[-2] >= max(1, sizes[-1]):
+        lead = strides[-2]
+    else:
+        raise RuntimeError(f"Invalid strides/sizes, got {list(strides)} for strides and "
+                           f"{list(sizes)} for sizes")
+    if lead % alignment:
+        raise RuntimeError("strides should be multiple of 16 bytes")
+
+
+def _grouped_mm_checked(mat_a, mat_b, offs):
+    _check_grouped_strides(mat_a)
+    _check_grouped_strides(mat_b)
+    return _grouped_mm_row(mat_a, mat_b, offs)
+
+
+@public("_grouped_mm", method=False)
+def _grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None):
+    """PyTorch's _grouped_mm with its checks (float32, bfloat16 or float16 operands)."""
+    for name, mat in (("mat_a", mat_a), ("mat_b", mat_b)):
+        if mat.dtype not in (_dtype.float32, _dtype.bfloat16, _dtype.float16):
+            raise RuntimeError(f"Expected {name} to be Float32, BFloat16 or Float16 matrix, got "
+                               f"{mat.dtype.legacy}")
+    for name, mat in (("mat_a", mat_a), ("mat_b", mat_b)):
+        if mat.dim() not in (2, 3):
+            raise RuntimeError(f"{name} has to be 2 or 3d")
+    a_is_2d, b_is_2d = mat_a.dim() == 2, mat_b.dim() == 2
+    if (not a_is_2d or not b_is_2d) and mat_a.shape[-1] != mat_b.shape[-2]:
+        raise RuntimeError("contraction dimension of mat_a and mat_b must match")
+    _check_grouped_strides(mat_a)
+    _check_grouped_strides(mat_b)
+    if (offs is not None) != (a_is_2d or b_is_2d):
+        raise RuntimeError("Have to provide offsets if there is a 2d matrix, or no offset if "
+                           "both matrices are 3d")
+    if offs is not None:
+        if offs.dim() != 1:
+            raise RuntimeError("offs has to be 1D")
+        if offs.dtype != _dtype.int32:
+            raise RuntimeError("Offsets have to be int32")
+    if bias is not None:
+        raise RuntimeError("Bias not supported yet")
+    if out_dtype is not None and out_dtype != mat_a.dtype:
+        raise RuntimeError("Grouped gemm output dtype must match `mat_a` dtype")
+    if not a_is_2d and not b_is_2d and mat_a.shape[0] != mat_b.shape[0]:
+        raise RuntimeError("batched dimension has to match")
+    if offs is not None and (a_is_2d != b_is_2d) and offs.shape[0] != (
+            mat_b.shape[0] if a_is_2d else mat_a.shape[0]):
+        raise RuntimeError("matrix batch sizes have to match")
+    return _grouped_mm_row(mat_a, mat_b, None if offs is None else offs._data)

@@ -509,3 +509,21 @@ OPS_DB += [
                         Sample(randn(rng, 3, 2), positive(rng), -1, name="-1: whole norm")],
            ops=("_weight_norm_interface", "norm_except_dim"), gradgradcheck=False),
 ]
+
+
+def _grouped_samples(rng):
+    offs = np.array([3, 8], np.int32)
+    return [Sample(randn(rng, 2, 4, 8), randn(rng, 2, 8, 4), None, name="3-d, 3-d"),
+            Sample(randn(rng, 8, 4), randn(rng, 2, 4, 8), offs, name="2-d, 3-d"),
+            Sample(randn(rng, 4, 8), randn(rng, 8, 4), offs, name="2-d, 2-d"),
+            Sample(randn(rng, 2, 4, 8), randn(rng, 8, 8), offs, name="3-d, 2-d")]
+
+
+# _grouped_mm takes float32 (or bfloat16, float16) only: compared with PyTorch in float32,
+# through a cast, without gradcheck; its double backward is its own row again
+OPS_DB += [
+    OpInfo("grouped_mm", lambda lib, a, b, offs: _F(lib).grouped_mm(
+        a.float(), b.float(), offs=None if offs is None else offs.int()), _grouped_samples,
+           ops=("_grouped_mm",), gradcheck=False, gradgradcheck=False, compare_atol=1e-5,
+           compare_rtol=1e-5),
+]

@@ -1,351 +1,201 @@
+"""The base class every distribution derives from: shapes, argument and sample validation,
+and the defaults (sample via rsample under no_grad, stddev from variance...)."""
 import warnings
-from typing_extensions import deprecated
 
 import chainrule as torch
-from chainrule import Tensor
 from chainrule.distributions import constraints
 from chainrule.distributions.utils import lazy_property
-from chainrule.types import _size
 
 
 __all__ = ["Distribution"]
 
+_NO_SHAPE = torch.Size()
+
+
+def _not_given(what):
+    """Placeholder body of the abstract members; subclasses override what they support."""
+    raise NotImplementedError(what) if what else NotImplementedError
+
 
 class Distribution:
-    r"""
-    Distribution is the abstract base class for probability distributions.
-
-    Args:
-        batch_shape (torch.Size): The shape over which parameters are batched.
-        event_shape (torch.Size): The shape of a single sample (without batching).
-        validate_args (bool, optional): Whether to validate arguments. Default: None.
-    """
+    """Abstract probability distribution with a batch shape and an event shape."""
 
     has_rsample = False
     has_enumerate_support = False
     _validate_args = __debug__
 
     @staticmethod
-    def set_default_validate_args(value: bool) -> None:
-        """
-        Sets whether validation is enabled or disabled.
-
-        The default behavior mimics Python's ``assert`` statement: validation
-        is on by default, but is disabled if Python is run in optimized mode
-        (via ``python -O``). Validation may be expensive, so you may want to
-        disable it once a model is working.
-
-        Args:
-            value (bool): Whether to enable validation.
-        """
-        if value not in [True, False]:
+    def set_default_validate_args(value):
+        """Turn argument validation on or off for distributions built from now on."""
+        if value not in (True, False):
             raise ValueError
         Distribution._validate_args = value
 
-    def __init__(
-        self,
-        batch_shape: torch.Size = torch.Size(),
-        event_shape: torch.Size = torch.Size(),
-        validate_args: bool | None = None,
-    ) -> None:
-        self._batch_shape = batch_shape
-        self._event_shape = event_shape
+    def __init__(self, batch_shape=_NO_SHAPE, event_shape=_NO_SHAPE, validate_args=None):
+        self._batch_shape, self._event_shape = batch_shape, event_shape
         if validate_args is not None:
             self._validate_args = validate_args
         if self._validate_args:
-            try:
-                arg_constraints = self.arg_constraints
-            except NotImplementedError:
-                arg_constraints = {}
-                warnings.warn(
-                    f"{self.__class__} does not define `arg_constraints`. "
-                    + "Please set `arg_constraints = {}` or initialize the distribution "
-                    + "with `validate_args=False` to turn off validation.",
-                    stacklevel=2,
-                )
-            for param, constraint in arg_constraints.items():
-                if constraints.is_dependent(constraint):
-                    continue  # skip constraints that cannot be checked
-                if param not in self.__dict__ and isinstance(
-                    getattr(type(self), param), lazy_property
-                ):
-                    continue  # skip checking lazily-constructed args
-                value = getattr(self, param)
-                valid = constraint.check(value)
-                if not valid.all():
-                    raise ValueError(
-                        f"Expected parameter {param} "
-                        f"({type(value).__name__} of shape {tuple(value.shape)}) "
-                        f"of distribution {repr(self)} "
-                        f"to satisfy the constraint {repr(constraint)}, "
-                        f"but found invalid values:\n{value}"
-                    )
+            self._check_parameters()
         super().__init__()
 
-    def expand(self, batch_shape: _size, _instance=None):
-        """
-        Returns a new distribution instance (or populates an existing instance
-        provided by a derived class) with batch dimensions expanded to
-        `batch_shape`. This method calls :class:`~torch.Tensor.expand` on
-        the distribution's parameters. As such, this does not allocate new
-        memory for the expanded distribution instance. Additionally,
-        this does not repeat any args checking or parameter broadcasting in
-        `__init__.py`, when an instance is first created.
+    def _check_parameters(self):
+        try:
+            declared = self.arg_constraints
+        except NotImplementedError:
+            declared = {}
+            warnings.warn(
+                f"{self.__class__} does not define `arg_constraints`. Please set "
+                "`arg_constraints = {}` or initialize the distribution with "
+                "`validate_args=False` to turn off validation.", stacklevel=3)
+        cls = type(self)
+        for name, cons in declared.items():
+            if constraints.is_dependent(cons):
+                continue                 # depends on other parameters: nothing to check
+            # a parameter still held lazily (e.g. logits given, probs not built) is not checked
+            if name not in self.__dict__ and isinstance(getattr(cls, name), lazy_property):
+                continue
+            arg = getattr(self, name)
+            if cons.check(arg).all():
+                continue
+            raise ValueError(
+                f"Expected parameter {name} ({type(arg).__name__} of shape "
+                f"{tuple(arg.shape)}) of distribution {self!r} to satisfy the constraint "
+                f"{cons!r}, but found invalid values:\n{arg}")
 
-        Args:
-            batch_shape (torch.Size): the desired expanded size.
-            _instance: new instance provided by subclasses that
-                need to override `.expand`.
-
-        Returns:
-            New distribution instance with batch dimensions expanded to
-            `batch_shape`.
-        """
-        raise NotImplementedError
+    def expand(self, batch_shape, _instance=None):
+        """A copy whose parameters are expanded (not copied) to `batch_shape`."""
+        _not_given(None)
 
     @property
-    def batch_shape(self) -> torch.Size:
-        """
-        Returns the shape over which parameters are batched.
-        """
+    def batch_shape(self):
+        """Shape over which the parameters are batched."""
         return self._batch_shape
 
     @property
-    def event_shape(self) -> torch.Size:
-        """
-        Returns the shape of a single sample (without batching).
-        """
+    def event_shape(self):
+        """Shape of one draw, without the batch dimensions."""
         return self._event_shape
 
     @property
-    def arg_constraints(self) -> dict[str, constraints.Constraint]:
-        """
-        Returns a dictionary from argument names to
-        :class:`~torch.distributions.constraints.Constraint` objects that
-        should be satisfied by each argument of this distribution. Args that
-        are not tensors need not appear in this dict.
-        """
-        raise NotImplementedError
+    def arg_constraints(self):
+        """Parameter name to the Constraint each tensor parameter must satisfy."""
+        _not_given(None)
 
     @property
-    def support(self) -> constraints.Constraint | None:
-        """
-        Returns a :class:`~torch.distributions.constraints.Constraint` object
-        representing this distribution's support.
-        """
-        raise NotImplementedError
+    def support(self):
+        """Constraint describing the set of values the distribution puts mass on."""
+        _not_given(None)
 
     @property
-    def mean(self) -> Tensor:
-        """
-        Returns the mean of the distribution.
-        """
-        raise NotImplementedError
+    def mean(self):
+        """Mean of the distribution."""
+        _not_given(None)
 
     @property
-    def mode(self) -> Tensor:
-        """
-        Returns the mode of the distribution.
-        """
-        raise NotImplementedError(f"{self.__class__} does not implement mode")
+    def mode(self):
+        """Mode of the distribution."""
+        _not_given(f"{self.__class__} does not implement mode")
 
     @property
-    def variance(self) -> Tensor:
-        """
-        Returns the variance of the distribution.
-        """
-        raise NotImplementedError
+    def variance(self):
+        """Variance of the distribution."""
+        _not_given(None)
 
     @property
-    def stddev(self) -> Tensor:
-        """
-        Returns the standard deviation of the distribution.
-        """
+    def stddev(self):
+        """Standard deviation: the square root of the variance."""
         return self.variance.sqrt()
 
-    def sample(self, sample_shape: _size = torch.Size()) -> Tensor:
-        """
-        Generates a sample_shape shaped sample or sample_shape shaped batch of
-        samples if the distribution parameters are batched.
-        """
+    def sample(self, sample_shape=_NO_SHAPE):
+        """Draw without tracking gradients (the reparameterized draw under no_grad)."""
         with torch.no_grad():
-            return self.rsample(sample_shape)
+            drawn = self.rsample(sample_shape)
+        return drawn
 
-    def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
-        """
-        Generates a sample_shape shaped reparameterized sample or sample_shape
-        shaped batch of reparameterized samples if the distribution parameters
-        are batched.
-        """
-        raise NotImplementedError
+    def rsample(self, sample_shape=_NO_SHAPE):
+        """Reparameterized draw, differentiable in the parameters."""
+        _not_given(None)
 
-    @deprecated(
-        "`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
-        category=FutureWarning,
-    )
-    def sample_n(self, n: int) -> Tensor:
-        """
-        Generates n samples or n batches of samples if the distribution
-        parameters are batched.
-        """
-        return self.sample(torch.Size((n,)))
+    def sample_n(self, n):
+        """Deprecated spelling of sample((n,))."""
+        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
+                      FutureWarning, stacklevel=2)
+        return self.sample(torch.Size([n]))
 
-    def log_prob(self, value: Tensor) -> Tensor:
-        """
-        Returns the log of the probability density/mass function evaluated at
-        `value`.
+    def log_prob(self, value):
+        """Log density (or log mass) at `value`."""
+        _not_given(None)
 
-        Args:
-            value (Tensor):
-        """
-        raise NotImplementedError
+    def cdf(self, value):
+        """Cumulative distribution function at `value`."""
+        _not_given(None)
 
-    def cdf(self, value: Tensor) -> Tensor:
-        """
-        Returns the cumulative density/mass function evaluated at
-        `value`.
+    def icdf(self, value):
+        """Inverse of the cumulative distribution function at `value`."""
+        _not_given(None)
 
-        Args:
-            value (Tensor):
-        """
-        raise NotImplementedError
+    def enumerate_support(self, expand=True):
+        """All values of a discrete distribution along a new leading dimension."""
+        _not_given(None)
 
-    def icdf(self, value: Tensor) -> Tensor:
-        """
-        Returns the inverse cumulative density/mass function evaluated at
-        `value`.
+    def entropy(self):
+        """Entropy, one value per batch element."""
+        _not_given(None)
 
-        Args:
-            value (Tensor):
-        """
-        raise NotImplementedError
+    def perplexity(self):
+        """exp(entropy)."""
+        return self.entropy().exp()
 
-    def enumerate_support(self, expand: bool = True) -> Tensor:
-        """
-        Returns tensor containing all values supported by a discrete
-        distribution. The result will enumerate over dimension 0, so the shape
-        of the result will be `(cardinality,) + batch_shape + event_shape`
-        (where `event_shape = ()` for univariate distributions).
+    def _extended_shape(self, sample_shape=_NO_SHAPE):
+        """sample_shape + batch_shape + event_shape."""
+        return torch.Size(torch.Size(sample_shape) + self._batch_shape + self._event_shape)
 
-        Note that this enumerates over all batched tensors in lock-step
-        `[[0, 0], [1, 1], ...]`. With `expand=False`, enumeration happens
-        along dim 0, but with the remaining batch dimensions being
-        singleton dimensions, `[[0], [1], ..`.
-
-        To iterate over the full Cartesian product use
-        `itertools.product(m.enumerate_support())`.
-
-        Args:
-            expand (bool): whether to expand the support over the
-                batch dims to match the distribution's `batch_shape`.
-
-        Returns:
-            Tensor iterating over dimension 0.
-        """
-        raise NotImplementedError
-
-    def entropy(self) -> Tensor:
-        """
-        Returns entropy of distribution, batched over batch_shape.
-
-        Returns:
-            Tensor of shape batch_shape.
-        """
-        raise NotImplementedError
-
-    def perplexity(self) -> Tensor:
-        """
-        Returns perplexity of distribution, batched over batch_shape.
-
-        Returns:
-            Tensor of shape batch_shape.
-        """
-        return torch.exp(self.entropy())
-
-    def _extended_shape(self, sample_shape: _size = torch.Size()) -> torch.Size:
-        """
-        Returns the size of the sample returned by the distribution, given
-        a `sample_shape`. Note, that the batch and event shapes of a distribution
-        instance are fixed at the time of construction. If this is empty, the
-        returned shape is upcast to (1,).
-
-        Args:
-            sample_shape (torch.Size): the size of the sample to be drawn.
-        """
-        if not isinstance(sample_shape, torch.Size):
-            sample_shape = torch.Size(sample_shape)
-        return torch.Size(sample_shape + self._batch_shape + self._event_shape)
-
-    def _validate_sample(self, value: Tensor) -> None:
-        """
-        Argument validation for distribution methods such as `log_prob`,
-        `cdf` and `icdf`. The rightmost dimensions of a value to be
-        scored via these methods must agree with the distribution's batch
-        and event shapes.
-
-        Args:
-            value (Tensor): the tensor whose log probability is to be
-                computed by the `log_prob` method.
-        Raises
-            ValueError: when the rightmost dimensions of `value` do not match the
-                distribution's batch and event shapes.
-        """
-        if not isinstance(value, torch.Tensor):
+    def _validate_sample(self, value):
+        """Raise ValueError unless `value` fits the event/batch shapes and the support."""
+        if not torch.is_tensor(value):
             raise ValueError("The value argument to log_prob must be a Tensor")
-
-        event_dim_start = len(value.size()) - len(self._event_shape)
-        if value.size()[event_dim_start:] != self._event_shape:
+        have = value.size()
+        n_event = len(self._event_shape)
+        if have[len(have) - n_event:] != self._event_shape:
             raise ValueError(
-                f"The right-most size of value must match event_shape: {value.size()} vs "
-                f"{self._event_shape}."
-            )
-
-        actual_shape = value.size()
-        expected_shape = self._batch_shape + self._event_shape
-        for i, j in zip(reversed(actual_shape), reversed(expected_shape)):
-            if i != 1 and j != 1 and i != j:
-                raise ValueError(
-                    f"Value is not broadcastable with batch_shape+event_shape: {actual_shape} vs "
-                    f"{expected_shape}."
-                )
+                f"The right-most size of value must match event_shape: {have} vs "
+                f"{self._event_shape}.")
+        want = self._batch_shape + self._event_shape
+        if any(a != b and 1 not in (a, b) for a, b in zip(have[::-1], want[::-1])):
+            raise ValueError(
+                f"Value is not broadcastable with batch_shape+event_shape: {have} vs "
+                f"{want}.")
         try:
-            support = self.support
+            region = self.support
         except NotImplementedError:
             warnings.warn(
-                f"{self.__class__} does not define `support` to enable "
-                + "sample validation. Please initialize the distribution with "
-                + "`validate_args=False` to turn off validation.",
-                stacklevel=2,
-            )
+                f"{self.__class__} does not define `support` to enable sample validation. "
+                "Please initialize the distribution with `validate_args=False` to turn off "
+                "validation.", stacklevel=2)
             return
-        if support is None:
+        if region is None:
             raise AssertionError("support is unexpectedly None")
-        valid = support.check(value)
-        if not valid.all():
+        if not region.check(value).all():
             raise ValueError(
-                "Expected value argument "
-                f"({type(value).__name__} of shape {tuple(value.shape)}) "
-                f"to be within the support ({repr(support)}) "
-                f"of the distribution {repr(self)}, "
-                f"but found invalid values:\n{value}"
-            )
+                f"Expected value argument ({type(value).__name__} of shape "
+                f"{tuple(value.shape)}) to be within the support ({region!r}) of the "
+                f"distribution {self!r}, but found invalid values:\n{value}")
 
     def _get_checked_instance(self, cls, _instance=None):
-        if _instance is None and type(self).__init__ != cls.__init__:
+        if _instance is not None:
+            return _instance
+        if type(self).__init__ != cls.__init__:
+            # the generic expand() cannot know how to fill a custom subclass's state
             raise NotImplementedError(
-                f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
-                "__init__ method "
-                "must also define a custom .expand() method."
-            )
-        return self.__new__(type(self)) if _instance is None else _instance
+                f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a "
+                "custom __init__ method must also define a custom .expand() method.")
+        return self.__new__(type(self))
 
-    def __repr__(self) -> str:
-        param_names = [k for k in self.arg_constraints if k in self.__dict__]
-        args_string = ", ".join(
-            [
-                f"{p}: "
-                f"{self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
-                for p in param_names
-            ]
-        )
-        return self.__class__.__name__ + "(" + args_string + ")"
+    def __repr__(self):
+        shown = []
+        for name in self.arg_constraints:
+            if name in self.__dict__:
+                arg = self.__dict__[name]
+                shown.append(f"{name}: {arg if arg.numel() == 1 else arg.size()}")
+        return f"{type(self).__name__}({', '.join(shown)})"

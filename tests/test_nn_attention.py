@@ -4,7 +4,6 @@ composition's graph), values, gradients, masks of each kind, GQA, dropout's rand
 the backend flags and sdpa_kernel, the flash-attention registry, and errors."""
 import logging
 
-import numpy as np
 import pytest
 import torch
 
@@ -223,9 +222,9 @@ def test_sdpa_kernel_selects_as_pytorch(backends):
         q, k, v = _inputs(T, (Q4, K4, V4))
         with A.sdpa_kernel(chosen) as ctx:
             results.append(ctx)
-            results.append([T.backends.cuda.flash_sdp_enabled(), T.backends.cuda.math_sdp_enabled(),
-                            T.backends.cuda.mem_efficient_sdp_enabled(),
-                            T.backends.cuda.cudnn_sdp_enabled()])
+            cuda = T.backends.cuda
+            results.append([cuda.flash_sdp_enabled(), cuda.math_sdp_enabled(),
+                            cuda.mem_efficient_sdp_enabled(), cuda.cudnn_sdp_enabled()])
             for args in ((q, k, v), (q, k, v[..., :3]), (q[0], k[0], v[0])):
                 try:
                     out = T.nn.functional.scaled_dot_product_attention(*args)

@@ -4,7 +4,6 @@ graph's node names, masks of each kind, norm_first, activations given as strings
 or modules, batch_first both ways, dropout in training, the encoder's nested-tensor warnings
 and padded output in inference, causal-mask detection, reprs, state_dict keys and errors."""
 import pytest
-import torch
 
 import chainrule
 
@@ -221,8 +220,8 @@ def test_encoder_nested_tensor_warnings(make):
         m = T.nn.TransformerEncoder(make(T), 1)
         return m.use_nested_tensor
     same_warnings(prog)
-    same(lambda T: (prog(T), T.nn.TransformerEncoder(make(T), 1,
-                                                     enable_nested_tensor=False).use_nested_tensor))
+    same(lambda T: (prog(T), T.nn.TransformerEncoder(
+        make(T), 1, enable_nested_tensor=False).use_nested_tensor))
 
 
 def test_no_warning_when_nested_tensors_apply():

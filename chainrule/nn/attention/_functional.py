@@ -40,8 +40,9 @@ def _validate(query, key, value, attn_mask):
             "instead.")
 
 
-_MASK_SHAPES = ("Please use the following attn mask shapes: 2d - ({Q_seq_len, 1}  x {KV_seq_len, 1}); "
-                "4d - ({Batch, 1} x {Num_heads, 1} x {Q_seq_len, 1}  x {KV_seq_len, 1})")
+_MASK_SHAPES = ("Please use the following attn mask shapes: 2d - ({Q_seq_len, 1}  x "
+                "{KV_seq_len, 1}); 4d - ({Batch, 1} x {Num_heads, 1} x {Q_seq_len, 1}  x "
+                "{KV_seq_len, 1})")
 _BROADCAST = (" instead. To broadcast dense inputs, try using unsqueeze and expand_to before "
               "passing them into the kernel.")
 _SILENT = ""            # a failed check PyTorch does not explain

@@ -154,6 +154,7 @@ def test_dual_level_make_and_unpack():
             y = (d * d).sin()
             tangent = fwAD.unpack_dual(y).tangent
             inside = (level, type(unpacked).__name__, unpacked.tangent is t,
+                      fwAD.unpack_dual(x).primal is x, fwAD.unpack_dual(x).primal._base is x,
                       unpacked.primal._base is x, d._base is x, d.requires_grad,
                       fwAD.unpack_dual(x).tangent, fwAD.unpack_dual(d.detach()).tangent,
                       tangent.detach())
@@ -188,6 +189,8 @@ def test_level_functions_and_decorator():
     lambda T: _in_level(T, lambda fw: fw.make_dual(T.ones(2), T.ones(2), level=3)),
     lambda T: _in_level(T, lambda fw: fw.exit_dual_level(level=3)),
     lambda T: T.autograd.forward_ad.exit_dual_level(),
+    lambda T: _in_level(T, lambda fw: fw.unpack_dual(fw.make_dual(T.ones(2), T.ones(2)),
+                                                     level=1)),
     lambda T: _in_level(T, lambda fw: T.heaviside(fw.make_dual(T.ones(2), T.ones(2)),
                                                   T.ones(2))),
     lambda T: _in_level(T, lambda fw: T.exp(fw.make_dual(T.ones(2), T.ones(2)),

@@ -68,16 +68,6 @@ def set_tangent(t, tangent):
     store[key] = (weakref.ref(t, lambda _, key=key: store.pop(key, None)), tangent)
 
 
-def _check_level(level, what):
-    if level is None:
-        level = _current_level
-    if level < 0:
-        return None
-    if level != _current_level:
-        raise RuntimeError(f"Invalid level given to {what}")
-    return level
-
-
 def make_dual(tensor, tangent, *, level=None):
     """A tensor aliasing `tensor` (a view of it) that carries `tangent` as its forward
     gradient; backward differentiable like a view."""
@@ -127,17 +117,15 @@ class UnpackedDualTensor(NamedTuple):
 
 
 def unpack_dual(tensor, *, level=None):
-    """`(primal, tangent)` of `tensor`: the primal a view of it without tangent, the tangent
-    as stored (None when it has none)."""
+    """`(primal, tangent)` of `tensor`: the primal a view of it without tangent (inside a
+    level), the tangent as stored (None when it has none)."""
     if level is None:
         level = _current_level
     if level < 0:
         return UnpackedDualTensor(tensor, None)
     if level != _current_level:
-        raise RuntimeError("Invalid level given to _unpack_dual")
+        raise RuntimeError("Invalid level given to _fw_primal")
     tangent = get_tangent(tensor)
-    if tangent is None:
-        return UnpackedDualTensor(tensor, None)
     from ..ops import registry
     hook, registry.FORWARD_AD = registry.FORWARD_AD, None
     try:

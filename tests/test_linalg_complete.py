@@ -173,6 +173,10 @@ def test_lstsq_cases(prog):
                                    atol=T.tensor([1e-4, 1e-2])[:, None].squeeze(-1)),
     lambda T: T.linalg.matrix_rank(T.tensor(C(2, 3, 3))),
     lambda T: T.linalg.matrix_rank(T.tensor(R(0, 3))),
+    # an infinity (no NaN) gives NaN singular values, not an error
+    lambda T: [f(T.tensor(np.where(np.eye(2) > 0, INF, R(2, 2, 2)))) for f in (
+        T.linalg.svdvals, T.linalg.pinv, T.linalg.matrix_rank, lambda t: T.linalg.svd(t)[1],
+        lambda t: T.linalg.cond(t), lambda t: T.linalg.matrix_norm(t, "nuc"))],
     lambda T: T.linalg.pinv(T.tensor(np.tril(R(3, 3))), hermitian=True),
     lambda T: T.linalg.pinv(T.tensor(np.diag([1., 1e-3, 1e-9])), 1e-2),
     lambda T: T.linalg.pinv(T.tensor(np.diag([1., 1e-3, 1e-9])), rcond=1e-4, hermitian=True),
@@ -347,6 +351,14 @@ def test_second_order_through_solve_and_eigh():
                                  T.linalg.ldl_factor(T.tensor(WC(3, 3)))[1][:2],
                                  T.tensor(R(3, 2))),
     lambda T: T.linalg.ldl_factor(T.tensor(R(3, 3), requires_grad=True))[0].sum().backward(),
+    # non-finite input: PyTorch's LinAlgError from its SVD (the batch index included), and
+    # its internal assert when MKL's lstsq refuses a NaN
+    lambda T: T.linalg.svdvals(T.tensor(np.where(np.eye(2) > 0, math.nan, R(3, 2, 2)))),
+    lambda T: T.linalg.matrix_rank(T.tensor(np.stack([R(2, 2), np.full((2, 2), math.nan)]))),
+    lambda T: T.linalg.cond(T.tensor(np.stack([R(2, 2), np.full((2, 2), math.nan)]))),
+    lambda T: T.linalg.lstsq(T.tensor(np.full((2, 2), math.nan)), T.tensor(R(2, 1))),
+    lambda T: T.linalg.lstsq(T.tensor(np.stack([np.full((2, 2), math.nan)] * 2)),
+                             T.tensor(R(2, 2, 1)), driver="gels"),
     lambda T: T.linalg.svd(T.tensor(R(3, 3)), driver="gesvd"),
     lambda T: T.linalg.svdvals(T.tensor(R(3, 3)), driver="gesvd"),
     lambda T: T.linalg.pinv(T.tensor(R(3, 3)), atol=T.tensor(1j)),

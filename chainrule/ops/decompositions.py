@@ -447,7 +447,7 @@ def _pinv(a, atol, rtol, hermitian):
         s, top = np.abs(w), np.abs(w).max(-1, keepdims=True)
         vh = np.swapaxes(u, -1, -2).conj()
     else:
-        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        u, s, vh = _np_svd(a, full_matrices=False)
         w, top = s, s[..., :1]
     cutoff = np.maximum(np.asarray(atol_)[..., None], np.asarray(rtol_)[..., None] * top)
     keep = s > cutoff
@@ -887,6 +887,25 @@ _ormqr_row = op("ormqr", "OrmqrBackward0", "self, input2, input3, left=True, tra
 
 # ---- SVD ----------------------------------------------------------------------------------
 
+def _np_svd(a, **kwargs):
+    """np.linalg.svd as PyTorch's LAPACK answers: a matrix with a NaN is refused with its
+    LinAlgError, one with an infinity (and no NaN) gets NaN singular values (and finite
+    singular vectors: here the SVD of zeros)."""
+    nan = np.isnan(a).any((-2, -1))
+    if nan.any():
+        prefix, _ = _batch_prefix(nan, a.ndim > 2)
+        raise LinAlgError(f"linalg.svd: {prefix}The algorithm failed to converge because the "
+                          "input matrix contained non-finite values.")
+    inf = np.isinf(a).any((-2, -1))
+    if not inf.any():
+        return np.linalg.svd(a, **kwargs)
+    out = np.linalg.svd(np.where(inf[..., None, None], 0, a), **kwargs)
+    if not isinstance(out, tuple):
+        return np.where(inf[..., None], np.nan, out)
+    u, s, vh = out
+    return u, np.where(inf[..., None], np.nan, s), vh
+
+
 def _svd(a, full_matrices, compute_uv):
     if a.ndim < 2:
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
@@ -903,8 +922,8 @@ def _svd(a, full_matrices, compute_uv):
         return (np.broadcast_to(np.eye(m, um, dtype=a.dtype), a.shape[:-2] + (m, um)).copy(), s,
                 np.broadcast_to(np.eye(vn, n, dtype=a.dtype), a.shape[:-2] + (vn, n)).copy())
     if not compute_uv:
-        return np.zeros((0,), a.dtype), np.linalg.svd(a, compute_uv=False), np.zeros((0,), a.dtype)
-    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+        return np.zeros((0,), a.dtype), _np_svd(a, compute_uv=False), np.zeros((0,), a.dtype)
+    u, s, vh = _np_svd(a, full_matrices=full_matrices)
     return u, s, vh
 
 
@@ -1528,11 +1547,20 @@ def _lstsq(a, b, rcond, driver):
     real = a.real.dtype
     if rcond is None:
         rcond = np.finfo(real).eps * max(m, n)
+    nan = np.isnan(a).any((-2, -1))
+    if nan.any():
+        # MKL's argument check refuses NaNs, and PyTorch reports it as its own bug
+        prefix, _ = _batch_prefix(nan, a.ndim > 2)
+        raise RuntimeError("false INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/"
+                           "native/BatchLinearAlgebra.cpp\":1613, please report a bug to PyTorch. "
+                           f"{name}: {prefix}Argument {5 if driver == 'gels' else 4} has illegal "
+                           "value. Most certainly there is a bug in the implementation calling "
+                           "the backend library.")
     if a.size == 0 or b2.size == 0:
         s = np.zeros(a.shape[:-2] + (min(m, n),), real)
         x = np.zeros(batch + (n, k), a.dtype)
     else:
-        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        u, s, vh = _np_svd(a, full_matrices=False)
     if driver == "gels" and a.size:
         # gels factors A (m >= n) or A^H (m < n) by QR and fails on an exact zero in R
         r = np.linalg.qr(a if m >= n else np.swapaxes(a, -1, -2).conj(), mode="r")
@@ -1807,7 +1835,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
         S = np.abs(np.linalg.eigvalsh(a))
         top = S.max(-1, keepdims=True)
     else:
-        S = np.linalg.svd(a, compute_uv=False)
+        S = _np_svd(a, compute_uv=False)
         top = S[..., :1]
     tolerance = np.maximum(np.asarray(atol_)[..., None], np.asarray(rtol_)[..., None] * top)
     rank = np.asarray((S > tolerance).sum(-1), dtype=np.int64)

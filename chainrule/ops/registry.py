@@ -118,7 +118,11 @@ class Op:
             for needed, formula in zip(mask, self.formulas):
                 if needed and formula is not None:
                     used.extend(n for n in formula[1] if n not in _GRAD_NAMES and n not in used)
-            plan = self._saves[key] = tuple(self._plan(n) for n in used)
+            # PyTorch's order (its saved-tensor hooks see it): tensor inputs by name, then
+            # outputs, then what is not a tensor
+            plan = self._saves[key] = tuple(sorted(
+                (self._plan(n) for n in used),
+                key=lambda p: (0, p[0]) if p[1] in (_INPUT, _LIST) else (p[1] != _OUTPUT, "")))
         return plan
 
     def _plan(self, name):
@@ -327,6 +331,24 @@ class NotImplementedNode(Node):
 NotImplementedNode.__name__ = NotImplementedNode.__qualname__ = "NotImplemented"
 
 
+def attach_not_implemented(name, outs, inputs):
+    """Give `outs` a NotImplemented node for aten::<name> (whose backward raises) when grad
+    mode is on and some of `inputs` require grad, as PyTorch does for an op without a
+    derivative."""
+    sources = [t for t in inputs if t.requires_grad]
+    if _state.grad_enabled and sources:
+        from ..autograd.graph import edge_of, rebase_history
+        node = NotImplementedNode()
+        node._seq = next(_sequence)
+        node._hooks = None
+        node._message = f"derivative for aten::{name} is not implemented"
+        node._next = tuple(edge_of(t) for t in sources)
+        node._meta = tuple((o._data.shape, o._data.dtype) for o in outs)
+        for i, o in enumerate(outs):
+            if o._data.dtype.kind in _DIFFERENTIABLE_KINDS:
+                rebase_history(o, node, i)
+
+
 def out_without_derivative(name, f, rule=True):
     """`f` (a public function) with an out= that has no derivative in PyTorch: inputs that
     require grad are allowed, and `out` gets a NotImplemented node for aten::<name> whose
@@ -346,18 +368,7 @@ def out_without_derivative(name, f, rule=True):
         with grad_mode.no_grad():
             result = f(*args, **kwargs)
         returned = write_out(name, result, out, rule, inputs)
-        sources = [t for t in inputs if t.requires_grad]
-        if _state.grad_enabled and sources:
-            from ..autograd.graph import edge_of, rebase_history
-            node = NotImplementedNode()
-            node._seq = next(_sequence)
-            node._hooks = None
-            node._message = f"derivative for aten::{name} is not implemented"
-            node._next = tuple(edge_of(t) for t in sources)
-            node._meta = tuple((o._data.shape, o._data.dtype) for o in outs)
-            for i, o in enumerate(outs):
-                if o._data.dtype.kind in _DIFFERENTIABLE_KINDS:
-                    rebase_history(o, node, i)
+        attach_not_implemented(name, outs, inputs)
         return returned
     sig = inspect.signature(f)
     if "out" not in sig.parameters:

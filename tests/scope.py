@@ -193,7 +193,6 @@ OUT_OF_SCOPE = {
 _ISSUE_8 = "issue 8: functional, forward-mode and batched autograd (torch.func, vmap)"
 _ISSUE_10 = "issue 10: the mathematical namespaces (torch.linalg, torch.distributions)"
 _ISSUE_14 = "issue 14: torch.distributed on MPI"
-_ISSUE_9 = "issue 9: the breadth of torch.nn"
 
 _ISSUE_9_FLEX = ("issue 9: flex attention (BlockMask's block-sparse layout, create_block_mask, "
                  "and the eager path that vmaps the user's score_mod and mask_mod over every "
@@ -212,9 +211,6 @@ PENDING = {
     ],
     "torch.nn": [
         (_ISSUE_14 + ": data parallelism", ["DataParallel", "parallel"]),
-    ],
-    "torch.nn.functional": [
-        (_ISSUE_9, ["scaled_mm", "ScalingType", "SwizzleType"]),
     ],
     "torch.nn.attention": [
         (_ISSUE_9_FLEX, ["flex_attention", "experimental"]),

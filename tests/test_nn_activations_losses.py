@@ -484,3 +484,59 @@ def test_grouped_mm_errors():
         a = T.ones(2, 8, 16, requires_grad=True)
         T.nn.functional.grouped_mm(a, T.ones(2, 16, 4)).sum().backward()
     same_error(expanded_grad)
+
+
+# ---- scaled_mm --------------------------------------------------------------------------
+
+def _float8_pair(T, n=16):
+    T.manual_seed(0)
+    a = T.randn(16, 32).to(T.float8_e4m3fn)
+    b = T.randn(n, 32).to(T.float8_e4m3fn).t()       # column-major, as the kernels want
+    return a, b
+
+
+def test_scaled_mm():
+    def prog(T):
+        F = T.nn.functional
+        TW, RW = F.ScalingType.TensorWise, F.ScalingType.RowWise
+        a, b = _float8_pair(T)
+        sa, sb = T.tensor(0.3), T.tensor(1.7)
+        rows, cols = T.rand(16, 1), T.rand(1, 16)
+        outs = [F.scaled_mm(a, b, sa, TW, sb, TW),
+                F.scaled_mm(a, b, [sa], [TW], [sb], [TW], output_dtype=T.float32),
+                F.scaled_mm(a, b, rows, RW, cols, RW, bias=T.randn(16, dtype=T.bfloat16)),
+                F.scaled_mm(a, b, sa, TW, sb, TW, output_dtype=None),
+                F.scaled_mm(a.to(T.float8_e5m2), b, sa, TW, sb, TW, output_dtype=T.float16,
+                            swizzle_a=F.SwizzleType.NO_SWIZZLE, use_fast_accum=True)]
+        # (NumPy has no bfloat16 or float8 for the comparison: dtypes, then float32 values)
+        return [o.dtype for o in outs] + [o.float() for o in outs] + [
+            repr(TW), str(F.SwizzleType.SWIZZLE_32_4_4), RW.value, F.ScalingType(1).name]
+    same(prog, atol=1e-2, rtol=1e-2)
+
+    def no_derivative(T):
+        F = T.nn.functional
+        a, b = _float8_pair(T)
+        sa = T.tensor(0.5, requires_grad=True)
+        out = F.scaled_mm(a, b, sa, F.ScalingType.TensorWise, T.tensor(2.0),
+                          F.ScalingType.TensorWise, output_dtype=T.float32)
+        assert out.grad_fn.name() == "torch::autograd::NotImplemented"
+        out.sum().backward()
+    same_error(no_derivative)
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_scaled_mm_errors(case):
+    def prog(T):
+        F = T.nn.functional
+        TW, RW = F.ScalingType.TensorWise, F.ScalingType.RowWise
+        a, b = _float8_pair(T, 8)
+        one = T.tensor(1.0)
+        args = [(a.float(), b.float(), one, TW, one, TW),
+                (a, b, T.rand(16, 1), F.ScalingType.BlockWise1x128, one, TW),
+                (a, b, T.rand(16, 2), RW, T.rand(1, 8), RW),
+                (a, b, T.rand(16, 1), RW, T.rand(2, 8), RW),
+                (a, b, T.rand(16), RW, T.rand(1, 8), RW),
+                (a, b, T.rand(1, 16).t(), RW, T.rand(1, 8), RW),
+                (a, b[:16], one, TW, one, TW), (a[0], b, one, TW, one, TW)][case]
+        F.scaled_mm(*args)
+    same_error(prog)

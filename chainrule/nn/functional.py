@@ -1,18 +1,19 @@
 """torch.nn.functional: the fused rows of ops/nn_ops.py, and compositions where PyTorch
 composes (cross_entropy, l1_loss, kl_div, normalize, cosine_similarity, linear)."""
+import enum
 import math
 import warnings
 
 import numpy as np
 
 from .._creation import arange as _arange
-from .._dtype import int64 as _int64
+from .._dtype import bfloat16 as _bfloat16, float32 as _float32, int64 as _int64
 from .._tensor import make_tensor
 from ..ops import nn_ops as _ops
 from ..ops import normalization as _norm
 from ..autograd import no_grad as _no_grad
 from ..ops.linalg import addmm as _addmm, matmul as _matmul
-from ..ops.registry import check_broadcast
+from ..ops.registry import attach_not_implemented, check_broadcast
 from ..ops.pointwise import relu as _relu, sigmoid, tanh, where as _where
 from ..ops import padding as _padding
 from ..ops.conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
@@ -989,3 +990,90 @@ def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
 
 
 __all__ += ["grouped_mm"]
+
+
+# ---- scaled_mm (torch._scaled_mm_v2): float8 matmul with tensor-wise or row-wise scales -----
+
+class _ScalingType(enum.Enum):
+    TensorWise = 0
+    RowWise = 1
+    BlockWise1x16 = 2
+    BlockWise1x32 = 3
+    BlockWise1x128 = 4
+    BlockWise128x128 = 5
+
+
+class _SwizzleType(enum.Enum):
+    NO_SWIZZLE = 0
+    SWIZZLE_32_4_4 = 1
+
+
+_ScalingType.__module__ = _SwizzleType.__module__ = "torch.nn.functional"
+ScalingType, SwizzleType = _ScalingType, _SwizzleType
+
+
+def _one_or_list(value):
+    return value if isinstance(value, list) else [value]
+
+
+def _sizes(t):
+    return list(t.shape)
+
+
+def _check_row_scale(name, scale, rows, cols):
+    scale.size(1)     # PyTorch reads dim 1 first (an IndexError for fewer dims)
+    if name == "scale_a" and _sizes(scale) != [rows, cols]:
+        raise ValueError(f"scale_a must have shape [{rows}, {cols}], got [{_sizes(scale)}]")
+    if name == "scale_b" and scale.numel() != cols:
+        raise ValueError(f"scale_b must have {cols} {scale.dtype.legacy} elements, got "
+                         f"{scale.numel()}")
+    if scale.stride(1) != 1:
+        raise ValueError(f"expected {name}.stride(1) to be 1, but got {scale.stride(1)}")
+
+
+def scaled_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, swizzle_a=None,
+              swizzle_b=None, bias=None, output_dtype=_bfloat16, contraction_dim=(),
+              use_fast_accum=False):
+    """(mat_a * scale_a) @ (mat_b * scale_b) (+ bias) of float8 matrices, in output_dtype
+    (mat_a's when None): tensor-wise (one scale each) or row-wise (a scale per row of mat_a
+    and per column of mat_b) scaling, as PyTorch's CPU kernel; swizzles, contraction_dim and
+    use_fast_accum change nothing on the CPU."""
+    scale_a, scale_b = _one_or_list(scale_a)[0], _one_or_list(scale_b)[0]
+    recipe_a, recipe_b = _one_or_list(scale_recipe_a)[0], _one_or_list(scale_recipe_b)[0]
+    for name, mat in (("mat_a", mat_a), ("mat_b", mat_b)):
+        if mat.dim() != 2:
+            raise ValueError(f"{name} must be a matrix")
+    (m, k), (k2, n) = mat_a.shape, mat_b.shape
+    if k != k2:
+        raise ValueError(f"mat_a and mat_b shapes cannot be multiplied ({m}x{k} and {k2}x{n})")
+    float8 = all(t.dtype.is_floating_point and t.dtype.itemsize == 1 for t in (mat_a, mat_b))
+    float_scales = scale_a.dtype == _float32 and scale_b.dtype == _float32
+    recipes = (recipe_a, recipe_b)
+    if float8 and float_scales and recipes == (_ScalingType.RowWise, _ScalingType.RowWise):
+        _check_row_scale("scale_a", scale_a, m, 1)
+        _check_row_scale("scale_b", scale_b, 1, n)
+    elif not (float8 and float_scales and recipes == (_ScalingType.TensorWise,) * 2
+              and scale_a.numel() == 1 and scale_b.numel() == 1):
+        def described(name, t):
+            return f"{name}.size()={_sizes(t)}, {name}.stride()={list(t.stride())}"
+        raise ValueError(
+            "Invalid scaling configuration.\n- For TensorWise scaling, a and b should be "
+            "float8, scales should be float and singletons.\n- For RowWise scaling, a and b "
+            "should be float8, scales should be float, scale_a should be "
+            f"({m}, 1) and scale_b should be (1, {n}), and both should be contiguous.\nGot "
+            f"mat_a.dtype()={mat_a.dtype.legacy}, scale_a.dtype()={scale_a.dtype.legacy}, "
+            f"{described('scale_a', scale_a)}, mat_b.dtype()={mat_b.dtype.legacy}, "
+            f"scale_b.dtype()={scale_b.dtype.legacy}, scale_b.size()={_sizes(scale_b)} and "
+            f"scale_b.stride()={list(scale_b.stride())}")
+    a, b = (np.asarray(t._data, np.float32) for t in (mat_a, mat_b))
+    out = (a @ b) * scale_a._data.reshape(-1, 1)[:m] * scale_b._data.reshape(1, -1)
+    if bias is not None:
+        out = out + np.asarray(bias._data, np.float32)
+    result = make_tensor(out.astype(np.float32)).to(
+        mat_a.dtype if output_dtype is None else output_dtype)
+    attach_not_implemented("_scaled_mm_v2", (result,),
+                           [t for t in (mat_a, mat_b, scale_a, scale_b, bias) if t is not None])
+    return result
+
+
+__all__ += ["scaled_mm", "ScalingType", "SwizzleType"]

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-import torch
 
 import chainrule
 import chainrule.linalg  # noqa: F401  (the namespace is loaded lazily)

@@ -5,7 +5,9 @@ import math
 
 import chainrule as torch
 import chainrule.nn.functional as F
+from chainrule import Tensor  # noqa: F401 (in PyTorch's module namespace too)
 from chainrule.distributions import constraints
+from chainrule.distributions.distribution import Distribution  # noqa: F401 (likewise)
 from chainrule.distributions.utils import (
     _sum_rightmost,
     broadcast_all,

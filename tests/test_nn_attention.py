@@ -632,3 +632,16 @@ def test_sdpa_empty_inputs(shapes):
         out.sum().backward()
         return out, _graph(out.grad_fn), q.grad, k.grad, v.grad, out.stride()
     same(prog)
+
+
+def test_flash_causal_mask_precedes_scaling():
+    """PyTorch's CPU flash kernel masks causally before scaling, so a negative scale turns the
+    masked scores into +inf (NaN rows), while the math path and a plain mask do not."""
+    def prog(T):
+        q, k, v = _inputs(T, ((1, 2, 3, 2), (1, 2, 4, 2), (1, 2, 4, 2)))
+        sdpa = T.nn.functional.scaled_dot_product_attention
+        mask = T.ones(3, 4, dtype=T.bool).tril()
+        return [sdpa(q, k, v, is_causal=True, scale=-0.3),
+                sdpa(q, k, v[..., :1], is_causal=True, scale=-0.3),
+                sdpa(q, k, v, mask, scale=-0.3), sdpa(q, k, v, is_causal=True, scale=0.3)]
+    same(prog)

@@ -43,10 +43,13 @@ def _scores(q, k, mask, is_causal, scale):
     q, k = q.astype(dt, copy=False), k.astype(dt, copy=False)
     k = np.repeat(k, q.shape[-3] // k.shape[-3], axis=-3)
     s = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
-    scores = _bmm(q, np.swapaxes(k, -1, -2)) * dt(s)
-    L, S = scores.shape[-2:]
+    scores = _bmm(q, np.swapaxes(k, -1, -2))
     if is_causal:
-        scores = np.where(np.tri(L, S, dtype=bool), scores, -np.inf)
+        # the kernel masks before scaling (so a negative scale turns -inf into +inf: NaN rows,
+        # as PyTorch's), the attention mask after
+        scores = np.where(np.tri(*scores.shape[-2:], dtype=bool), scores, -np.inf)
+    with np.errstate(invalid="ignore"):
+        scores = scores * dt(s)
     if mask is not None:
         if mask.dtype == np.bool_:
             scores = np.where(mask, scores, -np.inf)

@@ -443,6 +443,10 @@ FORWARD = {
         groups: _convolution(input, weight_t, stride, padding, dilation, transposed,
                              output_padding, groups),
         "bias": lambda bias_t, result: bias_t.reshape((1, -1) + (1,) * (result.dim() - 2))},
+    "_grouped_mm": {"self": lambda self_t, mat2, offs: _row("_grouped_mm", (self_t, mat2),
+                                                             (offs,)),
+                    "mat2": lambda mat2_t, self, offs: _row("_grouped_mm", (self, mat2_t),
+                                                            (offs,))},
     # jointly linear in their tensor inputs: the op applied to the tangents
     **dict.fromkeys(("index_put", "_index_put_impl_", "masked_scatter", "scatter.src",
                      "scatter_add", "index_copy", "index_add", "select_scatter",
@@ -499,8 +503,12 @@ def _composite_jvp(fn, primals, tangents):
 
 
 def _convolution(input, weight, *params):
-    from ..ops.registry import OPS
-    return registry.dispatch(OPS["convolution"], (input, weight, None), params)
+    return _row("convolution", (input, weight, None), params)
+
+
+def _row(name, inputs, params):
+    """Row `name` itself (a bilinear row applied to one tangent)."""
+    return registry.dispatch(registry.OPS[name], inputs, params)
 
 
 def _where(condition, x, y):

@@ -540,3 +540,29 @@ def test_scaled_mm_errors(case):
                 (a, b[:16], one, TW, one, TW), (a[0], b, one, TW, one, TW)][case]
         F.scaled_mm(*args)
     same_error(prog)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "complex64", "float8_e4m3fn", "uint16",
+                                   "bfloat16", "float16"])
+def test_dtypes_the_kernels_refuse(dtype):
+    """Each op runs, or refuses the dtype in PyTorch's words (its kernels' dtype lists)."""
+    fns = {"hardtanh": lambda F, T, t: F.hardtanh(t), "relu6": lambda F, T, t: F.relu6(t),
+           "hardtanh_": lambda F, T, t: F.hardtanh_(t),
+           "hardsigmoid": lambda F, T, t: F.hardsigmoid(t),
+           "hardswish": lambda F, T, t: F.hardswish(t), "mish": lambda F, T, t: F.mish(t),
+           "mish_": lambda F, T, t: F.mish(t, True), "softshrink": lambda F, T, t: F.softshrink(t),
+           "glu": lambda F, T, t: F.glu(t), "soft_margin": lambda F, T, t: F.soft_margin_loss(t, t),
+           "multi_margin": lambda F, T, t: F.multi_margin_loss(t, T.tensor([0, 1])),
+           "multilabel_margin": lambda F, T, t: F.multilabel_margin_loss(
+               t, T.tensor([[0, 1, -1, 0]] * 2)),
+           "softsign": lambda F, T, t: F.softsign(t), "softmin": lambda F, T, t: F.softmin(t, 1)}
+    for name, f in fns.items():
+        def prog(T, f=f):
+            out = f(T.nn.functional, T, T.ones(2, 4).to(getattr(T, dtype)))
+            return out.dtype, out.shape
+        try:
+            same(prog)
+        except AssertionError:
+            raise
+        except Exception:
+            same_error(prog)

@@ -720,6 +720,8 @@ softplus = op("softplus", "SoftplusBackward0", "self, beta, threshold",
 def _hardtanh(x, min_val, max_val):
     if x.dtype == np.bool_:
         raise RuntimeError("Bool inputs not supported for hardtanh")
+    if x.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
     return np.clip(x, x.dtype.type(min_val), x.dtype.type(max_val))
 
 
@@ -896,6 +898,10 @@ def glu(input, dim=-1):
 # ---- soft margin, multi margin and multilabel margin losses -----------------------------------
 
 def _soft_margin(x, t, reduction):
+    if x.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
     if x.dtype.kind not in "fc":
         raise _cast_error(FROM_NP[x.dtype].legacy)
     with np.errstate(over="ignore"):
@@ -935,6 +941,12 @@ soft_margin_loss = op(
     function=False, method=False, target=None,
     self=lambda grad, self, target, reduction: soft_margin_loss_backward(grad, self, target,
                                                                          reduction))
+
+
+def _floating_kernel(input, kernel):
+    """The margin losses' kernels are compiled for float and double only."""
+    if input.dtype not in (_dtype.float32, _dtype.float64):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype.legacy}\'')
 
 
 def _frames(x):
@@ -1005,6 +1017,7 @@ def multi_margin_loss(input, target, p, margin, weight, reduction):
     t = target._data
     if t.size and (t.min() < 0 or t.max() >= dim):
         raise RuntimeError("target out of range")
+    _floating_kernel(input, "multi_margin_loss_cpu_kernel")
     return _multi_margin_row(input, t, p, margin, None if weight is None else weight._data,
                              reduction)
 
@@ -1073,6 +1086,7 @@ def multilabel_margin_loss(input, target, reduction):
     t = target._data
     if t.size and (t.min() < -1 or t.max() >= max(input.shape[-1:] or (1,))):
         raise RuntimeError("argument #2 'target' is out of range")
+    _floating_kernel(input, "multilabel_margin_loss_forward_out_frame")
     return _multilabel_row(input, t, reduction)
 
 

@@ -122,7 +122,8 @@ class Op:
             # outputs, then what is not a tensor
             plan = self._saves[key] = tuple(sorted(
                 (self._plan(n) for n in used),
-                key=lambda p: (0, p[0]) if p[1] in (_INPUT, _LIST) else (p[1] != _OUTPUT, "")))
+                key=lambda p: (0, p[0]) if p[1] in (_INPUT, _LIST) else (
+                    1 if p[1] == _OUTPUT else 2, "")))
         return plan
 
     def _plan(self, name):

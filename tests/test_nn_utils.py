@@ -83,6 +83,25 @@ def test_register_chain_cache_assign_remove():
     same(prog)
 
 
+def test_swap_module_params_on_conversion():
+    """Under torch.__future__'s swap flag the originals are swapped in, not set_."""
+    def prog(T):
+        T.__future__.set_swap_module_params_on_conversion(True)
+        try:
+            T.manual_seed(0)
+            lin = T.nn.Linear(3, 3)
+            w = lin.weight
+            T.nn.utils.parametrize.register_parametrization(lin, "weight", _skew(T))
+            out = [lin.parametrizations.weight.original is w, w, lin.weight]
+            lin.weight = T.ones(3, 3)
+            out += [w, lin.parametrizations.weight.original]
+            T.nn.utils.parametrize.remove_parametrizations(lin, "weight")
+            return out + [lin.weight, lin.weight is w, type(lin.weight).__name__]
+        finally:
+            T.__future__.set_swap_module_params_on_conversion(False)
+    same(prog)
+
+
 def test_leave_unparametrized_and_buffers():
     def prog(T):
         P = T.nn.utils.parametrize

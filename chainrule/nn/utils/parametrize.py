@@ -10,6 +10,7 @@ from copy import deepcopy as _deepcopy
 from ..._tensor import Tensor as _Tensor
 from ...autograd import no_grad as _no_grad
 from ..modules.container import ModuleDict as _ModuleDict, ModuleList as _ModuleList
+from ..modules.module import _swap_tensors
 from ..parameter import Parameter as _Parameter
 
 __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized",
@@ -41,8 +42,15 @@ def _register_parameter_or_buffer(module, name, X):
 
 
 def _maybe_set(dest, src):
-    # PyTorch swaps the tensors under swap_module_params_on_conversion; set_ otherwise
-    dest.set_(src)
+    """dest takes src's value: set_, or a swap of the two tensors' contents when
+    torch.__future__ asks modules to swap parameters on conversion."""
+    from ... import __future__ as future
+    if future.get_swap_module_params_on_conversion():
+        if isinstance(dest, _Parameter) and not isinstance(src, _Parameter):
+            src = _Parameter(src, requires_grad=dest.requires_grad)
+        _swap_tensors(dest, src)
+    else:
+        dest.set_(src)
 
 
 def _sequence_error(i, value):

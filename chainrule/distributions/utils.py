@@ -1,215 +1,116 @@
-from collections.abc import Callable, Sequence
-from functools import update_wrapper
-from typing import Any, Final, Generic, overload, TypeVar
+"""Helpers the distributions share: broadcasting parameters, probs <-> logits, lazily built
+attributes, sums over trailing dims, and packing a lower triangle into a vector and back."""
+import functools
 
 import chainrule as torch
 import chainrule.nn.functional as F
 from chainrule import Tensor
-from chainrule.types import _Number, Number
 
 
-euler_constant: Final[float] = 0.57721566490153286060  # Euler Mascheroni Constant
+euler_constant = 0.57721566490153286060  # the Euler-Mascheroni constant
 
 __all__ = [
-    "broadcast_all",
-    "logits_to_probs",
-    "clamp_probs",
-    "probs_to_logits",
-    "lazy_property",
-    "tril_matrix_to_vec",
-    "vec_to_tril_matrix",
+    "broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits", "lazy_property",
+    "tril_matrix_to_vec", "vec_to_tril_matrix",
 ]
 
 
-# FIXME: Use (*values: *Ts) -> tuple[Tensor for T in Ts] if Mapping-Type is ever added.
-#   See https://github.com/python/typing/issues/1216#issuecomment-2126153831
-def broadcast_all(*values: Tensor | Number) -> tuple[Tensor, ...]:
-    r"""
-    Given a list of values (possibly containing numbers), returns a list where each
-    value is broadcasted based on the following rules:
-
-    - `torch.*Tensor` instances are broadcasted as per :ref:`broadcasting-semantics`.
-    - Number instances (scalars) are upcast to tensors having
-      the same size and type as the first tensor passed to `values`.  If all the
-      values are scalars, then they are upcasted to scalar Tensors.
-
-    Args:
-        values (list of `Number`, `torch.*Tensor` or objects implementing __torch_function__)
-
-    Raises:
-        ValueError: if any of the values is not a `Number` instance,
-            a `torch.*Tensor` instance, or an instance implementing __torch_function__
-    """
-    if not all(isinstance(v, Tensor) or isinstance(v, _Number) for v in values):
-        raise ValueError(
-            "Input arguments must all be instances of Number, "
-            "torch.Tensor or objects implementing __torch_function__."
-        )
-    if not all(isinstance(v, Tensor) for v in values):
-        options: dict[str, Any] = dict(dtype=torch.get_default_dtype())
-        for value in values:
-            if isinstance(value, torch.Tensor):
-                options = dict(dtype=value.dtype, device=value.device)
-                break
-        new_values = [
-            v if isinstance(v, Tensor) else torch.tensor(v, **options) for v in values
-        ]
-        return torch.broadcast_tensors(*new_values)
+def broadcast_all(*values):
+    """Broadcast tensors and Python numbers together; numbers become tensors of the first
+    tensor's dtype and device (the default dtype when there is no tensor)."""
+    tensors = [v for v in values if isinstance(v, Tensor)]
+    if any(not isinstance(v, (Tensor, int, float)) for v in values):
+        raise ValueError("Input arguments must all be instances of Number, torch.Tensor or "
+                         "objects implementing __torch_function__.")
+    if len(tensors) < len(values):
+        like = tensors[0] if tensors else None
+        place = (dict(dtype=like.dtype, device=like.device) if like is not None
+                 else dict(dtype=torch.get_default_dtype()))
+        values = [v if isinstance(v, Tensor) else torch.tensor(v, **place) for v in values]
     return torch.broadcast_tensors(*values)
 
 
-def _standard_normal(
-    shape: Sequence[int],
-    dtype: torch.dtype | None,
-    device: torch.device | None,
-) -> Tensor:
-    return torch.empty(shape, dtype=dtype, device=device).normal_()
+def _standard_normal(shape, dtype, device):
+    """N(0, 1) draws of `shape`, filled in place (so they use the same generator calls)."""
+    draws = torch.empty(shape, dtype=dtype, device=device)
+    return draws.normal_()
 
 
-def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
-    r"""
-    Sum out ``dim`` many rightmost dimensions of a given tensor.
-
-    Args:
-        value (Tensor): A tensor of ``.dim()`` at least ``dim``.
-        dim (int): The number of rightmost dims to sum out.
-    """
-    if dim == 0:
+def _sum_rightmost(value, dim):
+    """Sum away the last `dim` dimensions of `value`."""
+    if not dim:
         return value
-    required_shape = value.shape[:-dim] + (-1,)
-    return value.reshape(required_shape).sum(-1)
+    return value.reshape(value.shape[:-dim] + (-1,)).sum(-1)
 
 
-def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
-    r"""
-    Converts a tensor of logits into probabilities. Note that for the
-    binary case, each value denotes log odds, whereas for the
-    multi-dimensional case, the values along the last dimension denote
-    the log probabilities (possibly unnormalized) of the events.
-    """
-    if is_binary:
-        return torch.sigmoid(logits)
-    return F.softmax(logits, dim=-1)
+def logits_to_probs(logits, is_binary=False):
+    """Probabilities from log-odds (binary) or from unnormalized log-probabilities."""
+    return torch.sigmoid(logits) if is_binary else F.softmax(logits, dim=-1)
 
 
-def clamp_probs(probs: Tensor) -> Tensor:
-    """Clamps the probabilities to be in the open interval `(0, 1)`.
-
-    The probabilities would be clamped between `eps` and `1 - eps`,
-    and `eps` would be the smallest representable positive number for the input data type.
-
-    Args:
-        probs (Tensor): A tensor of probabilities.
-
-    Returns:
-        Tensor: The clamped probabilities.
-
-    Examples:
-        >>> probs = torch.tensor([0.0, 0.5, 1.0])
-        >>> clamp_probs(probs)
-        tensor([1.1921e-07, 5.0000e-01, 1.0000e+00])
-
-        >>> probs = torch.tensor([0.0, 0.5, 1.0], dtype=torch.float64)
-        >>> clamp_probs(probs)
-        tensor([2.2204e-16, 5.0000e-01, 1.0000e+00], dtype=torch.float64)
-
-    """
-    eps = torch.finfo(probs.dtype).eps
-    return probs.clamp(min=eps, max=1 - eps)
+def clamp_probs(probs):
+    """Keep probabilities inside [eps, 1 - eps] for the dtype's machine epsilon."""
+    tiny = torch.finfo(probs.dtype).eps
+    return probs.clamp(min=tiny, max=1 - tiny)
 
 
-def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
-    r"""
-    Converts a tensor of probabilities into logits. For the binary case,
-    this denotes the probability of occurrence of the event indexed by `1`.
-    For the multi-dimensional case, the values along the last dimension
-    denote the probabilities of occurrence of each of the events.
-    """
-    ps_clamped = clamp_probs(probs)
-    if is_binary:
-        return torch.log(ps_clamped) - torch.log1p(-ps_clamped)
-    return torch.log(ps_clamped)
+def probs_to_logits(probs, is_binary=False):
+    """Log-odds (binary) or log-probabilities from probabilities, clamped away from 0 and 1."""
+    p = clamp_probs(probs)
+    log_p = torch.log(p)
+    return log_p - torch.log1p(-p) if is_binary else log_p
 
 
-T = TypeVar("T", contravariant=True)
-R = TypeVar("R", covariant=True)
+class lazy_property:
+    """Decorator for an attribute computed on first access (with grad enabled) and then
+    stored on the instance, which hides the descriptor from then on."""
 
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+        functools.update_wrapper(self, wrapped)
 
-class lazy_property(Generic[T, R]):
-    r"""
-    Used as a decorator for lazy loading of class attributes. This uses a
-    non-data descriptor that calls the wrapped method to compute the property on
-    first call; thereafter replacing the wrapped method into an instance
-    attribute.
-    """
-
-    def __init__(self, wrapped: Callable[[T], R]) -> None:
-        self.wrapped: Callable[[T], R] = wrapped
-        update_wrapper(self, wrapped)  # type:ignore[arg-type]
-
-    @overload
-    def __get__(
-        self, instance: None, obj_type: Any = None
-    ) -> "_lazy_property_and_property[T, R]": ...
-
-    @overload
-    def __get__(self, instance: T, obj_type: Any = None) -> R: ...
-
-    def __get__(
-        self, instance: T | None, obj_type: Any = None
-    ) -> "R | _lazy_property_and_property[T, R]":
+    def __get__(self, instance, obj_type=None):
         if instance is None:
+            # seen from the class it should look like a property (and still a lazy_property)
             return _lazy_property_and_property(self.wrapped)
         with torch.enable_grad():
-            value = self.wrapped(instance)
-        setattr(instance, self.wrapped.__name__, value)
-        return value
+            built = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, built)
+        return built
 
 
-class _lazy_property_and_property(lazy_property[T, R], property):
-    """We want lazy properties to look like multiple things.
+class _lazy_property_and_property(lazy_property, property):
+    """What a lazy_property is when looked up on the class: both kinds of descriptor."""
 
-    * property when Sphinx autodoc looks
-    * lazy_property when Distribution validate_args looks
-    """
-
-    def __init__(self, wrapped: Callable[[T], R]) -> None:
+    def __init__(self, wrapped):
         property.__init__(self, wrapped)
 
 
-def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
-    r"""
-    Convert a `D x D` matrix or a batch of matrices into a (batched) vector
-    which comprises of lower triangular elements from the matrix in row order.
-    """
+def _tril_mask(n, diag, device):
+    # True where column - row <= diag
+    idx = torch.arange(n, device=device)
+    return idx < idx.view(-1, 1) + (diag + 1)
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The entries of the lower triangle (below diagonal `diag`), row by row."""
     n = mat.shape[-1]
-    if (diag < -n or diag >= n):
+    if not -n <= diag < n:
         raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
-    arange = torch.arange(n, device=mat.device)
-    tril_mask = arange < arange.view(-1, 1) + (diag + 1)
-    vec = mat[..., tril_mask]
-    return vec
+    return mat[..., _tril_mask(n, diag, mat.device)]
 
 
-def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
-    r"""
-    Convert a vector or a batch of vectors into a batched `D x D`
-    lower triangular matrix containing elements from the vector in row order.
-    """
-    # +ve root of D**2 + (1+2*diag)*D - |diag| * (diag+1) - 2*vec.shape[-1] = 0
-    n = (
-        -(1 + 2 * diag)
-        + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5
-    ) / 2
-    eps = torch.finfo(vec.dtype).eps
-    if (round(n) - n > eps):
+def vec_to_tril_matrix(vec, diag=0):
+    """Inverse of tril_matrix_to_vec: a lower-triangular matrix filled row by row."""
+    length = vec.shape[-1]
+    # D solves D**2 + (1 + 2 diag) D - |diag| (diag + 1) - 2 length = 0; take the positive root
+    b = 1 + 2 * diag
+    side = ((b * b + 8 * length + 4 * abs(diag) * (diag + 1)) ** 0.5 - b) / 2
+    if round(side) - side > torch.finfo(vec.dtype).eps:
         raise ValueError(
-            f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as "
-            + "the lower triangular part of a square D x D matrix."
-        )
-    n = round(n.item()) if isinstance(n, torch.Tensor) else round(n)
-    mat = vec.new_zeros(vec.shape[:-1] + torch.Size((n, n)))
-    arange = torch.arange(n, device=vec.device)
-    tril_mask = arange < arange.view(-1, 1) + (diag + 1)
-    mat[..., tril_mask] = vec
+            f"The size of last dimension is {length} which cannot be expressed as the lower "
+            "triangular part of a square D x D matrix.")
+    side = round(side)
+    mat = vec.new_zeros(vec.shape[:-1] + torch.Size((side, side)))
+    mat[..., _tril_mask(side, diag, vec.device)] = vec
     return mat

@@ -473,6 +473,10 @@ FORWARD = {
         (self > other).logical_or_(other.isnan())) * (self_t - other_t),
     "fmin": lambda self, other, self_t, other_t: other_t + (
         (self <= other).logical_or_(other.isnan())) * (self_t - other_t),
+    # evenly_read_jvp: the mean tangent over the elements equal to the result (nan when
+    # none is, as for a nan result)
+    **dict.fromkeys(("max", "min", "median", "nanmedian"), {
+        "self": lambda self_t, self, result: _evenly_read(self_t, self, result)}),
     "clamp_min.Tensor": lambda self, self_t, min, min_t: _where(self >= min, self_t, min_t),
     "clamp_max.Tensor": lambda self, self_t, max, max_t: _where(self <= max, self_t, max_t),
     "clamp.Tensor": lambda self, self_t, min, min_t, max, max_t: _clamp_jvp(
@@ -509,6 +513,11 @@ def _convolution(input, weight, *params):
 def _row(name, inputs, params):
     """Row `name` itself (a bilinear row applied to one tangent)."""
     return registry.dispatch(registry.OPS[name], inputs, params)
+
+
+def _evenly_read(t, self, result):
+    mask = self == result
+    return (t * mask).sum() / mask.sum()
 
 
 def _where(condition, x, y):

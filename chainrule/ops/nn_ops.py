@@ -1022,35 +1022,44 @@ def multi_margin_loss(input, target, p, margin, weight, reduction):
                              reduction)
 
 
-def _multilabel_terms(x, target):
-    """Per frame: how often each class is listed as a target (up to the first -1), whether it
-    is a target, and each (target j, class d) hinge 1 - x[j] + x[d]."""
-    xs = _frames(x)
+def _multilabel_counts(xs, target):
+    """How often each class is listed as a frame's target (up to its first -1)."""
     ts = target.reshape(xs.shape)
-    listed = np.cumprod(ts >= 0, axis=1).astype(bool)   # before the first negative
+    listed = np.cumprod(ts >= 0, axis=1).astype(bool)
     counts = np.zeros(xs.shape, np.int64)
     rows = np.broadcast_to(np.arange(xs.shape[0])[:, None], ts.shape)
     np.add.at(counts, (rows[listed], ts[listed]), 1)
-    is_target = counts > 0
-    z = 1 - xs[:, :, None] + xs[:, None, :]
-    on = (z > 0) & is_target[:, :, None] & ~is_target[:, None, :]
-    return xs, counts, is_target, z, on
+    return counts
+
+
+def _multilabel_pairs(xs, counts):
+    """Blocks of frames (bounding the (frames, C, C) temporaries) with, per frame, each
+    (target j, non-target d) hinge 1 - x[j] + x[d] where positive, weighted by j's count."""
+    c = xs.shape[1]
+    step = max(1, (1 << 22) // max(1, c * c))
+    for start in range(0, xs.shape[0], step):
+        block, n = xs[start:start + step], counts[start:start + step]
+        z = 1 - block[:, :, None] + block[:, None, :]
+        on = (z > 0) & (n > 0)[:, :, None] & (n == 0)[:, None, :]
+        yield slice(start, start + step), n[:, :, None] * np.where(on, z, 0), n[:, :, None] * on
 
 
 def _multilabel(x, target, reduction):
-    xs, counts, _, z, on = _multilabel_terms(x, target)
-    losses = ((counts[:, :, None] * np.where(on, z, 0)).sum((1, 2)) / xs.shape[1]).astype(
-        x.dtype)
+    xs = _frames(x)
+    losses = np.zeros(xs.shape[0], xs.dtype)
+    for rows, hinges, _ in _multilabel_pairs(xs, _multilabel_counts(xs, target)):
+        losses[rows] = hinges.sum((1, 2)) / xs.shape[1]
     if reduction == "none":
         return losses.reshape(() if x.ndim <= 1 else x.shape[:1])
     return _reduce(losses, reduction)
 
 
 def _multilabel_bw(g, x, target, reduction):
-    xs, counts, _, _, on = _multilabel_terms(x, target)
+    xs = _frames(x)
     norm = 1 / (xs.size if reduction == "mean" else xs.shape[1])
-    pairs = counts[:, :, None] * on
-    grad = (pairs.sum(1) - pairs.sum(2)) * norm
+    grad = np.zeros(xs.shape, np.float64)
+    for rows, _, pairs in _multilabel_pairs(xs, _multilabel_counts(xs, target)):
+        grad[rows] = (pairs.sum(1) - pairs.sum(2)) * norm
     g = np.asarray(g).reshape(-1, 1) if reduction == "none" else g
     return (grad * g).astype(x.dtype).reshape(x.shape)
 

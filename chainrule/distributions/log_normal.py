@@ -9,50 +9,21 @@ __all__ = ["LogNormal"]
 
 
 class LogNormal(TransformedDistribution):
-    r"""
-    Creates a log-normal distribution parameterized by
-    :attr:`loc` and :attr:`scale` where::
-
-        X ~ Normal(loc, scale)
-        Y = exp(X) ~ LogNormal(loc, scale)
-
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = LogNormal(torch.tensor([0.0]), torch.tensor([1.0]))
-        >>> m.sample()  # log-normal distributed with mean=0 and stddev=1
-        tensor([ 0.1046])
-
-    Args:
-        loc (float or Tensor): mean of log of distribution
-        scale (float or Tensor): standard deviation of log of the distribution
-    """
+    """exp(X) for X ~ Normal(loc, scale)."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.positive
     has_rsample = True
-    base_dist: Normal
 
-    def __init__(
-        self,
-        loc: Tensor | float,
-        scale: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
-        base_dist = Normal(loc, scale, validate_args=validate_args)
-        super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
+    def __init__(self, loc, scale, validate_args=None):
+        normal = Normal(loc, scale, validate_args=validate_args)
+        super().__init__(normal, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogNormal, _instance)
-        return super().expand(batch_shape, _instance=new)
+        return super().expand(batch_shape, self._get_checked_instance(LogNormal, _instance))
 
-    @property
-    def loc(self) -> Tensor:
-        return self.base_dist.loc
-
-    @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
+    loc = property(lambda self: self.base_dist.loc)
+    scale = property(lambda self: self.base_dist.scale)
 
     @property
     def mean(self) -> Tensor:
@@ -64,8 +35,9 @@ class LogNormal(TransformedDistribution):
 
     @property
     def variance(self) -> Tensor:
-        scale_sq = self.scale.pow(2)
-        return scale_sq.expm1() * (2 * self.loc + scale_sq).exp()
+        s2 = self.scale.pow(2)
+        return s2.expm1() * (2 * self.loc + s2).exp()
 
     def entropy(self):
+        # the log-Jacobian of exp is x, whose mean is loc
         return self.base_dist.entropy() + self.loc

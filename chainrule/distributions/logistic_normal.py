@@ -1,5 +1,5 @@
-from chainrule import Tensor
-from chainrule.distributions import constraints, Independent
+from chainrule import Tensor  # noqa: F401 (in PyTorch's module namespace too)
+from chainrule.distributions import constraints, Independent  # noqa: F401 (likewise)
 from chainrule.distributions.normal import Normal
 from chainrule.distributions.transformed_distribution import TransformedDistribution
 from chainrule.distributions.transforms import StickBreakingTransform
@@ -9,55 +9,23 @@ __all__ = ["LogisticNormal"]
 
 
 class LogisticNormal(TransformedDistribution):
-    r"""
-    Creates a logistic-normal distribution parameterized by :attr:`loc` and :attr:`scale`
-    that define the base `Normal` distribution transformed with the
-    `StickBreakingTransform` such that::
-
-        X ~ LogisticNormal(loc, scale)
-        Y = log(X / (1 - X.cumsum(-1)))[..., :-1] ~ Normal(loc, scale)
-
-    Args:
-        loc (float or Tensor): mean of the base distribution
-        scale (float or Tensor): standard deviation of the base distribution
-
-    Example::
-
-        >>> # logistic-normal distributed with mean=(0, 0, 0) and stddev=(1, 1, 1)
-        >>> # of the base Normal distribution
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = LogisticNormal(torch.tensor([0.0] * 3), torch.tensor([1.0] * 3))
-        >>> m.sample()
-        tensor([ 0.7653,  0.0341,  0.0579,  0.1427])
-
-    """
+    """Stick-breaking image on the simplex of an independent Normal(loc, scale) vector."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.simplex
     has_rsample = True
-    base_dist: Independent[Normal]
 
-    def __init__(
-        self,
-        loc: Tensor | float,
-        scale: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
-        base_dist = Normal(loc, scale, validate_args=validate_args)
-        if not base_dist.batch_shape:
-            base_dist = base_dist.expand([1])
-        super().__init__(
-            base_dist, StickBreakingTransform(), validate_args=validate_args
-        )
+    def __init__(self, loc, scale, validate_args=None):
+        normal = Normal(loc, scale, validate_args=validate_args)
+        # stick-breaking needs a vector: a scalar base becomes a 1-vector
+        if len(normal.batch_shape) == 0:
+            normal = normal.expand([1])
+        super().__init__(normal, StickBreakingTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(LogisticNormal, _instance)
-        return super().expand(batch_shape, _instance=new)
+        return super().expand(batch_shape, new)
 
-    @property
-    def loc(self) -> Tensor:
-        return self.base_dist.base_dist.loc
-
-    @property
-    def scale(self) -> Tensor:
-        return self.base_dist.base_dist.scale
+    # base_dist is Independent(Normal)
+    loc = property(lambda self: self.base_dist.base_dist.loc)
+    scale = property(lambda self: self.base_dist.base_dist.scale)

@@ -147,7 +147,8 @@ def test_loss_arguments_and_errors():
                                                              size_average=False))
     same_warnings(lambda T: T.nn.functional.multilabel_soft_margin_loss(
         T.ones(2, 3), T.ones(2, 3), reduce=False))
-    same_error(lambda T: T.nn.functional.soft_margin_loss(T.ones(3), T.ones(3, requires_grad=True)))
+    same_error(lambda T: T.nn.functional.soft_margin_loss(T.ones(3),
+                                                          T.ones(3, requires_grad=True)))
     same(lambda T: T.nn.functional.soft_margin_loss(T.ones(3), T.ones(3, requires_grad=True)
                                                     .detach()))
     same_error(lambda T: T.nn.functional.soft_margin_loss(T.ones(3, dtype=T.long),
@@ -551,7 +552,8 @@ def test_dtypes_the_kernels_refuse(dtype):
            "hardsigmoid": lambda F, T, t: F.hardsigmoid(t),
            "hardswish": lambda F, T, t: F.hardswish(t), "mish": lambda F, T, t: F.mish(t),
            "mish_": lambda F, T, t: F.mish(t, True), "softshrink": lambda F, T, t: F.softshrink(t),
-           "glu": lambda F, T, t: F.glu(t), "soft_margin": lambda F, T, t: F.soft_margin_loss(t, t),
+           "glu": lambda F, T, t: F.glu(t),
+           "soft_margin": lambda F, T, t: F.soft_margin_loss(t, t),
            "multi_margin": lambda F, T, t: F.multi_margin_loss(t, T.tensor([0, 1])),
            "multilabel_margin": lambda F, T, t: F.multilabel_margin_loss(
                t, T.tensor([[0, 1, -1, 0]] * 2)),

@@ -14,60 +14,36 @@ __all__ = ["Gumbel"]
 
 
 class Gumbel(TransformedDistribution):
-    r"""
-    Samples from a Gumbel Distribution.
-
-    Examples::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Gumbel(torch.tensor([1.0]), torch.tensor([2.0]))
-        >>> m.sample()  # sample from Gumbel distribution with loc=1, scale=2
-        tensor([ 1.0124])
-
-    Args:
-        loc (float or Tensor): Location parameter of the distribution
-        scale (float or Tensor): Scale parameter of the distribution
-    """
+    """loc - scale * log(-log(U)) for U uniform on (0, 1)."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
 
-    def __init__(
-        self,
-        loc: Tensor | float,
-        scale: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
+    def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        finfo = torch.finfo(self.loc.dtype)
-        if isinstance(loc, _Number) and isinstance(scale, _Number):
-            base_dist = Uniform(finfo.tiny, 1 - finfo.eps, validate_args=validate_args)
-        else:
-            base_dist = Uniform(
-                torch.full_like(self.loc, finfo.tiny),
-                torch.full_like(self.loc, 1 - finfo.eps),
-                validate_args=validate_args,
-            )
-        transforms = [
-            ExpTransform().inv,
-            AffineTransform(loc=0, scale=-torch.ones_like(self.scale)),
-            ExpTransform().inv,
-            AffineTransform(loc=loc, scale=-self.scale),
-        ]
-        super().__init__(base_dist, transforms, validate_args=validate_args)
+        info = torch.finfo(self.loc.dtype)
+        # U stays off 0 and 1 so that both logs are finite
+        low, high = info.tiny, 1 - info.eps
+        if not (isinstance(loc, _Number) and isinstance(scale, _Number)):
+            low = torch.full_like(self.loc, low)
+            high = torch.full_like(self.loc, high)
+        uniform = Uniform(low, high, validate_args=validate_args)
+        log = ExpTransform().inv
+        steps = [log, AffineTransform(loc=0, scale=-torch.ones_like(self.scale)),
+                 ExpTransform().inv, AffineTransform(loc=loc, scale=-self.scale)]
+        super().__init__(uniform, steps, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Gumbel, _instance)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        return super().expand(batch_shape, _instance=new)
+        new.loc, new.scale = (p.expand(batch_shape) for p in (self.loc, self.scale))
+        return super().expand(batch_shape, new)
 
-    # Explicitly defining the log probability function for Gumbel due to precision issues
     def log_prob(self, value):
+        # the closed form: the chain of transforms loses precision in the tails
         if self._validate_args:
             self._validate_sample(value)
-        y = (self.loc - value) / self.scale
-        return (y - y.exp()) - self.scale.log()
+        z = (self.loc - value) / self.scale
+        return (z - z.exp()) - self.scale.log()
 
     @property
     def mean(self) -> Tensor:

@@ -11,63 +11,34 @@ from chainrule.distributions.transforms import AbsTransform
 __all__ = ["HalfNormal"]
 
 
-class HalfNormal(TransformedDistribution):
-    r"""
-    Creates a half-normal distribution parameterized by `scale` where::
-
-        X ~ Normal(0, scale)
-        Y = |X| ~ HalfNormal(scale)
-
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = HalfNormal(torch.tensor([1.0]))
-        >>> m.sample()  # half-normal distributed with scale=1
-        tensor([ 0.1046])
-
-    Args:
-        scale (float or Tensor): scale of the full Normal distribution
-    """
+class _FoldedAtZero(TransformedDistribution):
+    """|X| for X of a distribution symmetric about 0 with a ``scale`` (HalfNormal,
+    HalfCauchy): density and cdf doubled on [0, inf)."""
 
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
-    base_dist: Normal
 
-    def __init__(
-        self,
-        scale: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
-        base_dist = Normal(0, scale, validate_args=False)
-        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(HalfNormal, _instance)
-        return super().expand(batch_shape, _instance=new)
+    def __init__(self, symmetric, validate_args):
+        super().__init__(symmetric, AbsTransform(), validate_args=validate_args)
 
     @property
     def scale(self) -> Tensor:
         return self.base_dist.scale
 
     @property
-    def mean(self) -> Tensor:
-        return self.scale * math.sqrt(2 / math.pi)
-
-    @property
     def mode(self) -> Tensor:
         return torch.zeros_like(self.scale)
 
-    @property
-    def variance(self) -> Tensor:
-        return self.scale.pow(2) * (1 - 2 / math.pi)
+    def _as_value(self, value):
+        return value
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        log_prob = torch.where(value >= 0, log_prob, -inf)
-        return log_prob
+        value = self._as_value(value)
+        doubled = self.base_dist.log_prob(value) + math.log(2)
+        return torch.where(value >= 0, doubled, -inf)
 
     def cdf(self, value):
         if self._validate_args:
@@ -79,3 +50,22 @@ class HalfNormal(TransformedDistribution):
 
     def entropy(self):
         return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(_FoldedAtZero):
+    """|X| for X ~ Normal(0, scale)."""
+
+    def __init__(self, scale, validate_args=None):
+        super().__init__(Normal(0, scale, validate_args=False), validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(HalfNormal, _instance)
+        return super().expand(batch_shape, new)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.scale * math.sqrt(2 / math.pi)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.scale.pow(2) * (1 - 2 / math.pi)

@@ -1,89 +1,37 @@
 import math
 
 import chainrule as torch
-from chainrule import inf, Tensor
-from chainrule.distributions import constraints
+from chainrule import inf, Tensor  # noqa: F401 (in PyTorch's module namespace too)
+from chainrule.distributions import constraints  # noqa: F401 (likewise)
 from chainrule.distributions.cauchy import Cauchy
-from chainrule.distributions.transformed_distribution import TransformedDistribution
-from chainrule.distributions.transforms import AbsTransform
+from chainrule.distributions.half_normal import _FoldedAtZero
+from chainrule.distributions.transformed_distribution import TransformedDistribution  # noqa
+from chainrule.distributions.transforms import AbsTransform  # noqa: F401 (likewise)
 
 
 __all__ = ["HalfCauchy"]
 
 
-class HalfCauchy(TransformedDistribution):
-    r"""
-    Creates a half-Cauchy distribution parameterized by `scale` where::
+class HalfCauchy(_FoldedAtZero):
+    """|X| for X ~ Cauchy(0, scale)."""
 
-        X ~ Cauchy(0, scale)
-        Y = |X| ~ HalfCauchy(scale)
-
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = HalfCauchy(torch.tensor([1.0]))
-        >>> m.sample()  # half-cauchy distributed with scale=1
-        tensor([ 2.3214])
-
-    Args:
-        scale (float or Tensor): scale of the full Cauchy distribution
-    """
-
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
-    base_dist: Cauchy
-
-    def __init__(
-        self,
-        scale: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
-        base_dist = Cauchy(0, scale, validate_args=False)
-        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+    def __init__(self, scale, validate_args=None):
+        super().__init__(Cauchy(0, scale, validate_args=False), validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(HalfCauchy, _instance)
-        return super().expand(batch_shape, _instance=new)
+        return super().expand(batch_shape, new)
 
-    @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
+    def _as_value(self, value):
+        like = self.base_dist.scale
+        return torch.as_tensor(value, dtype=like.dtype, device=like.device)
 
     @property
     def mean(self) -> Tensor:
-        return torch.full(
-            self._extended_shape(),
-            math.inf,
-            dtype=self.scale.dtype,
-            device=self.scale.device,
-        )
-
-    @property
-    def mode(self) -> Tensor:
-        return torch.zeros_like(self.scale)
+        like = self.scale
+        return torch.full(self._extended_shape(), math.inf, dtype=like.dtype,
+                          device=like.device)
 
     @property
     def variance(self) -> Tensor:
         return self.base_dist.variance
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        value = torch.as_tensor(
-            value, dtype=self.base_dist.scale.dtype, device=self.base_dist.scale.device
-        )
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        log_prob = torch.where(value >= 0, log_prob, -inf)
-        return log_prob
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)

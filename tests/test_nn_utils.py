@@ -8,10 +8,7 @@ import pickle
 
 import numpy as np
 import pytest
-import torch
 import torch.nn.utils.prune  # noqa: F401  (PyTorch loads it on demand)
-
-import chainrule
 
 from helpers import same, same_error, same_warnings
 
@@ -157,44 +154,26 @@ def test_parametrization_list_and_copies():
         return [plist(), plist.original, type(dup).__name__, dup.weight,
                 dup.parametrizations.weight.original is lin.parametrizations.weight.original]
     same(prog)
-    lin = chainrule.nn.utils.parametrize.register_parametrization(
-        chainrule.nn.Linear(3, 3), "weight", _symmetric(chainrule))
-    with pytest.raises(RuntimeError, match="only supported through state_dict"):
-        pickle.dumps(lin)
+    same_error(lambda T: pickle.dumps(T.nn.utils.parametrize.register_parametrization(
+        T.nn.Linear(3, 3), "weight", _symmetric(T))))
 
 
 def test_parametrize_errors():
-    P = "nn.utils.parametrize"
     same_error(lambda T: T.nn.utils.parametrize.register_parametrization(
         T.nn.Linear(2, 3), "missing", T.nn.Tanh()))
     same_error(lambda T: T.nn.utils.parametrize.remove_parametrizations(T.nn.Linear(2, 3),
                                                                         "weight"))
     same_error(lambda T: T.nn.utils.parametrize.ParametrizationList([], T.ones(2)))
 
-    class Shape(chainrule.nn.Module):
-        def forward(self, X):
-            return X[0]
-
-    class TorchShape(torch.nn.Module):
-        def forward(self, X):
-            return X[0]
-
-    def shape(T):
-        m = Shape() if T is chainrule else TorchShape()
-        T.nn.utils.parametrize.register_parametrization(T.nn.Linear(2, 3), "weight", m)
-    same_error(shape)
-
-    def dtype(T):
-        T.nn.utils.parametrize.register_parametrization(
-            T.nn.Linear(2, 3), "weight", T.nn.Flatten(0) if False else _to_double(T))
-    same_error(dtype)
+    for change in (_first_row, _to_double):
+        same_error(lambda T, change=change: T.nn.utils.parametrize.register_parametrization(
+            T.nn.Linear(2, 3), "weight", change(T)))
 
     def no_inverse(T):
         lin = T.nn.utils.parametrize.register_parametrization(T.nn.Linear(2, 3), "weight",
                                                               T.nn.Tanh())
         lin.weight = T.ones(3, 2)
     same_error(no_inverse)
-    assert P
 
 
 def _to_double(T):
@@ -202,6 +181,13 @@ def _to_double(T):
         def forward(self, X):
             return X.double()
     return ToDouble()
+
+
+def _first_row(T):
+    class FirstRow(T.nn.Module):
+        def forward(self, X):
+            return X[0]
+    return FirstRow()
 
 
 # ---- parametrizations -------------------------------------------------------------------
@@ -514,4 +500,3 @@ def test_clip_grad_and_convert_parameters_modules():
 def test_rnn_helpers():
     same(lambda T: [T.nn.utils.rnn.bind(None, len), T.nn.utils.rnn.bind([1, 2], len),
                     T.nn.utils.rnn.PackedSequence_._fields])
-    assert np.isfinite(1.0)

@@ -235,9 +235,11 @@ def test_spectral_norm_parametrization():
         lin = T.nn.Linear(5, 4)
         T.nn.utils.parametrizations.spectral_norm(lin)
         sn = lin.parametrizations.weight[0]
+        u = sn._u
         out = _module_state(T, lin) + [lin.weight, sn._u, sn._v]
         lin(T.ones(2, 5)).sum().backward()
-        out += [lin.parametrizations.weight.original.grad, sn._u]
+        # the power method writes u and v in place (normalize's out=)
+        out += [lin.parametrizations.weight.original.grad, sn._u, sn._u is u, u._version]
         lin.eval()
         out += [lin.weight, sn._u]
         conv = T.nn.ConvTranspose2d(3, 4, 2)

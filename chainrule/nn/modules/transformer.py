@@ -9,6 +9,7 @@ import math
 import warnings
 
 from ..._creation import full
+from ...autograd import is_grad_enabled
 from ...backends import mha as _mha
 from ...ops.diagonal import triu
 from .. import functional as F
@@ -59,7 +60,7 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
 
 
 def _grad_in(tensors):
-    from ...autograd import is_grad_enabled
+    """Whether grad mode is on and a tensor among `tensors` requires grad."""
     return is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
 
 

@@ -35,7 +35,7 @@ def _inputs(T):
 
 @pytest.mark.parametrize("case", [
     "mul", "exp", "sigmoid", "mul_number", "pow_number", "cat", "sum", "mv", "square",
-    "where", "linear"])
+    "where", "linear", "index_select", "masked_fill", "max_pool", "layer_norm"])
 def test_pack_runs_once_per_saved_tensor(case):
     # outputs saved by exp / sigmoid are packed too; Python numbers and shapes are not
     def prog(T):
@@ -49,6 +49,11 @@ def test_pack_runs_once_per_saved_tensor(case):
                  "square": lambda: a * a,
                  "where": lambda: T.where(a > 0, a, 0.0),
                  "linear": lambda: T.nn.functional.linear(a, T.ones(2, 3, requires_grad=True)),
+                 # tensors taken as parameters (an index, a mask) are packed too
+                 "index_select": lambda: a.index_select(0, T.tensor([2, 0])),
+                 "masked_fill": lambda: a.masked_fill(a > 0, 0.5),
+                 "max_pool": lambda: T.nn.functional.max_pool1d(a.view(1, 1, 3), 2),
+                 "layer_norm": lambda: T.nn.functional.layer_norm(a, (3,), b, b),
                  }[case]()
         y.sum().backward()
         return log, y, a.grad
@@ -434,6 +439,19 @@ def test_raw_saved_tensor_errors(case):
             y.sum().backward()
             y.grad_fn._raw_saved_tensors
     same_error(prog)
+
+
+def test_raw_saved_tensor_of_a_tensor_parameter():
+    def prog(T):
+        a, _ = _inputs(T)
+        y = a.index_select(0, T.tensor([2, 0]))
+        raw = y.grad_fn._raw_saved_index
+        before = (raw.data, raw.unpack())
+        raw.register_hooks(lambda x: x + 1, lambda x: x - 1)
+        after = (raw.data, y.grad_fn._saved_index)
+        y.sum().backward()
+        return before, after, a.grad
+    same(prog)
 
 
 def test_no_raw_saved_for_a_number_parameter():

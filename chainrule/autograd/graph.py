@@ -764,7 +764,7 @@ class SavedTensor:
                 "types are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
                 "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\nInvoked "
                 f"with: {self!r}, {pack_hook!r}, {unpack_hook!r}")
-        from .._tensor import make_tensor
+        from .._tensor import Tensor, make_tensor
         entry = self._entry()
         if entry is None:
             raise RuntimeError(ERR_REGISTER_NONE)
@@ -773,8 +773,8 @@ class SavedTensor:
             raise RuntimeError(ERR_REGISTER_TWICE)
         if entry is RELEASED:
             raise RuntimeError(ERR_REGISTER_FREED)
-        if kind is SavedInput:
-            t = entry.t
+        if kind is SavedInput or isinstance(entry, Tensor):    # a tensor taken as a param too
+            t = entry.t if kind is SavedInput else entry
             arg = t.detach()
         elif kind is SavedOutput:
             t = make_tensor(entry.data, entry.requires_grad, None, entry.output_nr, entry.vc)
@@ -787,13 +787,15 @@ class SavedTensor:
     @property
     def data(self):
         """The packed object, or the saved tensor's data when it has no hooks."""
-        from .._tensor import make_tensor
+        from .._tensor import Tensor, make_tensor
         entry = self._entry()
         kind = type(entry)
         if kind is SavedHooked:
             return entry.packed
         if kind is SavedInput:
             return entry.t
+        if isinstance(entry, Tensor):
+            return entry
         if kind is SavedOutput:
             return make_tensor(entry.data, False, None, 0, entry.vc)
         return None if entry is None or entry is RELEASED else _wrapped(entry)
@@ -804,9 +806,10 @@ class SavedTensor:
         return entry.unpack if type(entry) is SavedHooked else None
 
     def unpack(self):
+        from .._tensor import Tensor
         entry = self._entry()
-        if entry is None:
-            return None
+        if entry is None or isinstance(entry, Tensor):
+            return entry
         if entry is RELEASED:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         if type(entry) is SavedOutput and entry.requires_grad:

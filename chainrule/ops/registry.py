@@ -123,8 +123,12 @@ class Op:
             plan = self._saves[key] = tuple(sorted(
                 (self._plan(n) for n in used),
                 key=lambda p: (0, p[0]) if p[1] in (_INPUT, _LIST) else (
-                    1 if p[1] == _OUTPUT else 2, "")))
+                    (1, self._output_name(p[2])) if p[1] == _OUTPUT else (2, ""))))
         return plan
+
+    def _output_name(self, i):
+        returns = self.returns
+        return returns[i] if type(returns) is tuple and i < len(returns) else "result"
 
     def _plan(self, name):
         first = self.inputs[0] if self.inputs else None
@@ -215,7 +219,7 @@ class OpNode(Node):
             # the SavedTensor of a saved tensor (or of a number taken for a tensor input)
             key = name[11:]
             value = self._saved.get(key, None)
-            if (type(value) in _SAVED_KINDS or value is _RELEASED
+            if (type(value) in _SAVED_KINDS or value is _RELEASED or isinstance(value, Tensor)
                     or key in self._saved and key in self._op.inputs):
                 return raw_saved(self._saved, key)
         elif name.startswith("_saved_"):
@@ -594,23 +598,38 @@ def _save(plan, inputs, params, results, hooks):
             if isinstance(x, Tensor):
                 if x._extra is not None and x._extra.inference:
                     raise RuntimeError(_INFERENCE_SAVE)
-                saved[name] = SavedInput(x) if hooks is None else SavedHooked(x, hooks, False)
+                saved[name] = SavedInput(x)
             else:
                 saved[name] = x
         elif kind is _PARAM:
             saved[name] = params[i]
         elif kind is _OUTPUT:
-            r = results[i]
-            saved[name] = SavedOutput(r) if hooks is None else SavedHooked(r, hooks, True)
+            saved[name] = SavedOutput(results[i])
         elif kind is _SHAPE:
             x = inputs[i]
             saved[name] = x._data.shape if isinstance(x, Tensor) else ()
         elif kind is _LIST:
-            saved[name] = _SavedList(SavedInput(x) if hooks is None
-                                     else SavedHooked(x, hooks, False) for x in inputs)
+            saved[name] = _SavedList(SavedInput(x) for x in inputs)
         else:
             saved[name] = [x._data.shape for x in inputs]
+    if hooks is not None:
+        _pack(saved, plan, results, hooks)
     return saved
+
+
+def _pack(saved, plan, results, hooks):
+    """Under saved-tensor hooks, every tensor a node saved goes through pack, in PyTorch's
+    order: tensor arguments by name (a non-differentiable one, like gather's index, too),
+    then outputs (see Note [Saved-tensor hooks] in autograd/graph.py)."""
+    for name, kind, i in sorted(plan, key=lambda p: (p[1] is _OUTPUT, p[0])):
+        value = saved[name]
+        if kind is _OUTPUT:
+            saved[name] = SavedHooked(results[i], hooks, True)
+        elif type(value) is SavedInput or kind is _PARAM and isinstance(value, Tensor):
+            saved[name] = SavedHooked(value.t if type(value) is SavedInput else value, hooks,
+                                      False)
+        elif kind is _LIST:
+            saved[name] = _SavedList(SavedHooked(v.t, hooks, False) for v in value)
 
 
 _INFERENCE_SAVE = (

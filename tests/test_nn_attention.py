@@ -200,6 +200,11 @@ SDPA_ERRORS = [
     lambda T, q, k, v: T.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=1),
     lambda T, q, k, v: T.nn.functional.scaled_dot_product_attention(
         q[0, 0], k[0, 0], v[0, 0], enable_gqa=True),
+    lambda T, q, k, v: T.nn.functional.scaled_dot_product_attention(q, k, v, None, 0.0, False,
+                                                                    None, False),
+    lambda T, q, k, v: T.nn.functional.scaled_dot_product_attention(q, k, v, scale="x"),
+    lambda T, q, k, v: T.nn.functional.scaled_dot_product_attention(q, k, v, dropout_p="x"),
+    lambda T, q, k, v: T.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=1),
 ]
 
 

@@ -1,4 +1,4 @@
-from typing import Optional
+from typing import Optional  # noqa: F401 (in PyTorch's module namespace too)
 
 from chainrule import Tensor
 from chainrule.distributions import constraints
@@ -6,52 +6,31 @@ from chainrule.distributions.exponential import Exponential
 from chainrule.distributions.transformed_distribution import TransformedDistribution
 from chainrule.distributions.transforms import AffineTransform, ExpTransform
 from chainrule.distributions.utils import broadcast_all
-from chainrule.types import _size
+from chainrule.types import _size  # noqa: F401 (likewise)
 
 
 __all__ = ["Pareto"]
 
 
 class Pareto(TransformedDistribution):
-    r"""
-    Samples from a Pareto Type 1 distribution.
-
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Pareto(torch.tensor([1.0]), torch.tensor([1.0]))
-        >>> m.sample()  # sample from a Pareto distribution with scale=1 and alpha=1
-        tensor([ 1.5623])
-
-    Args:
-        scale (float or Tensor): Scale parameter of the distribution
-        alpha (float or Tensor): Shape parameter of the distribution
-    """
+    """Pareto type I: scale * exp(E) for E ~ Exponential(alpha)."""
 
     arg_constraints = {"alpha": constraints.positive, "scale": constraints.positive}
 
-    def __init__(
-        self,
-        scale: Tensor | float,
-        alpha: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
+    def __init__(self, scale, alpha, validate_args=None):
         self.scale, self.alpha = broadcast_all(scale, alpha)
-        base_dist = Exponential(self.alpha, validate_args=validate_args)
-        transforms = [ExpTransform(), AffineTransform(loc=0, scale=self.scale)]
-        super().__init__(base_dist, transforms, validate_args=validate_args)
+        exponential = Exponential(self.alpha, validate_args=validate_args)
+        steps = [ExpTransform(), AffineTransform(loc=0, scale=self.scale)]
+        super().__init__(exponential, steps, validate_args=validate_args)
 
-    def expand(
-        self, batch_shape: _size, _instance: Optional["Pareto"] = None
-    ) -> "Pareto":
+    def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Pareto, _instance)
-        new.scale = self.scale.expand(batch_shape)
-        new.alpha = self.alpha.expand(batch_shape)
-        return super().expand(batch_shape, _instance=new)
+        new.scale, new.alpha = (p.expand(batch_shape) for p in (self.scale, self.alpha))
+        return super().expand(batch_shape, new)
 
     @property
     def mean(self) -> Tensor:
-        # mean is inf for alpha <= 1
+        # infinite for alpha <= 1: clamping there makes the division give inf
         a = self.alpha.clamp(min=1)
         return a * self.scale / (a - 1)
 
@@ -61,12 +40,12 @@ class Pareto(TransformedDistribution):
 
     @property
     def variance(self) -> Tensor:
-        # var is inf for alpha <= 2
+        # infinite for alpha <= 2, likewise
         a = self.alpha.clamp(min=2)
         return self.scale.pow(2) * a / ((a - 1).pow(2) * (a - 2))
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
-    def support(self) -> constraints.Constraint:
+    def support(self):
         return constraints.greater_than_eq(self.scale)
 
     def entropy(self) -> Tensor:

@@ -12,56 +12,29 @@ __all__ = ["Weibull"]
 
 
 class Weibull(TransformedDistribution):
-    r"""
-    Samples from a two-parameter Weibull distribution.
+    """scale * E ** (1 / concentration) for E ~ Exponential(1)."""
 
-    Example:
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Weibull(torch.tensor([1.0]), torch.tensor([1.0]))
-        >>> m.sample()  # sample from a Weibull distribution with scale=1, concentration=1
-        tensor([ 0.4784])
-
-    Args:
-        scale (float or Tensor): Scale parameter of distribution (lambda).
-        concentration (float or Tensor): Concentration parameter of distribution (k/shape).
-        validate_args (bool, optional): Whether to validate arguments. Default: None.
-    """
-
-    arg_constraints = {
-        "scale": constraints.positive,
-        "concentration": constraints.positive,
-    }
+    arg_constraints = {"scale": constraints.positive, "concentration": constraints.positive}
     support = constraints.positive
 
-    def __init__(
-        self,
-        scale: Tensor | float,
-        concentration: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
+    def __init__(self, scale, concentration, validate_args=None):
         self.scale, self.concentration = broadcast_all(scale, concentration)
         self.concentration_reciprocal = self.concentration.reciprocal()
-        base_dist = Exponential(
-            torch.ones_like(self.scale), validate_args=validate_args
-        )
-        transforms = [
-            PowerTransform(exponent=self.concentration_reciprocal),
-            AffineTransform(loc=0, scale=self.scale),
-        ]
-        super().__init__(base_dist, transforms, validate_args=validate_args)
+        unit = Exponential(torch.ones_like(self.scale), validate_args=validate_args)
+        super().__init__(unit, self._steps(), validate_args=validate_args)
+
+    def _steps(self):
+        return [PowerTransform(exponent=self.concentration_reciprocal),
+                AffineTransform(loc=0, scale=self.scale)]
 
     def expand(self, batch_shape, _instance=None):
+        # the transforms hold the parameters, so they are rebuilt at the new shape
         new = self._get_checked_instance(Weibull, _instance)
         new.scale = self.scale.expand(batch_shape)
         new.concentration = self.concentration.expand(batch_shape)
         new.concentration_reciprocal = new.concentration.reciprocal()
-        base_dist = self.base_dist.expand(batch_shape)
-        transforms = [
-            PowerTransform(exponent=new.concentration_reciprocal),
-            AffineTransform(loc=0, scale=new.scale),
-        ]
-        super(Weibull, new).__init__(base_dist, transforms, validate_args=False)
+        unit = self.base_dist.expand(batch_shape)
+        super(Weibull, new).__init__(unit, new._steps(), validate_args=False)
         new._validate_args = self._validate_args
         return new
 
@@ -71,22 +44,15 @@ class Weibull(TransformedDistribution):
 
     @property
     def mode(self) -> Tensor:
-        return (
-            self.scale
-            * ((self.concentration - 1) / self.concentration)
-            ** self.concentration.reciprocal()
-        )
+        k = self.concentration
+        return self.scale * ((k - 1) / k) ** k.reciprocal()
 
     @property
     def variance(self) -> Tensor:
-        return self.scale.pow(2) * (
-            torch.exp(torch.lgamma(1 + 2 * self.concentration_reciprocal))
-            - torch.exp(2 * torch.lgamma(1 + self.concentration_reciprocal))
-        )
+        inv_k = self.concentration_reciprocal
+        second = torch.exp(torch.lgamma(1 + 2 * inv_k))
+        return self.scale.pow(2) * (second - torch.exp(2 * torch.lgamma(1 + inv_k)))
 
     def entropy(self):
-        return (
-            euler_constant * (1 - self.concentration_reciprocal)
-            + torch.log(self.scale * self.concentration_reciprocal)
-            + 1
-        )
+        inv_k = self.concentration_reciprocal
+        return euler_constant * (1 - inv_k) + torch.log(self.scale * inv_k) + 1

@@ -11,65 +11,36 @@ __all__ = ["Kumaraswamy"]
 
 
 def _moments(a, b, n):
-    """
-    Computes nth moment of Kumaraswamy using torch.lgamma
-    """
-    arg1 = 1 + n / a
-    log_value = torch.lgamma(arg1) + torch.lgamma(b) - torch.lgamma(arg1 + b)
-    return b * torch.exp(log_value)
+    """E[X**n] = b * B(1 + n / a, b), through lgamma."""
+    shifted = 1 + n / a
+    log_beta = torch.lgamma(shifted) + torch.lgamma(b) - torch.lgamma(shifted + b)
+    return b * torch.exp(log_beta)
 
 
 class Kumaraswamy(TransformedDistribution):
-    r"""
-    Samples from a Kumaraswamy distribution.
+    """(1 - (1 - U) ** (1 / concentration0)) ** (1 / concentration1) for U uniform."""
 
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Kumaraswamy(torch.tensor([1.0]), torch.tensor([1.0]))
-        >>> m.sample()  # sample from a Kumaraswamy distribution with concentration alpha=1 and beta=1
-        tensor([ 0.1729])
-
-    Args:
-        concentration1 (float or Tensor): 1st concentration parameter of the distribution
-            (often referred to as alpha)
-        concentration0 (float or Tensor): 2nd concentration parameter of the distribution
-            (often referred to as beta)
-    """
-
-    arg_constraints = {
-        "concentration1": constraints.positive,
-        "concentration0": constraints.positive,
-    }
+    arg_constraints = {"concentration1": constraints.positive,
+                       "concentration0": constraints.positive}
     support = constraints.unit_interval
     has_rsample = True
 
-    def __init__(
-        self,
-        concentration1: Tensor | float,
-        concentration0: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
-        self.concentration1, self.concentration0 = broadcast_all(
-            concentration1, concentration0
-        )
-        base_dist = Uniform(
-            torch.full_like(self.concentration0, 0),
-            torch.full_like(self.concentration0, 1),
-            validate_args=validate_args,
-        )
-        transforms = [
-            PowerTransform(exponent=self.concentration0.reciprocal()),
-            AffineTransform(loc=1.0, scale=-1.0),
-            PowerTransform(exponent=self.concentration1.reciprocal()),
-        ]
-        super().__init__(base_dist, transforms, validate_args=validate_args)
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        self.concentration1, self.concentration0 = broadcast_all(concentration1,
+                                                                 concentration0)
+        like = self.concentration0
+        uniform = Uniform(torch.full_like(like, 0), torch.full_like(like, 1),
+                          validate_args=validate_args)
+        steps = [PowerTransform(exponent=self.concentration0.reciprocal()),
+                 AffineTransform(loc=1.0, scale=-1.0),
+                 PowerTransform(exponent=self.concentration1.reciprocal())]
+        super().__init__(uniform, steps, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Kumaraswamy, _instance)
         new.concentration1 = self.concentration1.expand(batch_shape)
         new.concentration0 = self.concentration0.expand(batch_shape)
-        return super().expand(batch_shape, _instance=new)
+        return super().expand(batch_shape, new)
 
     @property
     def mean(self) -> Tensor:
@@ -77,27 +48,20 @@ class Kumaraswamy(TransformedDistribution):
 
     @property
     def mode(self) -> Tensor:
-        # Evaluate in log-space for numerical stability.
-        log_mode = (
-            self.concentration0.reciprocal() * (-self.concentration0).log1p()
-            - (-self.concentration0 * self.concentration1).log1p()
-        )
-        log_mode[(self.concentration0 < 1) | (self.concentration1 < 1)] = nan
+        a, b = self.concentration1, self.concentration0
+        # in log space for accuracy; no interior mode unless both exceed 1
+        log_mode = b.reciprocal() * (-b).log1p() - (-b * a).log1p()
+        log_mode[(b < 1) | (a < 1)] = nan
         return log_mode.exp()
 
     @property
     def variance(self) -> Tensor:
-        return _moments(self.concentration1, self.concentration0, 2) - torch.pow(
-            self.mean, 2
-        )
+        second = _moments(self.concentration1, self.concentration0, 2)
+        return second - torch.pow(self.mean, 2)
 
     def entropy(self):
-        t1 = 1 - self.concentration1.reciprocal()
-        t0 = 1 - self.concentration0.reciprocal()
-        H0 = torch.digamma(self.concentration0 + 1) + euler_constant
-        return (
-            t0
-            + t1 * H0
-            - torch.log(self.concentration1)
-            - torch.log(self.concentration0)
-        )
+        a, b = self.concentration1, self.concentration0
+        weight = 1 - a.reciprocal()
+        rest = 1 - b.reciprocal()
+        harmonic = torch.digamma(b + 1) + euler_constant  # H(b)
+        return rest + weight * harmonic - torch.log(a) - torch.log(b)

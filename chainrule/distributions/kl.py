@@ -1,10 +1,11 @@
+"""KL(p || q) between distributions: a table of closed forms keyed by the pair of classes,
+looked up by the most specific registered pair of base classes."""
 import math
 import warnings
-from collections.abc import Callable
-from functools import total_ordering
 
 import chainrule as torch
-from chainrule import inf, Tensor
+from chainrule import inf
+from chainrule.nn.functional import softplus
 
 from .bernoulli import Bernoulli
 from .beta import Beta
@@ -23,10 +24,7 @@ from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
 from .lowrank_multivariate_normal import (
-    _batch_lowrank_logdet,
-    _batch_lowrank_mahalanobis,
-    LowRankMultivariateNormal,
-)
+    _batch_lowrank_logdet, _batch_lowrank_mahalanobis, LowRankMultivariateNormal)
 from .multivariate_normal import _batch_mahalanobis, MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -34,287 +32,210 @@ from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
-from .utils import _sum_rightmost, euler_constant as _euler_gamma
+from .utils import _sum_rightmost, euler_constant as _EULER
 
-
-_KL_REGISTRY: dict[
-    tuple[type, type], Callable
-] = {}  # Source of truth mapping a few general (type, type) pairs to functions.
-_KL_MEMOIZE: dict[
-    tuple[type, type], Callable
-] = {}  # Memoized version mapping many specific (type, type) pairs to functions.
 
 __all__ = ["register_kl", "kl_divergence"]
 
+_KL_REGISTRY = {}   # (class of p, class of q) -> function, as registered
+_KL_MEMOIZE = {}    # (type(p), type(q)) -> the function dispatch chose (or NotImplemented)
+
 
 def register_kl(type_p, type_q):
-    """
-    Decorator to register a pairwise function with :meth:`kl_divergence`.
-    Usage::
+    """Decorator registering `fn(p, q)` as the KL divergence for the pair of classes."""
+    for cls, label in ((type_p, "type_p"), (type_q, "type_q")):
+        # issubclass raises the TypeError for a non-class, as PyTorch's check does
+        if not isinstance(cls, type) and issubclass(cls, Distribution):
+            raise TypeError(f"Expected {label} to be a Distribution subclass but got {cls}")
 
-        @register_kl(Normal, Normal)
-        def kl_normal_normal(p, q):
-            # insert implementation here
-
-    Lookup returns the most specific (type,type) match ordered by subclass. If
-    the match is ambiguous, a `RuntimeWarning` is raised. For example to
-    resolve the ambiguous situation::
-
-        @register_kl(BaseP, DerivedQ)
-        def kl_version1(p, q): ...
-        @register_kl(DerivedP, BaseQ)
-        def kl_version2(p, q): ...
-
-    you should register a third most-specific implementation, e.g.::
-
-        register_kl(DerivedP, DerivedQ)(kl_version1)  # Break the tie.
-
-    Args:
-        type_p (type): A subclass of :class:`~torch.distributions.Distribution`.
-        type_q (type): A subclass of :class:`~torch.distributions.Distribution`.
-    """
-    if not isinstance(type_p, type) and issubclass(type_p, Distribution):
-        raise TypeError(
-            f"Expected type_p to be a Distribution subclass but got {type_p}"
-        )
-    if not isinstance(type_q, type) and issubclass(type_q, Distribution):
-        raise TypeError(
-            f"Expected type_q to be a Distribution subclass but got {type_q}"
-        )
-
-    def decorator(fun):
-        _KL_REGISTRY[type_p, type_q] = fun
-        _KL_MEMOIZE.clear()  # reset since lookup order may have changed
-        return fun
-
-    return decorator
-
-
-@total_ordering
-class _Match:
-    __slots__ = ["types"]
-
-    def __init__(self, *types):
-        self.types = types
-
-    def __eq__(self, other):
-        return self.types == other.types
-
-    def __le__(self, other):
-        for x, y in zip(self.types, other.types):
-            if not issubclass(x, y):
-                return False
-            if x is not y:
-                break
-        return True
+    def add(fn):
+        _KL_REGISTRY[type_p, type_q] = fn
+        _KL_MEMOIZE.clear()          # a new entry can change what a pair resolves to
+        return fn
+    return add
 
 
 def _dispatch_kl(type_p, type_q):
-    """
-    Find the most specific approximate match, assuming single inheritance.
-    """
-    matches = [
-        (super_p, super_q)
-        for super_p, super_q in _KL_REGISTRY
-        if issubclass(type_p, super_p) and issubclass(type_q, super_q)
-    ]
-    if not matches:
+    """The registered function for the most specific pair of base classes (single
+    inheritance assumed); warns when ranking p first and q first disagree."""
+    pairs = [(bp, bq) for bp, bq in _KL_REGISTRY
+             if issubclass(type_p, bp) and issubclass(type_q, bq)]
+    if not pairs:
         return NotImplemented
-    # Check that the left- and right- lexicographic orders agree.
-    # mypy isn't smart enough to know that _Match implements __lt__
-    # see: https://github.com/python/typing/issues/760#issuecomment-710670503
-    left_p, left_q = min(_Match(*m) for m in matches).types
-    right_q, right_p = min(_Match(*reversed(m)) for m in matches).types
-    left_fun = _KL_REGISTRY[left_p, left_q]
-    right_fun = _KL_REGISTRY[right_p, right_q]
-    if left_fun is not right_fun:
+    depth_p, depth_q = type_p.__mro__.index, type_q.__mro__.index
+    by_p = min(pairs, key=lambda pq: (depth_p(pq[0]), depth_q(pq[1])))
+    by_q = min(pairs, key=lambda pq: (depth_q(pq[1]), depth_p(pq[0])))
+    chosen = _KL_REGISTRY[by_p]
+    if chosen is not _KL_REGISTRY[by_q]:
         warnings.warn(
             f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
-            f"Please register_kl({left_p.__name__}, {right_q.__name__})",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-    return left_fun
+            f"Please register_kl({by_p[0].__name__}, {by_q[1].__name__})",
+            RuntimeWarning, stacklevel=2)
+    return chosen
+
+
+def kl_divergence(p, q):
+    """KL(p || q), batched over the batch shape."""
+    key = type(p), type(q)
+    if key not in _KL_MEMOIZE:
+        _KL_MEMOIZE[key] = _dispatch_kl(*key)
+    fn = _KL_MEMOIZE[key]
+    if fn is NotImplemented:
+        raise NotImplementedError(
+            f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
+            f"{q.__class__.__name__}")
+    return fn(p, q)
 
 
 def _infinite_like(tensor):
-    """
-    Helper function for obtaining infinite KL Divergence throughout
-    """
     return torch.full_like(tensor, inf)
 
 
-def _x_log_x(tensor):
-    """
-    Utility function for calculating x log x
-    """
-    return torch.special.xlogy(tensor, tensor)  # produces correct result for x=0
+def _x_log_x(x):
+    return torch.special.xlogy(x, x)     # 0 at x = 0
 
 
 def _batch_trace_XXT(bmat):
-    """
-    Utility function for calculating the trace of XX^{T} with X having arbitrary trailing batch dimensions
-    """
-    n = bmat.size(-1)
-    m = bmat.size(-2)
-    flat_trace = bmat.reshape(-1, m * n).pow(2).sum(-1)
-    return flat_trace.reshape(bmat.shape[:-2])
+    """trace(X X^T) for a batch of matrices: the sum of squares of each matrix."""
+    rows, cols = bmat.shape[-2:]
+    return bmat.reshape(-1, rows * cols).pow(2).sum(-1).reshape(bmat.shape[:-2])
 
 
-def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
-    r"""
-    Compute Kullback-Leibler divergence :math:`KL(p \| q)` between two distributions.
-
-    .. math::
-
-        KL(p \| q) = \int p(x) \log\frac {p(x)} {q(x)} \,dx
-
-    Args:
-        p (Distribution): A :class:`~torch.distributions.Distribution` object.
-        q (Distribution): A :class:`~torch.distributions.Distribution` object.
-
-    Returns:
-        Tensor: A batch of KL divergences of shape `batch_shape`.
-
-    Raises:
-        NotImplementedError: If the distribution types have not been registered via
-            :meth:`register_kl`.
-    """
-    try:
-        fun = _KL_MEMOIZE[type(p), type(q)]
-    except KeyError:
-        fun = _dispatch_kl(type(p), type(q))
-        _KL_MEMOIZE[type(p), type(q)] = fun
-    if fun is NotImplemented:
-        raise NotImplementedError(
-            f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
-            f"{q.__class__.__name__}"
-        )
-    return fun(p, q)
+def _overwrite(result, where, value):
+    # in place, as PyTorch does, so the result's node is the index_put
+    result[where] = value
+    return result
 
 
-################################################################################
-# KL Divergence Implementations
-################################################################################
-
-# Same distributions
+def _log_tril_det(tril):
+    return tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
 
+def _lowrank_logdet(d):
+    return _batch_lowrank_logdet(d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag,
+                                 d._capacitance_tril)
+
+
+def _lowrank_maha(q, p):
+    return _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
+                                      q.loc - p.loc, q._capacitance_tril)
+
+
+def _same_event_or_raise(p, q, which):
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            f"KL-divergence between two {which} with{' ' * 26}different event shapes "
+            "cannot be computed")
+
+
+def _support_edges(d):
+    return d.support.lower_bound, d.support.upper_bound
+
+
+def _register_infinite(p_cls, q_classes, attr):
+    """Pairs whose KL is infinite (q's support misses part of p's): inf shaped like p.attr."""
+    def kl(p, q):
+        return _infinite_like(getattr(p, attr))
+    for q_cls in q_classes:
+        register_kl(p_cls, q_cls)(kl)
+
+
+# ---- both arguments of the same family ----
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p, q):
-    t1 = p.probs * (
-        torch.nn.functional.softplus(-q.logits)
-        - torch.nn.functional.softplus(-p.logits)
-    )
-    t1[q.probs == 0] = inf
-    t1[p.probs == 0] = 0
-    t2 = (1 - p.probs) * (
-        torch.nn.functional.softplus(q.logits) - torch.nn.functional.softplus(p.logits)
-    )
-    t2[q.probs == 1] = inf
-    t2[p.probs == 1] = 0
-    return t1 + t2
+    ones = p.probs * (softplus(-q.logits) - softplus(-p.logits))
+    _overwrite(ones, q.probs == 0, inf)
+    _overwrite(ones, p.probs == 0, 0)
+    zeros = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
+    _overwrite(zeros, q.probs == 1, inf)
+    _overwrite(zeros, p.probs == 1, 0)
+    return ones + zeros
 
 
 @register_kl(Beta, Beta)
 def _kl_beta_beta(p, q):
-    sum_params_p = p.concentration1 + p.concentration0
-    sum_params_q = q.concentration1 + q.concentration0
-    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + (sum_params_p).lgamma()
-    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + (sum_params_q).lgamma()
-    t3 = (p.concentration1 - q.concentration1) * torch.digamma(p.concentration1)
-    t4 = (p.concentration0 - q.concentration0) * torch.digamma(p.concentration0)
-    t5 = (sum_params_q - sum_params_p) * torch.digamma(sum_params_p)
-    return t1 - t2 + t3 + t4 + t5
+    a_p, b_p, a_q, b_q = p.concentration1, p.concentration0, q.concentration1, q.concentration0
+    total_p, total_q = a_p + b_p, a_q + b_q
+    log_beta_q = a_q.lgamma() + b_q.lgamma() + total_p.lgamma()
+    log_beta_p = a_p.lgamma() + b_p.lgamma() + total_q.lgamma()
+    return (log_beta_q - log_beta_p + (a_p - a_q) * torch.digamma(a_p)
+            + (b_p - b_q) * torch.digamma(b_p) + (total_q - total_p) * torch.digamma(total_p))
 
 
 @register_kl(Binomial, Binomial)
 def _kl_binomial_binomial(p, q):
-    # from https://math.stackexchange.com/questions/2214993/
-    # kullback-leibler-divergence-for-binomial-distributions-p-and-q
-    if (p.total_count < q.total_count).any():
+    n = p.total_count
+    if (n < q.total_count).any():
         raise NotImplementedError(
-            "KL between Binomials where q.total_count > p.total_count is not implemented"
-        )
-    kl = p.total_count * (
-        p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p()
-    )
-    inf_idxs = p.total_count > q.total_count
-    kl[inf_idxs] = _infinite_like(kl[inf_idxs])
-    return kl
+            "KL between Binomials where q.total_count > p.total_count is not implemented")
+    per_trial = p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p()
+    out = n * per_trial
+    more = n > q.total_count          # q cannot reach p's largest counts
+    return _overwrite(out, more, _infinite_like(out[more]))
 
 
 @register_kl(Categorical, Categorical)
 def _kl_categorical_categorical(p, q):
-    t = p.probs * (p.logits - q.logits)
-    t[(q.probs == 0).expand_as(t)] = inf
-    t[(p.probs == 0).expand_as(t)] = 0
-    return t.sum(-1)
+    terms = p.probs * (p.logits - q.logits)
+    _overwrite(terms, (q.probs == 0).expand_as(terms), inf)
+    _overwrite(terms, (p.probs == 0).expand_as(terms), 0)
+    return terms.sum(-1)
 
 
 @register_kl(ContinuousBernoulli, ContinuousBernoulli)
 def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
-    t1 = p.mean * (p.logits - q.logits)
-    t2 = p._cont_bern_log_norm() + torch.log1p(-p.probs)
-    t3 = -q._cont_bern_log_norm() - torch.log1p(-q.probs)
-    return t1 + t2 + t3
+    cross = p.mean * (p.logits - q.logits)
+    own = p._cont_bern_log_norm() + torch.log1p(-p.probs)
+    other = -q._cont_bern_log_norm() - torch.log1p(-q.probs)
+    return cross + own + other
 
 
 @register_kl(Dirichlet, Dirichlet)
 def _kl_dirichlet_dirichlet(p, q):
-    # From http://bariskurt.com/kullback-leibler-divergence-between-two-dirichlet-and-beta-distributions/
-    sum_p_concentration = p.concentration.sum(-1)
-    sum_q_concentration = q.concentration.sum(-1)
-    t1 = sum_p_concentration.lgamma() - sum_q_concentration.lgamma()
-    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
-    t3 = p.concentration - q.concentration
-    t4 = p.concentration.digamma() - sum_p_concentration.digamma().unsqueeze(-1)
-    return t1 - t2 + (t3 * t4).sum(-1)
+    alpha_p, alpha_q = p.concentration, q.concentration
+    total_p, total_q = alpha_p.sum(-1), alpha_q.sum(-1)
+    log_norms = total_p.lgamma() - total_q.lgamma()
+    lgamma_gap = (alpha_p.lgamma() - alpha_q.lgamma()).sum(-1)
+    expected_log = alpha_p.digamma() - total_p.digamma().unsqueeze(-1)
+    return log_norms - lgamma_gap + ((alpha_p - alpha_q) * expected_log).sum(-1)
 
 
 @register_kl(Exponential, Exponential)
 def _kl_exponential_exponential(p, q):
-    rate_ratio = q.rate / p.rate
-    t1 = -rate_ratio.log()
-    return t1 + rate_ratio - 1
+    ratio = q.rate / p.rate
+    return -ratio.log() + ratio - 1
 
 
 @register_kl(ExponentialFamily, ExponentialFamily)
 def _kl_expfamily_expfamily(p, q):
+    # Bregman divergence of the log normalizer, only within one family
     if type(p) is not type(q):
         raise NotImplementedError(
-            "The cross KL-divergence between different exponential families cannot \
-                            be computed using Bregman divergences"
-        )
-    p_nparams = [np.detach().requires_grad_() for np in p._natural_params]
-    q_nparams = q._natural_params
-    lg_normal = p._log_normalizer(*p_nparams)
-    gradients = torch.autograd.grad(lg_normal.sum(), p_nparams, create_graph=True)
-    result = q._log_normalizer(*q_nparams) - lg_normal
-    for pnp, qnp, g in zip(p_nparams, q_nparams, gradients):
-        term = (qnp - pnp) * g
-        result -= _sum_rightmost(term, len(q.event_shape))
-    return result
+            "The cross KL-divergence between different exponential families cannot "
+            "                            be computed using Bregman divergences")
+    theta_p = [theta.detach().requires_grad_() for theta in p._natural_params]
+    theta_q = q._natural_params
+    norm_p = p._log_normalizer(*theta_p)
+    slopes = torch.autograd.grad(norm_p.sum(), theta_p, create_graph=True)
+    out = q._log_normalizer(*theta_q) - norm_p
+    for tp, tq, slope in zip(theta_p, theta_q, slopes):
+        out -= _sum_rightmost((tq - tp) * slope, len(q.event_shape))
+    return out
 
 
 @register_kl(Gamma, Gamma)
 def _kl_gamma_gamma(p, q):
-    t1 = q.concentration * (p.rate / q.rate).log()
-    t2 = torch.lgamma(q.concentration) - torch.lgamma(p.concentration)
-    t3 = (p.concentration - q.concentration) * torch.digamma(p.concentration)
-    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
-    return t1 + t2 + t3 + t4
+    k_p, k_q = p.concentration, q.concentration
+    return (k_q * (p.rate / q.rate).log() + (torch.lgamma(k_q) - torch.lgamma(k_p))
+            + (k_p - k_q) * torch.digamma(k_p) + (q.rate - p.rate) * (k_p / p.rate))
 
 
 @register_kl(Gumbel, Gumbel)
 def _kl_gumbel_gumbel(p, q):
-    ct1 = p.scale / q.scale
-    ct2 = q.loc / q.scale
-    ct3 = p.loc / q.scale
-    t1 = -ct1.log() - ct2 + ct3
-    t2 = ct1 * _euler_gamma
-    t3 = torch.exp(ct2 + (1 + ct1).lgamma() - ct3)
-    return t1 + t2 + t3 - (1 + _euler_gamma)
+    s = p.scale / q.scale
+    mu_q, mu_p = q.loc / q.scale, p.loc / q.scale
+    head = -s.log() - mu_q + mu_p
+    return head + s * _EULER + torch.exp(mu_q + (1 + s).lgamma() - mu_p) - (1 + _EULER)
 
 
 @register_kl(Geometric, Geometric)
@@ -329,146 +250,86 @@ def _kl_halfnormal_halfnormal(p, q):
 
 @register_kl(Laplace, Laplace)
 def _kl_laplace_laplace(p, q):
-    # From http://www.mast.queensu.ca/~communications/Papers/gil-msc11.pdf
-    scale_ratio = p.scale / q.scale
-    loc_abs_diff = (p.loc - q.loc).abs()
-    t1 = -scale_ratio.log()
-    t2 = loc_abs_diff / q.scale
-    t3 = scale_ratio * torch.exp(-loc_abs_diff / p.scale)
-    return t1 + t2 + t3 - 1
+    s = p.scale / q.scale
+    gap = (p.loc - q.loc).abs()
+    return -s.log() + gap / q.scale + s * torch.exp(-gap / p.scale) - 1
+
+
+def _lowrank_cross_factor(q):
+    # A = L_C^{-1} W^T D^{-1} for q's capacitance factor L_C: inv(cov_q) = inv(D) - A^T A
+    w_over_d = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return torch.linalg.solve_triangular(q._capacitance_tril, w_over_d, upper=False)
 
 
 @register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
 def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError(
-            "KL-divergence between two Low Rank Multivariate Normals with\
-                          different event shapes cannot be computed"
-        )
-
-    term1 = _batch_lowrank_logdet(
-        q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._capacitance_tril
-    ) - _batch_lowrank_logdet(
-        p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril
-    )
-    term3 = _batch_lowrank_mahalanobis(
-        q._unbroadcasted_cov_factor,
-        q._unbroadcasted_cov_diag,
-        q.loc - p.loc,
-        q._capacitance_tril,
-    )
-    # Expands term2 according to
-    # inv(qcov) @ pcov = [inv(qD) - inv(qD) @ qW @ inv(qC) @ qW.T @ inv(qD)] @ (pW @ pW.T + pD)
-    #                  = [inv(qD) - A.T @ A] @ (pD + pW @ pW.T)
-    qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
-    A = torch.linalg.solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
-    term21 = (p._unbroadcasted_cov_diag / q._unbroadcasted_cov_diag).sum(-1)
-    term22 = _batch_trace_XXT(
-        p._unbroadcasted_cov_factor * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1)
-    )
-    term23 = _batch_trace_XXT(A * p._unbroadcasted_cov_diag.sqrt().unsqueeze(-2))
-    term24 = _batch_trace_XXT(A.matmul(p._unbroadcasted_cov_factor))
-    term2 = term21 + term22 - term23 - term24
-    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+    _same_event_or_raise(p, q, "Low Rank Multivariate Normals")
+    logdet_gap = _lowrank_logdet(q) - _lowrank_logdet(p)
+    maha = _lowrank_maha(q, p)
+    A = _lowrank_cross_factor(q)
+    w_p, d_p, d_q = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, \
+        q._unbroadcasted_cov_diag
+    # trace(inv(cov_q) cov_p) with cov_p = W_p W_p^T + D_p, term by term
+    trace = ((d_p / d_q).sum(-1) + _batch_trace_XXT(w_p * d_q.rsqrt().unsqueeze(-1))
+             - _batch_trace_XXT(A * d_p.sqrt().unsqueeze(-2))
+             - _batch_trace_XXT(A.matmul(w_p)))
+    return 0.5 * (logdet_gap + trace + maha - p.event_shape[0])
 
 
 @register_kl(MultivariateNormal, LowRankMultivariateNormal)
 def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError(
-            "KL-divergence between two (Low Rank) Multivariate Normals with\
-                          different event shapes cannot be computed"
-        )
+    _same_event_or_raise(p, q, "(Low Rank) Multivariate Normals")
+    tril_p = p._unbroadcasted_scale_tril
+    logdet_gap = _lowrank_logdet(q) - 2 * _log_tril_det(tril_p)
+    maha = _lowrank_maha(q, p)
+    A = _lowrank_cross_factor(q)
+    # trace(inv(cov_q) L_p L_p^T)
+    trace = (_batch_trace_XXT(tril_p * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+             - _batch_trace_XXT(A.matmul(tril_p)))
+    return 0.5 * (logdet_gap + trace + maha - p.event_shape[0])
 
-    term1 = _batch_lowrank_logdet(
-        q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._capacitance_tril
-    ) - 2 * p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-    term3 = _batch_lowrank_mahalanobis(
-        q._unbroadcasted_cov_factor,
-        q._unbroadcasted_cov_diag,
-        q.loc - p.loc,
-        q._capacitance_tril,
-    )
-    # Expands term2 according to
-    # inv(qcov) @ pcov = [inv(qD) - inv(qD) @ qW @ inv(qC) @ qW.T @ inv(qD)] @ p_tril @ p_tril.T
-    #                  = [inv(qD) - A.T @ A] @ p_tril @ p_tril.T
-    qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
-    A = torch.linalg.solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
-    term21 = _batch_trace_XXT(
-        p._unbroadcasted_scale_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1)
-    )
-    term22 = _batch_trace_XXT(A.matmul(p._unbroadcasted_scale_tril))
-    term2 = term21 - term22
-    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+def _expand_batch(n, batch, *pairs):
+    return [m.expand(batch + (n, cols)) for m, cols in pairs]
 
 
 @register_kl(LowRankMultivariateNormal, MultivariateNormal)
 def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError(
-            "KL-divergence between two (Low Rank) Multivariate Normals with\
-                          different event shapes cannot be computed"
-        )
-
-    term1 = 2 * q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(
-        -1
-    ) - _batch_lowrank_logdet(
-        p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril
-    )
-    term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
-    # Expands term2 according to
-    # inv(qcov) @ pcov = inv(q_tril @ q_tril.T) @ (pW @ pW.T + pD)
-    combined_batch_shape = torch.broadcast_shapes(
-        q._unbroadcasted_scale_tril.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2]
-    )
+    _same_event_or_raise(p, q, "(Low Rank) Multivariate Normals")
+    tril_q = q._unbroadcasted_scale_tril
+    logdet_gap = 2 * _log_tril_det(tril_q) - _lowrank_logdet(p)
+    maha = _batch_mahalanobis(tril_q, (q.loc - p.loc))
+    batch = torch.broadcast_shapes(tril_q.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2])
     n = p.event_shape[0]
-    q_scale_tril = q._unbroadcasted_scale_tril.expand(combined_batch_shape + (n, n))
-    p_cov_factor = p._unbroadcasted_cov_factor.expand(
-        combined_batch_shape + (n, p.cov_factor.size(-1))
-    )
-    p_cov_diag = torch.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(
-        combined_batch_shape + (n, n)
-    )
-    term21 = _batch_trace_XXT(
-        torch.linalg.solve_triangular(q_scale_tril, p_cov_factor, upper=False)
-    )
-    term22 = _batch_trace_XXT(
-        torch.linalg.solve_triangular(q_scale_tril, p_cov_diag, upper=False)
-    )
-    term2 = term21 + term22
-    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+    tril_q, w_p, sqrt_d_p = _expand_batch(
+        n, batch, (tril_q, n), (p._unbroadcasted_cov_factor, p.cov_factor.size(-1)),
+        (torch.diag_embed(p._unbroadcasted_cov_diag.sqrt()), n))
+    # trace(inv(L_q L_q^T) (W_p W_p^T + D_p))
+    trace = (_batch_trace_XXT(torch.linalg.solve_triangular(tril_q, w_p, upper=False))
+             + _batch_trace_XXT(torch.linalg.solve_triangular(tril_q, sqrt_d_p, upper=False)))
+    return 0.5 * (logdet_gap + trace + maha - p.event_shape[0])
 
 
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p, q):
-    # From https://en.wikipedia.org/wiki/Multivariate_normal_distribution#Kullback%E2%80%93Leibler_divergence
-    if p.event_shape != q.event_shape:
-        raise ValueError(
-            "KL-divergence between two Multivariate Normals with\
-                          different event shapes cannot be computed"
-        )
-
-    half_term1 = q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(
-        -1
-    ) - p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-    combined_batch_shape = torch.broadcast_shapes(
-        q._unbroadcasted_scale_tril.shape[:-2], p._unbroadcasted_scale_tril.shape[:-2]
-    )
+    _same_event_or_raise(p, q, "Multivariate Normals")
+    half_logdet_gap = (_log_tril_det(q._unbroadcasted_scale_tril)
+                       - _log_tril_det(p._unbroadcasted_scale_tril))
+    batch = torch.broadcast_shapes(q._unbroadcasted_scale_tril.shape[:-2],
+                                   p._unbroadcasted_scale_tril.shape[:-2])
     n = p.event_shape[0]
-    q_scale_tril = q._unbroadcasted_scale_tril.expand(combined_batch_shape + (n, n))
-    p_scale_tril = p._unbroadcasted_scale_tril.expand(combined_batch_shape + (n, n))
-    term2 = _batch_trace_XXT(
-        torch.linalg.solve_triangular(q_scale_tril, p_scale_tril, upper=False)
-    )
-    term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
-    return half_term1 + 0.5 * (term2 + term3 - n)
+    tril_q, tril_p = _expand_batch(n, batch, (q._unbroadcasted_scale_tril, n),
+                                   (p._unbroadcasted_scale_tril, n))
+    trace = _batch_trace_XXT(torch.linalg.solve_triangular(tril_q, tril_p, upper=False))
+    maha = _batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
+    return half_logdet_gap + 0.5 * (trace + maha - n)
 
 
 @register_kl(Normal, Normal)
 def _kl_normal_normal(p, q):
     var_ratio = (p.scale / q.scale).pow(2)
-    t1 = ((p.loc - q.loc) / q.scale).pow(2)
-    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+    shift = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + shift - 1 - var_ratio.log())
 
 
 @register_kl(OneHotCategorical, OneHotCategorical)
@@ -478,14 +339,10 @@ def _kl_onehotcategorical_onehotcategorical(p, q):
 
 @register_kl(Pareto, Pareto)
 def _kl_pareto_pareto(p, q):
-    # From http://www.mast.queensu.ca/~communications/Papers/gil-msc11.pdf
-    scale_ratio = p.scale / q.scale
-    alpha_ratio = q.alpha / p.alpha
-    t1 = q.alpha * scale_ratio.log()
-    t2 = -alpha_ratio.log()
-    result = t1 + t2 + alpha_ratio - 1
-    result[p.support.lower_bound < q.support.lower_bound] = inf
-    return result
+    s = p.scale / q.scale
+    a = q.alpha / p.alpha
+    out = q.alpha * s.log() + -a.log() + a - 1
+    return _overwrite(out, p.support.lower_bound < q.support.lower_bound, inf)
 
 
 @register_kl(Poisson, Poisson)
@@ -495,92 +352,81 @@ def _kl_poisson_poisson(p, q):
 
 @register_kl(TransformedDistribution, TransformedDistribution)
 def _kl_transformed_transformed(p, q):
-    if p.transforms != q.transforms:
-        raise NotImplementedError
-    if p.event_shape != q.event_shape:
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
         raise NotImplementedError
     return kl_divergence(p.base_dist, q.base_dist)
 
 
 @register_kl(Uniform, Uniform)
 def _kl_uniform_uniform(p, q):
-    result = ((q.high - q.low) / (p.high - p.low)).log()
-    result[(q.low > p.low) | (q.high < p.high)] = inf
-    return result
+    out = ((q.high - q.low) / (p.high - p.low)).log()
+    return _overwrite(out, (q.low > p.low) | (q.high < p.high), inf)
 
 
-# Different distributions
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p, q):
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    # closed form of Chyzak and Nielsen (arXiv:1905.10965)
+    num = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    return num - (4 * p.scale * q.scale).log()
+
+
+# ---- pairs of different families ----
+
 @register_kl(Bernoulli, Poisson)
 def _kl_bernoulli_poisson(p, q):
     return -p.entropy() - (p.probs * q.rate.log() - q.rate)
 
 
+def _minus_entropy_minus_cb_cross(p, q):
+    # -H(p) - E_p[log q] for a continuous Bernoulli q
+    return -p.entropy() - p.mean * q.logits - torch.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+def _inf_where(condition, out):
+    return torch.where(condition, torch.ones_like(out) * inf, out)
+
+
 @register_kl(Beta, ContinuousBernoulli)
 def _kl_beta_continuous_bernoulli(p, q):
-    return (
-        -p.entropy()
-        - p.mean * q.logits
-        - torch.log1p(-q.probs)
-        - q._cont_bern_log_norm()
-    )
-
-
-@register_kl(Beta, Pareto)
-def _kl_beta_infinity(p, q):
-    return _infinite_like(p.concentration1)
+    return _minus_entropy_minus_cb_cross(p, q)
 
 
 @register_kl(Beta, Exponential)
 def _kl_beta_exponential(p, q):
-    return (
-        -p.entropy()
-        - q.rate.log()
-        + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
-    )
+    a, b = p.concentration1, p.concentration0
+    return -p.entropy() - q.rate.log() + q.rate * (a / (a + b))
 
 
 @register_kl(Beta, Gamma)
 def _kl_beta_gamma(p, q):
-    t1 = -p.entropy()
-    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
-    t3 = (q.concentration - 1) * (
-        p.concentration1.digamma() - (p.concentration1 + p.concentration0).digamma()
-    )
-    t4 = q.rate * p.concentration1 / (p.concentration1 + p.concentration0)
-    return t1 + t2 - t3 + t4
-
-
-# TODO: Add Beta-Laplace KL Divergence
+    a, b, k = p.concentration1, p.concentration0, q.concentration
+    log_norm_q = k.lgamma() - k * q.rate.log()
+    mean_log = (k - 1) * (a.digamma() - (a + b).digamma())
+    return -p.entropy() + log_norm_q - mean_log + q.rate * a / (a + b)
 
 
 @register_kl(Beta, Normal)
 def _kl_beta_normal(p, q):
-    E_beta = p.concentration1 / (p.concentration1 + p.concentration0)
-    var_normal = q.scale.pow(2)
-    t1 = -p.entropy()
-    t2 = 0.5 * (var_normal * 2 * math.pi).log()
-    t3 = (
-        E_beta * (1 - E_beta) / (p.concentration1 + p.concentration0 + 1)
-        + E_beta.pow(2)
-    ) * 0.5
-    t4 = q.loc * E_beta
-    t5 = q.loc.pow(2) * 0.5
-    return t1 + t2 + (t3 - t4 + t5) / var_normal
+    a, b = p.concentration1, p.concentration0
+    m = a / (a + b)
+    var_q = q.scale.pow(2)
+    half_second_moment = (m * (1 - m) / (a + b + 1) + m.pow(2)) * 0.5
+    quad = half_second_moment - q.loc * m + q.loc.pow(2) * 0.5
+    return -p.entropy() + 0.5 * (var_q * 2 * math.pi).log() + quad / var_q
 
 
 @register_kl(Beta, Uniform)
 def _kl_beta_uniform(p, q):
-    result = -p.entropy() + (q.high - q.low).log()
-    result[(q.low > p.support.lower_bound) | (q.high < p.support.upper_bound)] = inf
-    return result
-
-
-# Note that the KL between a ContinuousBernoulli and Beta has no closed form
-
-
-@register_kl(ContinuousBernoulli, Pareto)
-def _kl_continuous_bernoulli_infinity(p, q):
-    return _infinite_like(p.probs)
+    out = -p.entropy() + (q.high - q.low).log()
+    lo, hi = _support_edges(p)
+    return _overwrite(out, (q.low > lo) | (q.high < hi), inf)
 
 
 @register_kl(ContinuousBernoulli, Exponential)
@@ -588,86 +434,43 @@ def _kl_continuous_bernoulli_exponential(p, q):
     return -p.entropy() - torch.log(q.rate) + q.rate * p.mean
 
 
-# Note that the KL between a ContinuousBernoulli and Gamma has no closed form
-# TODO: Add ContinuousBernoulli-Laplace KL Divergence
-
-
 @register_kl(ContinuousBernoulli, Normal)
 def _kl_continuous_bernoulli_normal(p, q):
-    t1 = -p.entropy()
-    t2 = 0.5 * (math.log(2.0 * math.pi) + torch.square(q.loc / q.scale)) + torch.log(
-        q.scale
-    )
-    t3 = (p.variance + torch.square(p.mean) - 2.0 * q.loc * p.mean) / (
-        2.0 * torch.square(q.scale)
-    )
-    return t1 + t2 + t3
+    log_norm_q = 0.5 * (math.log(2.0 * math.pi) + torch.square(q.loc / q.scale)) \
+        + torch.log(q.scale)
+    quad = (p.variance + torch.square(p.mean) - 2.0 * q.loc * p.mean) \
+        / (2.0 * torch.square(q.scale))
+    return -p.entropy() + log_norm_q + quad
 
 
 @register_kl(ContinuousBernoulli, Uniform)
 def _kl_continuous_bernoulli_uniform(p, q):
-    result = -p.entropy() + (q.high - q.low).log()
-    return torch.where(
-        torch.max(
-            torch.ge(q.low, p.support.lower_bound),
-            torch.le(q.high, p.support.upper_bound),
-        ),
-        torch.ones_like(result) * inf,
-        result,
-    )
-
-
-@register_kl(Exponential, Beta)
-@register_kl(Exponential, ContinuousBernoulli)
-@register_kl(Exponential, Pareto)
-@register_kl(Exponential, Uniform)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
+    out = -p.entropy() + (q.high - q.low).log()
+    lo, hi = _support_edges(p)
+    return _inf_where(torch.max(torch.ge(q.low, lo), torch.le(q.high, hi)), out)
 
 
 @register_kl(Exponential, Gamma)
 def _kl_exponential_gamma(p, q):
     ratio = q.rate / p.rate
-    t1 = -q.concentration * torch.log(ratio)
-    return (
-        t1
-        + ratio
-        + q.concentration.lgamma()
-        + q.concentration * _euler_gamma
-        - (1 + _euler_gamma)
-    )
+    k = q.concentration
+    return -k * torch.log(ratio) + ratio + k.lgamma() + k * _EULER - (1 + _EULER)
 
 
 @register_kl(Exponential, Gumbel)
 def _kl_exponential_gumbel(p, q):
-    scale_rate_prod = p.rate * q.scale
-    loc_scale_ratio = q.loc / q.scale
-    t1 = scale_rate_prod.log() - 1
-    t2 = torch.exp(loc_scale_ratio) * scale_rate_prod / (scale_rate_prod + 1)
-    t3 = scale_rate_prod.reciprocal()
-    return t1 - loc_scale_ratio + t2 + t3
-
-
-# TODO: Add Exponential-Laplace KL Divergence
+    prod = p.rate * q.scale
+    shift = q.loc / q.scale
+    return (prod.log() - 1 - shift + torch.exp(shift) * prod / (prod + 1)
+            + prod.reciprocal())
 
 
 @register_kl(Exponential, Normal)
 def _kl_exponential_normal(p, q):
-    var_normal = q.scale.pow(2)
-    rate_sqr = p.rate.pow(2)
-    t1 = 0.5 * torch.log(rate_sqr * var_normal * 2 * math.pi)
-    t2 = rate_sqr.reciprocal()
-    t3 = q.loc / p.rate
-    t4 = q.loc.pow(2) * 0.5
-    return t1 - 1 + (t2 - t3 + t4) / var_normal
-
-
-@register_kl(Gamma, Beta)
-@register_kl(Gamma, ContinuousBernoulli)
-@register_kl(Gamma, Pareto)
-@register_kl(Gamma, Uniform)
-def _kl_gamma_infinity(p, q):
-    return _infinite_like(p.concentration)
+    var_q = q.scale.pow(2)
+    rate2 = p.rate.pow(2)
+    quad = rate2.reciprocal() - q.loc / p.rate + q.loc.pow(2) * 0.5
+    return 0.5 * torch.log(rate2 * var_q * 2 * math.pi) - 1 + quad / var_q
 
 
 @register_kl(Gamma, Exponential)
@@ -677,298 +480,172 @@ def _kl_gamma_exponential(p, q):
 
 @register_kl(Gamma, Gumbel)
 def _kl_gamma_gumbel(p, q):
-    beta_scale_prod = p.rate * q.scale
-    loc_scale_ratio = q.loc / q.scale
-    t1 = (
-        (p.concentration - 1) * p.concentration.digamma()
-        - p.concentration.lgamma()
-        - p.concentration
-    )
-    t2 = beta_scale_prod.log() + p.concentration / beta_scale_prod
-    t3 = (
-        torch.exp(loc_scale_ratio)
-        * (1 + beta_scale_prod.reciprocal()).pow(-p.concentration)
-        - loc_scale_ratio
-    )
-    return t1 + t2 + t3
-
-
-# TODO: Add Gamma-Laplace KL Divergence
+    k = p.concentration
+    prod = p.rate * q.scale
+    shift = q.loc / q.scale
+    head = (k - 1) * k.digamma() - k.lgamma() - k
+    mid = prod.log() + k / prod
+    tail = torch.exp(shift) * (1 + prod.reciprocal()).pow(-k) - shift
+    return head + mid + tail
 
 
 @register_kl(Gamma, Normal)
 def _kl_gamma_normal(p, q):
-    var_normal = q.scale.pow(2)
-    beta_sqr = p.rate.pow(2)
-    t1 = (
-        0.5 * torch.log(beta_sqr * var_normal * 2 * math.pi)
-        - p.concentration
-        - p.concentration.lgamma()
-    )
-    t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
-    t3 = q.loc * p.concentration / p.rate
-    t4 = 0.5 * q.loc.pow(2)
-    return (
-        t1
-        + (p.concentration - 1) * p.concentration.digamma()
-        + (t2 - t3 + t4) / var_normal
-    )
-
-
-@register_kl(Gumbel, Beta)
-@register_kl(Gumbel, ContinuousBernoulli)
-@register_kl(Gumbel, Exponential)
-@register_kl(Gumbel, Gamma)
-@register_kl(Gumbel, Pareto)
-@register_kl(Gumbel, Uniform)
-def _kl_gumbel_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
-# TODO: Add Gumbel-Laplace KL Divergence
+    k = p.concentration
+    var_q = q.scale.pow(2)
+    rate2 = p.rate.pow(2)
+    head = 0.5 * torch.log(rate2 * var_q * 2 * math.pi) - k - k.lgamma()
+    quad = 0.5 * (k.pow(2) + k) / rate2 - q.loc * k / p.rate + 0.5 * q.loc.pow(2)
+    return head + (k - 1) * k.digamma() + quad / var_q
 
 
 @register_kl(Gumbel, Normal)
 def _kl_gumbel_normal(p, q):
-    param_ratio = p.scale / q.scale
-    t1 = (param_ratio / math.sqrt(2 * math.pi)).log()
-    t2 = (math.pi * param_ratio * 0.5).pow(2) / 3
-    t3 = ((p.loc + p.scale * _euler_gamma - q.loc) / q.scale).pow(2) * 0.5
-    return -t1 + t2 + t3 - (_euler_gamma + 1)
-
-
-@register_kl(Laplace, Beta)
-@register_kl(Laplace, ContinuousBernoulli)
-@register_kl(Laplace, Exponential)
-@register_kl(Laplace, Gamma)
-@register_kl(Laplace, Pareto)
-@register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p, q):
-    return _infinite_like(p.loc)
+    s = p.scale / q.scale
+    log_ratio = (s / math.sqrt(2 * math.pi)).log()
+    spread = (math.pi * s * 0.5).pow(2) / 3
+    shift = ((p.loc + p.scale * _EULER - q.loc) / q.scale).pow(2) * 0.5
+    return -log_ratio + spread + shift - (_EULER + 1)
 
 
 @register_kl(Laplace, Normal)
 def _kl_laplace_normal(p, q):
-    var_normal = q.scale.pow(2)
-    scale_sqr_var_ratio = p.scale.pow(2) / var_normal
-    t1 = 0.5 * torch.log(2 * scale_sqr_var_ratio / math.pi)
-    t2 = 0.5 * p.loc.pow(2)
-    t3 = p.loc * q.loc
-    t4 = 0.5 * q.loc.pow(2)
-    return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
-
-
-@register_kl(Normal, Beta)
-@register_kl(Normal, ContinuousBernoulli)
-@register_kl(Normal, Exponential)
-@register_kl(Normal, Gamma)
-@register_kl(Normal, Pareto)
-@register_kl(Normal, Uniform)
-def _kl_normal_infinity(p, q):
-    return _infinite_like(p.loc)
+    var_q = q.scale.pow(2)
+    ratio = p.scale.pow(2) / var_q
+    quad = 0.5 * p.loc.pow(2) - p.loc * q.loc + 0.5 * q.loc.pow(2)
+    return -(0.5 * torch.log(2 * ratio / math.pi)) + ratio + quad / var_q - 1
 
 
 @register_kl(Normal, Gumbel)
 def _kl_normal_gumbel(p, q):
-    mean_scale_ratio = p.loc / q.scale
-    var_scale_sqr_ratio = (p.scale / q.scale).pow(2)
-    loc_scale_ratio = q.loc / q.scale
-    t1 = var_scale_sqr_ratio.log() * 0.5
-    t2 = mean_scale_ratio - loc_scale_ratio
-    t3 = torch.exp(-mean_scale_ratio + 0.5 * var_scale_sqr_ratio + loc_scale_ratio)
-    return -t1 + t2 + t3 - (0.5 * (1 + math.log(2 * math.pi)))
+    m = p.loc / q.scale
+    v = (p.scale / q.scale).pow(2)
+    shift = q.loc / q.scale
+    return (-(v.log() * 0.5) + (m - shift) + torch.exp(-m + 0.5 * v + shift)
+            - (0.5 * (1 + math.log(2 * math.pi))))
 
 
 @register_kl(Normal, Laplace)
 def _kl_normal_laplace(p, q):
-    loc_diff = p.loc - q.loc
-    scale_ratio = p.scale / q.scale
-    loc_diff_scale_ratio = loc_diff / p.scale
-    t1 = torch.log(scale_ratio)
-    t2 = (
-        math.sqrt(2 / math.pi) * p.scale * torch.exp(-0.5 * loc_diff_scale_ratio.pow(2))
-    )
-    t3 = loc_diff * torch.erf(math.sqrt(0.5) * loc_diff_scale_ratio)
-    return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
-
-
-@register_kl(Pareto, Beta)
-@register_kl(Pareto, ContinuousBernoulli)
-@register_kl(Pareto, Uniform)
-def _kl_pareto_infinity(p, q):
-    return _infinite_like(p.scale)
+    gap = p.loc - q.loc
+    z = gap / p.scale
+    fold = math.sqrt(2 / math.pi) * p.scale * torch.exp(-0.5 * z.pow(2))
+    skew = gap * torch.erf(math.sqrt(0.5) * z)
+    return (-torch.log(p.scale / q.scale) + (fold + skew) / q.scale
+            - (0.5 * (1 + math.log(0.5 * math.pi))))
 
 
 @register_kl(Pareto, Exponential)
 def _kl_pareto_exponential(p, q):
-    scale_rate_prod = p.scale * q.rate
-    t1 = (p.alpha / scale_rate_prod).log()
-    t2 = p.alpha.reciprocal()
-    t3 = p.alpha * scale_rate_prod / (p.alpha - 1)
-    result = t1 - t2 + t3 - 1
-    result[p.alpha <= 1] = inf
-    return result
+    a = p.alpha
+    prod = p.scale * q.rate
+    out = (a / prod).log() - a.reciprocal() + a * prod / (a - 1) - 1
+    return _overwrite(out, a <= 1, inf)      # p has no finite mean
 
 
 @register_kl(Pareto, Gamma)
 def _kl_pareto_gamma(p, q):
-    common_term = p.scale.log() + p.alpha.reciprocal()
-    t1 = p.alpha.log() - common_term
-    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
-    t3 = (1 - q.concentration) * common_term
-    t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
-    result = t1 + t2 + t3 + t4 - 1
-    result[p.alpha <= 1] = inf
-    return result
-
-
-# TODO: Add Pareto-Laplace KL Divergence
+    a, k = p.alpha, q.concentration
+    mean_log = p.scale.log() + a.reciprocal()
+    log_norm_q = k.lgamma() - k * q.rate.log()
+    out = (a.log() - mean_log) + log_norm_q + (1 - k) * mean_log \
+        + q.rate * a * p.scale / (a - 1) - 1
+    return _overwrite(out, a <= 1, inf)
 
 
 @register_kl(Pareto, Normal)
 def _kl_pareto_normal(p, q):
-    var_normal = 2 * q.scale.pow(2)
-    common_term = p.scale / (p.alpha - 1)
-    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
-    t2 = p.alpha.reciprocal()
-    t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
-    t4 = (p.alpha * common_term - q.loc).pow(2)
-    result = t1 - t2 + (t3 + t4) / var_normal - 1
-    result[p.alpha <= 2] = inf
-    return result
-
-
-@register_kl(Poisson, Bernoulli)
-@register_kl(Poisson, Binomial)
-def _kl_poisson_infinity(p, q):
-    return _infinite_like(p.rate)
+    a = p.alpha
+    two_var = 2 * q.scale.pow(2)
+    unit = p.scale / (a - 1)
+    log_ratio = (math.sqrt(2 * math.pi) * q.scale * a / p.scale).log()
+    second = a * unit.pow(2) / (a - 2) + (a * unit - q.loc).pow(2)
+    out = log_ratio - a.reciprocal() + second / two_var - 1
+    return _overwrite(out, a <= 2, inf)      # p has no finite variance
 
 
 @register_kl(Uniform, Beta)
 def _kl_uniform_beta(p, q):
-    common_term = p.high - p.low
-    t1 = torch.log(common_term)
-    t2 = (
-        (q.concentration1 - 1)
-        * (_x_log_x(p.high) - _x_log_x(p.low) - common_term)
-        / common_term
-    )
-    t3 = (
-        (q.concentration0 - 1)
-        * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common_term)
-        / common_term
-    )
-    t4 = (
-        q.concentration1.lgamma()
-        + q.concentration0.lgamma()
-        - (q.concentration1 + q.concentration0).lgamma()
-    )
-    result = t3 + t4 - t1 - t2
-    result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = inf
-    return result
+    width = p.high - p.low
+    lo_edge, hi_edge = _support_edges(q)
+    a_term = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    b_term = ((q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + width)
+              / width)
+    log_beta = (q.concentration1.lgamma() + q.concentration0.lgamma()
+                - (q.concentration1 + q.concentration0).lgamma())
+    out = b_term + log_beta - torch.log(width) - a_term
+    return _overwrite(out, (p.high > hi_edge) | (p.low < lo_edge), inf)
 
 
 @register_kl(Uniform, ContinuousBernoulli)
 def _kl_uniform_continuous_bernoulli(p, q):
-    result = (
-        -p.entropy()
-        - p.mean * q.logits
-        - torch.log1p(-q.probs)
-        - q._cont_bern_log_norm()
-    )
-    return torch.where(
-        torch.max(
-            torch.ge(p.high, q.support.upper_bound),
-            torch.le(p.low, q.support.lower_bound),
-        ),
-        torch.ones_like(result) * inf,
-        result,
-    )
+    out = _minus_entropy_minus_cb_cross(p, q)
+    lo, hi = _support_edges(q)
+    return _inf_where(torch.max(torch.ge(p.high, hi), torch.le(p.low, lo)), out)
 
 
 @register_kl(Uniform, Exponential)
 def _kl_uniform_exponetial(p, q):
-    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
-    result[p.low < q.support.lower_bound] = inf
-    return result
+    out = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    return _overwrite(out, p.low < q.support.lower_bound, inf)
 
 
 @register_kl(Uniform, Gamma)
 def _kl_uniform_gamma(p, q):
-    common_term = p.high - p.low
-    t1 = common_term.log()
-    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
-    t3 = (
-        (1 - q.concentration)
-        * (_x_log_x(p.high) - _x_log_x(p.low) - common_term)
-        / common_term
-    )
-    t4 = q.rate * (p.high + p.low) / 2
-    result = -t1 + t2 + t3 + t4
-    result[p.low < q.support.lower_bound] = inf
-    return result
+    width = p.high - p.low
+    k = q.concentration
+    log_norm_q = k.lgamma() - k * q.rate.log()
+    mean_log = (1 - k) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    out = -width.log() + log_norm_q + mean_log + q.rate * (p.high + p.low) / 2
+    return _overwrite(out, p.low < q.support.lower_bound, inf)
 
 
 @register_kl(Uniform, Gumbel)
 def _kl_uniform_gumbel(p, q):
-    common_term = q.scale / (p.high - p.low)
-    high_loc_diff = (p.high - q.loc) / q.scale
-    low_loc_diff = (p.low - q.loc) / q.scale
-    t1 = common_term.log() + 0.5 * (high_loc_diff + low_loc_diff)
-    t2 = common_term * (torch.exp(-high_loc_diff) - torch.exp(-low_loc_diff))
-    return t1 - t2
-
-
-# TODO: Uniform-Laplace KL Divergence
+    ratio = q.scale / (p.high - p.low)
+    z_hi, z_lo = (p.high - q.loc) / q.scale, (p.low - q.loc) / q.scale
+    head = ratio.log() + 0.5 * (z_hi + z_lo)
+    return head - ratio * (torch.exp(-z_hi) - torch.exp(-z_lo))
 
 
 @register_kl(Uniform, Normal)
 def _kl_uniform_normal(p, q):
-    common_term = p.high - p.low
-    t1 = (math.sqrt(math.pi * 2) * q.scale / common_term).log()
-    t2 = (common_term).pow(2) / 12
-    t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
-    return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+    width = p.high - p.low
+    log_ratio = (math.sqrt(math.pi * 2) * q.scale / width).log()
+    second = width.pow(2) / 12 + ((p.high + p.low - 2 * q.loc) / 2).pow(2)
+    return log_ratio + 0.5 * second / q.scale.pow(2)
 
 
 @register_kl(Uniform, Pareto)
 def _kl_uniform_pareto(p, q):
-    support_uniform = p.high - p.low
-    t1 = (q.alpha * q.scale.pow(q.alpha) * (support_uniform)).log()
-    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - support_uniform) / support_uniform
-    result = t2 * (q.alpha + 1) - t1
-    result[p.low < q.support.lower_bound] = inf
-    return result
+    width = p.high - p.low
+    log_norm = (q.alpha * q.scale.pow(q.alpha) * width).log()
+    mean_log = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    out = mean_log * (q.alpha + 1) - log_norm
+    return _overwrite(out, p.low < q.support.lower_bound, inf)
 
 
-@register_kl(Independent, Independent)
-def _kl_independent_independent(p, q):
-    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
-        raise NotImplementedError
-    result = kl_divergence(p.base_dist, q.base_dist)
-    return _sum_rightmost(result, p.reinterpreted_batch_ndims)
-
-
-@register_kl(Cauchy, Cauchy)
-def _kl_cauchy_cauchy(p, q):
-    # From https://arxiv.org/abs/1905.10965
-    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
-    t2 = (4 * p.scale * q.scale).log()
-    return t1 - t2
+# ---- pairs where q's support misses part of p's ----
+_register_infinite(Beta, (Pareto,), "concentration1")
+_register_infinite(ContinuousBernoulli, (Pareto,), "probs")
+_register_infinite(Exponential, (Beta, ContinuousBernoulli, Pareto, Uniform), "rate")
+_register_infinite(Gamma, (Beta, ContinuousBernoulli, Pareto, Uniform), "concentration")
+_register_infinite(Gumbel, (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform),
+                   "loc")
+_register_infinite(Laplace, (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform),
+                   "loc")
+_register_infinite(Normal, (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform),
+                   "loc")
+_register_infinite(Pareto, (Beta, ContinuousBernoulli, Uniform), "scale")
+_register_infinite(Poisson, (Bernoulli, Binomial), "rate")
 
 
 def _add_kl_info():
-    """Appends a list of implemented KL functions to the doc for kl_divergence."""
-    rows = [
-        "KL divergence is currently implemented for the following distribution pairs:"
-    ]
-    for p, q in sorted(
-        _KL_REGISTRY, key=lambda p_q: (p_q[0].__name__, p_q[1].__name__)
-    ):
-        rows.append(
-            f"* :class:`~torch.distributions.{p.__name__}` and "
-            f":class:`~torch.distributions.{q.__name__}`"
-        )
-    kl_info = "\n\t".join(rows)
+    """Append the list of registered pairs to kl_divergence's docstring."""
+    pairs = sorted(_KL_REGISTRY, key=lambda pq: (pq[0].__name__, pq[1].__name__))
+    listing = "\n\t".join(
+        ["KL divergence is currently implemented for the following distribution pairs:"]
+        + [f"* :class:`~torch.distributions.{p.__name__}` and "
+           f":class:`~torch.distributions.{q.__name__}`" for p, q in pairs])
     if kl_divergence.__doc__:
-        kl_divergence.__doc__ += kl_info
+        kl_divergence.__doc__ += listing

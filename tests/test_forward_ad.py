@@ -263,9 +263,16 @@ def test_views_and_inplace():
             c.eq_(1.0)
             with T.no_grad():
                 nograd = fwAD.unpack_dual(d * d).tangent
+            # a view made before its base had a tangent sees the base's
+            z = T.ones(2, 3, dtype=f64)
+            early = z.view(3, 2)
+            z.mul_(fwAD.make_dual(T.ones(3, dtype=f64), T.arange(3.0, dtype=f64)))
+            primal = fwAD.unpack_dual(z * 2).primal
             return (view_of_tangent, fwAD.unpack_dual(d).tangent, fwAD.unpack_dual(v).tangent,
                     fwAD.unpack_dual(base).tangent, fwAD.unpack_dual(a).tangent.shape,
-                    fwAD.unpack_dual(e).tangent.shape, fwAD.unpack_dual(c).tangent, nograd)
+                    fwAD.unpack_dual(e).tangent.shape, fwAD.unpack_dual(c).tangent, nograd,
+                    fwAD.unpack_dual(early).tangent, fwAD.unpack_dual(primal).tangent,
+                    fwAD.unpack_dual(primal[0]).tangent)
     same(prog)
 
 

@@ -53,17 +53,40 @@ def exit_dual_level(*, level=None):
 
 
 def get_tangent(t):
-    """The tangent of tensor `t` at the live level, or None."""
+    """The tangent of tensor `t` at the live level, or None. A view without one of its own
+    gets a view of its base's, made when first asked for, as PyTorch's views do (the view
+    may predate its base's tangent)."""
     entry = _tangents.get(id(t))
-    return None if entry is None else entry[1]
+    if entry is not None:
+        return entry[1]
+    base = t._base
+    if base is None:
+        return None
+    entry = _tangents.get(id(base))
+    if entry is None or entry[1] is None or base._data.dtype != t._data.dtype \
+            or entry[1].stride() != base.stride():
+        return None
+    return view_tangent(t, entry[1])
+
+
+def view_tangent(view, base_tangent):
+    """Give `view` the view of its base's tangent that it is of its base."""
+    from ..ops import registry
+    hook, registry.FORWARD_AD = registry.FORWARD_AD, None
+    try:
+        tangent = base_tangent.as_strided(
+            view.shape, view.stride(),
+            base_tangent.storage_offset() + view.storage_offset() - view._base.storage_offset())
+    finally:
+        registry.FORWARD_AD = hook
+    set_tangent(view, tangent)
+    return tangent
 
 
 def set_tangent(t, tangent):
-    """Make `tangent` the tangent of `t` at the live level (None removes it)."""
+    """Make `tangent` the tangent of `t` at the live level; None marks `t` as having none
+    even where its base has one (unpack_dual's primal)."""
     key = id(t)
-    if tangent is None:
-        _tangents.pop(key, None)
-        return
     store = _tangents
     store[key] = (weakref.ref(t, lambda _, key=key: store.pop(key, None)), tangent)
 
@@ -132,6 +155,7 @@ def unpack_dual(tensor, *, level=None):
         primal = tensor.view(tensor.shape)
     finally:
         registry.FORWARD_AD = hook
+    set_tangent(primal, None)
     return UnpackedDualTensor(primal, tangent)
 
 

@@ -44,19 +44,30 @@ def dispatch(op, inputs, params, inplace=None):
     for i, x in enumerate(inputs):
         if isinstance(x, Tensor):
             entry = _store.get(id(x))
-            if entry is None and _saved_outputs and x._grad_fn is not None:
-                entry = _saved_outputs.get((id(x._grad_fn), x._output_nr))
-                if entry is not None and entry[0] is not x._data:
-                    entry = None
             if entry is not None:
+                t = entry[1]
+            elif x._base is not None:
+                t = forward_ad.get_tangent(x)
+            elif _saved_outputs and x._grad_fn is not None:
+                entry = _saved_outputs.get((id(x._grad_fn), x._output_nr))
+                t = entry[1] if entry is not None and entry[0] is x._data else None
+            else:
+                continue
+            if t is not None:
                 if tangents is None:
                     tangents = [None] * len(inputs)
-                tangents[i] = entry[1]
+                tangents[i] = t
     registry.FORWARD_AD = None
     try:
         if tangents is None or not op.differentiable:
             if inplace is None:
-                return registry.dispatch(op, inputs, params)
+                result = registry.dispatch(op, inputs, params)
+                if op.view and _store.get(id(inputs[0]), _UNMARKED)[1] is None:
+                    # views of a tensor marked tangent-less (unpack_dual's primal) are too,
+                    # though their base (the root) has one
+                    for o in (result,) if op.n_outputs == 1 else result:
+                        forward_ad.set_tangent(o, None)
+                return result
             out = inplace(op, inputs, params)
             if tangents is not None and tangents[0] is not None:
                 # a comparison written into a dual tensor: its values no longer depend on it
@@ -96,6 +107,9 @@ def _saves_result(op):
     return saves
 
 
+_UNMARKED = (None, 0)     # a store entry's default: no mark
+
+
 def _inplace(op, inputs, params, tangents, inplace):
     # the tangent from the old values, computed out of place; then the write, whose
     # tangent lands in self's (in place when self has one: its views see it, as PyTorch's)
@@ -107,7 +121,7 @@ def _inplace(op, inputs, params, tangents, inplace):
         # a value that no longer varies with the inputs (a comparison written into self)
         tangent = self.new_zeros(self.shape)
     old = forward_ad.get_tangent(self)
-    if old is None and self._base is not None:
+    if old is None and self._base is not None and forward_ad.get_tangent(self._base) is None:
         old = _view_tangent(self)
     if old is None or (old._requires_grad and old._grad_fn is None):
         forward_ad.set_tangent(self, tangent.to(self.dtype) if tangent.dtype != self.dtype
@@ -118,17 +132,12 @@ def _inplace(op, inputs, params, tangents, inplace):
 
 
 def _view_tangent(view):
-    """A tangent for a view that has none: a view of its base's (zeros made for a base that
-    has none), as PyTorch's forward grads of views are."""
+    """A tangent for a view whose base has none: zeros for the base, and the view of them
+    for the view, as PyTorch's forward grads of views are."""
     base = view._base
-    bt = forward_ad.get_tangent(base)
-    if bt is None:
-        bt = base.new_empty_strided(base.shape, base.stride()).zero_()
-        forward_ad.set_tangent(base, bt)
-    vt = bt.as_strided(view.shape, view.stride(),
-                       bt.storage_offset() + view.storage_offset() - base.storage_offset())
-    forward_ad.set_tangent(view, vt)
-    return vt
+    bt = base.new_empty_strided(base.shape, base.stride()).zero_()
+    forward_ad.set_tangent(base, bt)
+    return forward_ad.view_tangent(view, bt)
 
 
 def _tangents_of(op, inputs, params, outs, tangents):

@@ -182,6 +182,18 @@ class Distribution:
                 f"{tuple(value.shape)}) to be within the support ({region!r}) of the "
                 f"distribution {self!r}, but found invalid values:\n{value}")
 
+    def _expand_params(self, cls, batch_shape, _instance, names, param_tail=()):
+        """expand() for the common case: each tensor parameter in `names` that the instance
+        holds is expanded to batch_shape + param_tail on a fresh instance of cls."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = torch.Size(batch_shape)
+        for name in names:
+            if name in self.__dict__:
+                setattr(new, name, getattr(self, name).expand(batch_shape + param_tail))
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is not None:
             return _instance

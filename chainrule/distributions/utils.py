@@ -61,6 +61,12 @@ def probs_to_logits(probs, is_binary=False):
     return log_p - torch.log1p(-p) if is_binary else log_p
 
 
+def _exactly_one(probs, logits):
+    """Raise unless exactly one of the two parameterizations is given."""
+    if (probs is None) is (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
 class lazy_property:
     """Decorator for an attribute computed on first access (with grad enabled) and then
     stored on the instance, which hides the descriptor from then on."""

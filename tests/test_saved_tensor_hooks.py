@@ -454,6 +454,30 @@ def test_raw_saved_tensor_of_a_tensor_parameter():
     same(prog)
 
 
+def test_advanced_indexing_packs_its_index_tensors():
+    def prog(T):
+        T.manual_seed(0)
+        x = T.randn(3, 4, requires_grad=True)
+        log = []
+        with T.autograd.graph.saved_tensors_hooks(lambda t: log.append(tuple(t.shape)) or t,
+                                                  lambda t: log.append("unpack") or t):
+            z = x[T.tensor([0, 2]), T.tensor([1, 1])]
+            w = x[:, T.tensor([1, 3])]
+            m = x[x > 0]
+        saved = (z.grad_fn._saved_indices, w.grad_fn._saved_indices)
+        (z.sum() + w.sum() + m.sum()).backward()
+        z2 = x[T.tensor([0, 2]), T.tensor([1, 1])]
+        raw = z2.grad_fn._raw_saved_indices
+        before = (type(raw).__name__, raw[0].data, raw[1].unpack())
+        raw[0].register_hooks(lambda t: t + 1, lambda t: t - 1)
+        w2 = x[:, T.tensor([1, 3])]       # kept alive: PyTorch's SavedTensor points into it
+        after = (raw[0].data, z2.grad_fn._saved_indices,
+                 w2.grad_fn._raw_saved_indices[0].data)
+        z2.sum().backward()
+        return log, saved, before, after, x.grad
+    same(prog)
+
+
 def test_no_raw_saved_for_a_number_parameter():
     same_error(lambda T: T.ones(2, requires_grad=True).pow(2).grad_fn._raw_saved_exponent)
 

@@ -189,6 +189,8 @@ class OpNode(Node):
                 if _RELEASED in value:
                     raise RuntimeError(ERR_BACKWARD_TWICE)
                 env[name] = [unpack(v, self) for v in value]
+            elif kind is _SavedTensors:
+                env[name] = value.unpack(self)
             else:
                 env[name] = value
         if op.list_input:
@@ -210,6 +212,9 @@ class OpNode(Node):
         for name, value in saved.items():
             if type(value) in _SAVED_KINDS or name in inputs:
                 saved[name] = _RELEASED
+            elif type(value) is _SavedTensors:
+                value[:] = [None if v is None else _RELEASED for v in value]
+                saved[name] = _RELEASED
             elif type(value) is _SavedList:
                 saved[name] = _SavedList([_RELEASED])
 
@@ -222,6 +227,10 @@ class OpNode(Node):
             if (type(value) in _SAVED_KINDS or value is _RELEASED or isinstance(value, Tensor)
                     or key in self._saved and key in self._op.inputs):
                 return raw_saved(self._saved, key)
+            if type(value) is tuple and any(isinstance(v, Tensor) for v in value):
+                value = self._saved[key] = _SavedTensors(value)     # register_hooks writes
+            if type(value) is _SavedTensors:
+                return tuple(raw_saved(value, i) for i in range(len(value)))
         elif name.startswith("_saved_"):
             key = name[7:].replace("_sym_sizes", "_shape")
             op = type(self)._op
@@ -242,6 +251,8 @@ class OpNode(Node):
                     return unpack_output(value, self)
                 if type(value) is SavedHooked:
                     return unpack_hooked(value, self)
+                if type(value) is _SavedTensors:
+                    return value.unpack(self)
                 if key in op.inputs and isinstance(value, numbers.Number):
                     # PyTorch saved the number as a wrapped 0-d tensor
                     return make_tensor(np.asarray(value))
@@ -268,6 +279,18 @@ _NOTHING_SAVED = types.MappingProxyType({})   # shared by nodes that save nothin
 class _SavedList(list):
     """A saved tensor list (cat's inputs), told apart from a saved list of ints."""
     __slots__ = ()
+
+
+class _SavedTensors(list):
+    """A parameter holding optional tensors (index's `indices`) once saved-tensor hooks or
+    grad_fn._raw_saved_<name> reached its tensors: per item None, a Tensor or SavedHooked."""
+    __slots__ = ()
+
+    def unpack(self, node):
+        if _RELEASED in self:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        return tuple(v if v is None or isinstance(v, Tensor) else unpack_hooked(v, node)
+                     for v in self)
 
 
 def _materialize(grads, meta):
@@ -630,6 +653,10 @@ def _pack(saved, plan, results, hooks):
                                       False)
         elif kind is _LIST:
             saved[name] = _SavedList(SavedHooked(v.t, hooks, False) for v in value)
+        elif kind is _PARAM and type(value) is tuple and any(
+                isinstance(v, Tensor) for v in value):
+            saved[name] = _SavedTensors(SavedHooked(v, hooks, False) if isinstance(v, Tensor)
+                                        else v for v in value)
 
 
 _INFERENCE_SAVE = (

@@ -562,3 +562,36 @@ def test_dtypes_the_kernels_refuse(dtype):
             raise
         except Exception:
             same_error(prog)
+
+
+# ---- PyTorch 2.13's weighted pointwise losses, SiLU(inplace=True) -------------------------
+
+@pytest.mark.parametrize("fn", ["mse_loss", "l1_loss", "huber_loss"])
+def test_weighted_pointwise_losses(fn):
+    for reduction in ("mean", "sum", "none"):
+        def prog(T, reduction=reduction):
+            x = T.tensor(X[0, 0], requires_grad=True)
+            w = T.tensor(np.abs(X[0, 1]) + 0.1, requires_grad=True)
+            y = getattr(T.nn.functional, fn)(x, T.tensor(X[0, 2]), reduction=reduction,
+                                             weight=w)
+            return y, T.autograd.grad(y.sum(), (x, w))
+        same(prog)
+    same_error(lambda T: getattr(T.nn.functional, fn)(T.ones(3), T.ones(3), reduction="x",
+                                                      weight=T.ones(3)))
+    same_error(lambda T: getattr(T.nn.functional, fn)(T.ones(3), T.ones(3), weight=T.ones(2)))
+    same_warnings(lambda T: getattr(T.nn.functional, fn)(T.ones(3, 1), T.ones(3),
+                                                         weight=T.ones(3, 1)))
+    if fn != "huber_loss":
+        same_warnings(lambda T: getattr(T.nn.functional, fn)(T.ones(3), T.ones(3),
+                                                             size_average=False,
+                                                             weight=T.ones(3)))
+
+
+def test_silu_inplace():
+    def prog(T):
+        x = T.tensor(X[0, 0], requires_grad=True)
+        y = x * 1
+        out = T.nn.SiLU(inplace=True)(y)
+        return out is y, out, T.autograd.grad(out.sum(), x), repr(T.nn.SiLU(True)), \
+            T.nn.functional.silu(x * 1, True)
+    same(prog)

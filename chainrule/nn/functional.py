@@ -162,8 +162,8 @@ def gelu(input, approximate="none"):
     return _ops.gelu(input, approximate)
 
 
-def silu(input):
-    return _ops.silu(input)
+def silu(input, inplace=False):
+    return _ops._inplace(_ops.silu, input) if inplace else _ops.silu(input)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -265,13 +265,45 @@ def _size(t):
     return f"torch.Size({list(t.shape)})"
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+def _weighted_loss(loss, input_size, weight, reduction, mean_over_weight=True):
+    """PyTorch 2.13's element-weighted pointwise losses: loss * weight reduced, the mean
+    divided by the weights' sum (huber's by the count); the weights have the input's size
+    (before broadcasting)."""
+    if weight.size() != input_size:
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum() if mean_over_weight else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+def _legacy_reduction(reduction, size_average, reduce):
+    """_Reduction.legacy_get_string where the legacy arguments are given."""
+    if size_average is None and reduce is None:
+        return reduction
+    return _reduction(reduction, size_average, reduce)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    input_size = input.size()
     input, target = _broadcast(input, target)
+    if weight is not None:
+        reduction = _legacy_reduction(reduction, size_average, reduce)
+        return _weighted_loss((input - target).pow(2), input_size, weight, reduction)
     return _ops.mse_loss(input, target, _reduction(reduction, size_average, reduce))
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    input_size = input.size()
     input, target = _broadcast(input, target)
+    if weight is not None:
+        reduction = _legacy_reduction(reduction, size_average, reduce)
+        return _weighted_loss((input - target).abs(), input_size, weight, reduction)
     loss = (input - target).abs()
     reduction = _reduction(reduction, size_average, reduce)
     if reduction == "mean":
@@ -287,8 +319,12 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _ops.smooth_l1_loss(input, target, reduction, beta)
 
 
-def huber_loss(input, target, reduction="mean", delta=1.0):
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    input_size = input.size()
     input, target = _broadcast(input, target)
+    if weight is not None:
+        return _weighted_loss(_ops.huber_loss(input, target, "none", delta), input_size,
+                              weight, reduction, mean_over_weight=False)
     return _ops.huber_loss(input, target, _reduction(reduction), delta)
 
 

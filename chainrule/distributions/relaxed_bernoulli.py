@@ -11,73 +11,44 @@ from chainrule.distributions.utils import (
     logits_to_probs,
     probs_to_logits,
 )
-from chainrule.types import _Number, _size, Number
+from chainrule.types import _Number, _size, Number  # noqa: F401 (as PyTorch's namespace)
 
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
+def _base_attribute(name):
+    """A read-only property forwarding to ``self.base_dist.<name>``."""
+    return property(lambda self: getattr(self.base_dist, name))
+
+
 class LogitRelaxedBernoulli(Distribution):
-    r"""
-    Creates a LogitRelaxedBernoulli distribution parameterized by :attr:`probs`
-    or :attr:`logits` (but not both), which is the logit of a RelaxedBernoulli
-    distribution.
-
-    Samples are logits of values in (0, 1). See [1] for more details.
-
-    Args:
-        temperature (Tensor): relaxation temperature
-        probs (Number, Tensor): the probability of sampling `1`
-        logits (Number, Tensor): the log-odds of sampling `1`
-
-    [1] The Concrete Distribution: A Continuous Relaxation of Discrete Random
-    Variables (Maddison et al., 2017)
-
-    [2] Categorical Reparametrization with Gumbel-Softmax
-    (Jang et al., 2017)
-    """
+    """Logits of the binary Concrete relaxation at ``temperature`` (Maddison et al.,
+    2017): (logit(U) + logits) / temperature for U uniform."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
 
-    def __init__(
-        self,
-        temperature: Tensor,
-        probs: Tensor | Number | None = None,
-        logits: Tensor | Number | None = None,
-        validate_args: bool | None = None,
-    ) -> None:
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
         if (probs is None) == (logits is None):
-            raise ValueError(
-                "Either `probs` or `logits` must be specified, but not both."
-            )
-        if probs is not None:
-            is_scalar = isinstance(probs, _Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            if logits is None:
-                raise AssertionError("logits is unexpectedly None")
-            is_scalar = isinstance(logits, _Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        if is_scalar:
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        name, given = ("probs", probs) if probs is not None else ("logits", logits)
+        # the given parameter shadows its lazy property; the other one derives from it
+        self._param = broadcast_all(given)[0]
+        setattr(self, name, self._param)
+        shape = torch.Size() if isinstance(given, _Number) else self._param.size()
+        super().__init__(shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = torch.Size(batch_shape)
+        size = torch.Size(batch_shape)
         new.temperature = self.temperature
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                new._param = self.__dict__[name].expand(size)
+                setattr(new, name, new._param)
+        Distribution.__init__(new, size, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
@@ -96,72 +67,38 @@ class LogitRelaxedBernoulli(Distribution):
     def param_shape(self) -> torch.Size:
         return self._param.size()
 
-    def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
+    def rsample(self, sample_shape=torch.Size()):
         shape = self._extended_shape(sample_shape)
-        probs = clamp_probs(self.probs.expand(shape))
-        uniforms = clamp_probs(
-            torch.rand(shape, dtype=probs.dtype, device=probs.device)
-        )
-        return (
-            uniforms.log() - (-uniforms).log1p() + probs.log() - (-probs).log1p()
-        ) / self.temperature
+        p = clamp_probs(self.probs.expand(shape))
+        u = clamp_probs(torch.rand(shape, dtype=p.dtype, device=p.device))
+        # logit(u) + logit(p), evaluated left to right
+        return (u.log() - (-u).log1p() + p.log() - (-p).log1p()) / self.temperature
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        logits, value = broadcast_all(self.logits, value)
-        diff = logits - value.mul(self.temperature)
-        return self.temperature.log() + diff - 2 * diff.exp().log1p()
+        lg, value = broadcast_all(self.logits, value)
+        t = self.temperature
+        z = lg - value.mul(t)
+        return t.log() + z - 2 * z.exp().log1p()
 
 
 class RelaxedBernoulli(TransformedDistribution):
-    r"""
-    Creates a RelaxedBernoulli distribution, parametrized by
-    :attr:`temperature`, and either :attr:`probs` or :attr:`logits`
-    (but not both). This is a relaxed version of the `Bernoulli` distribution,
-    so the values are in (0, 1), and has reparametrizable samples.
-
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = RelaxedBernoulli(torch.tensor([2.2]),
-        ...                      torch.tensor([0.1, 0.2, 0.3, 0.99]))
-        >>> m.sample()
-        tensor([ 0.2951,  0.3442,  0.8918,  0.9021])
-
-    Args:
-        temperature (Tensor): relaxation temperature
-        probs (Number, Tensor): the probability of sampling `1`
-        logits (Number, Tensor): the log-odds of sampling `1`
-    """
+    """The binary Concrete (Gumbel-softmax) relaxation of Bernoulli: the sigmoid of a
+    LogitRelaxedBernoulli sample, in (0, 1) and reparameterizable."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True
-    base_dist: LogitRelaxedBernoulli
 
-    def __init__(
-        self,
-        temperature: Tensor,
-        probs: Tensor | Number | None = None,
-        logits: Tensor | Number | None = None,
-        validate_args: bool | None = None,
-    ) -> None:
-        base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
-        super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        logit_dist = LogitRelaxedBernoulli(temperature, probs, logits)
+        super().__init__(logit_dist, SigmoidTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
-        return super().expand(batch_shape, _instance=new)
+        return super().expand(batch_shape, new)
 
-    @property
-    def temperature(self) -> Tensor:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs
+    temperature = _base_attribute("temperature")
+    logits = _base_attribute("logits")
+    probs = _base_attribute("probs")

@@ -3,155 +3,84 @@ from chainrule import Tensor
 from chainrule.distributions import constraints
 from chainrule.distributions.categorical import Categorical
 from chainrule.distributions.distribution import Distribution
+from chainrule.distributions.relaxed_bernoulli import _base_attribute
 from chainrule.distributions.transformed_distribution import TransformedDistribution
 from chainrule.distributions.transforms import ExpTransform
 from chainrule.distributions.utils import broadcast_all, clamp_probs
-from chainrule.types import _size
+from chainrule.types import _size  # noqa: F401 (in PyTorch's module namespace too)
 
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
 
 class ExpRelaxedCategorical(Distribution):
-    r"""
-    Creates a ExpRelaxedCategorical parameterized by
-    :attr:`temperature`, and either :attr:`probs` or :attr:`logits` (but not both).
-    Returns the log of a point in the simplex. Based on the interface to
-    :class:`OneHotCategorical`.
-
-    Implementation based on [1].
-
-    See also: :func:`torch.distributions.OneHotCategorical`
-
-    Args:
-        temperature (Tensor): relaxation temperature
-        probs (Tensor): event probabilities
-        logits (Tensor): unnormalized log probability for each event
-
-    [1] The Concrete Distribution: A Continuous Relaxation of Discrete Random Variables
-    (Maddison et al., 2017)
-
-    [2] Categorical Reparametrization with Gumbel-Softmax
-    (Jang et al., 2017)
-    """
+    """Log of a Concrete (Gumbel-softmax) sample at ``temperature``: log_softmax of
+    (logits + Gumbel noise) / temperature (Maddison et al., 2017)."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
-    support = (
-        constraints.real_vector
-    )  # The true support is actually a submanifold of this.
+    # the values lie on a submanifold of the real vectors
+    support = constraints.real_vector
     has_rsample = True
 
-    def __init__(
-        self,
-        temperature: Tensor,
-        probs: Tensor | None = None,
-        logits: Tensor | None = None,
-        validate_args: bool | None = None,
-    ) -> None:
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self._categorical = Categorical(probs, logits)
         self.temperature = temperature
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        cat = self._categorical
+        super().__init__(cat.batch_shape, cat.param_shape[-1:], validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = torch.Size(batch_shape)
+        size = torch.Size(batch_shape)
         new.temperature = self.temperature
-        new._categorical = self._categorical.expand(batch_shape)
-        super(ExpRelaxedCategorical, new).__init__(
-            batch_shape, self.event_shape, validate_args=False
-        )
+        new._categorical = self._categorical.expand(size)
+        Distribution.__init__(new, size, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
     def _new(self, *args, **kwargs):
         return self._categorical._new(*args, **kwargs)
 
-    @property
-    def param_shape(self) -> torch.Size:
-        return self._categorical.param_shape
+    param_shape = property(lambda self: self._categorical.param_shape)
+    logits = property(lambda self: self._categorical.logits)
+    probs = property(lambda self: self._categorical.probs)
 
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
-        uniforms = clamp_probs(
-            torch.rand(shape, dtype=self.logits.dtype, device=self.logits.device)
-        )
-        gumbels = -((-(uniforms.log())).log())
-        scores = (self.logits + gumbels) / self.temperature
-        return scores - scores.logsumexp(dim=-1, keepdim=True)
+    def rsample(self, sample_shape=torch.Size()):
+        logits = self.logits
+        u = torch.rand(self._extended_shape(sample_shape), dtype=logits.dtype,
+                       device=logits.device)
+        noise = -((-(clamp_probs(u).log())).log())  # standard Gumbel
+        scores = (logits + noise) / self.temperature
+        return scores - scores.logsumexp(-1, keepdim=True)
 
     def log_prob(self, value):
-        K = self._categorical._num_events
+        k = self._categorical._num_events
         if self._validate_args:
             self._validate_sample(value)
-        logits, value = broadcast_all(self.logits, value)
-        log_scale = torch.full_like(
-            self.temperature, float(K)
-        ).lgamma() - self.temperature.log().mul(-(K - 1))
-        score = logits - value.mul(self.temperature)
-        score = (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1)
-        return score + log_scale
+        lg, value = broadcast_all(self.logits, value)
+        t = self.temperature
+        # log((k - 1)! * t ** (k - 1))
+        log_norm = torch.full_like(t, float(k)).lgamma() - t.log().mul(-(k - 1))
+        z = lg - value.mul(t)
+        return (z - z.logsumexp(dim=-1, keepdim=True)).sum(-1) + log_norm
 
 
 class RelaxedOneHotCategorical(TransformedDistribution):
-    r"""
-    Creates a RelaxedOneHotCategorical distribution parametrized by
-    :attr:`temperature`, and either :attr:`probs` or :attr:`logits`.
-    This is a relaxed version of the :class:`OneHotCategorical` distribution, so
-    its samples are on simplex, and are reparametrizable.
-
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = RelaxedOneHotCategorical(torch.tensor([2.2]),
-        ...                              torch.tensor([0.1, 0.2, 0.3, 0.4]))
-        >>> m.sample()
-        tensor([ 0.1294,  0.2324,  0.3859,  0.2523])
-
-    Args:
-        temperature (Tensor): relaxation temperature
-        probs (Tensor): event probabilities
-        logits (Tensor): unnormalized log probability for each event
-    """
+    """The Concrete (Gumbel-softmax) relaxation of OneHotCategorical: exp of an
+    ExpRelaxedCategorical sample, on the simplex and reparameterizable."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex
     has_rsample = True
-    base_dist: ExpRelaxedCategorical
 
-    def __init__(
-        self,
-        temperature: Tensor,
-        probs: Tensor | None = None,
-        logits: Tensor | None = None,
-        validate_args: bool | None = None,
-    ) -> None:
-        base_dist = ExpRelaxedCategorical(
-            temperature, probs, logits, validate_args=validate_args
-        )
-        super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        log_dist = ExpRelaxedCategorical(temperature, probs, logits,
+                                         validate_args=validate_args)
+        super().__init__(log_dist, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
-        return super().expand(batch_shape, _instance=new)
+        return super().expand(batch_shape, new)
 
-    @property
-    def temperature(self) -> Tensor:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs
+    temperature = _base_attribute("temperature")
+    logits = _base_attribute("logits")
+    probs = _base_attribute("probs")

@@ -80,22 +80,27 @@ def _flash_forward(q, k, v, mask, dropout_p, is_causal, scale):
     return result, lse.astype(scores.dtype)
 
 
-def _flash_backward(g, q, k, v, out, lse, mask, dropout_p, is_causal, scale):
+def _flash_backward(g, q, k, v, out, lse, mask, dropout_p, is_causal, scale, output_mask):
     scores, s = _scores(q, k, mask, is_causal, scale)
     dt = scores.dtype
     reps = q.shape[-3] // k.shape[-3]
-    kr = np.repeat(k, reps, axis=-3).astype(dt, copy=False)
-    vr = np.repeat(v, reps, axis=-3).astype(dt, copy=False)
-    g, out = g.astype(dt, copy=False), out.astype(dt, copy=False)
+    g = g.astype(dt, copy=False)
     lse = lse[..., None]
     p = np.where(np.isneginf(lse), 0, np.exp(scores - np.where(np.isneginf(lse), 0, lse)))
-    dv = _bmm(np.swapaxes(p, -1, -2), g)
-    dp = _bmm(g, np.swapaxes(vr, -1, -2))
-    ds = p * (dp - (g * out).sum(-1, keepdims=True))
-    dq = _bmm(ds, kr) * s
-    dk = _bmm(np.swapaxes(ds, -1, -2), q.astype(dt, copy=False)) * s
-    return (dq.astype(q.dtype), _group_sum(dk, k.shape[-3]).astype(k.dtype),
-            _group_sum(dv, v.shape[-3]).astype(v.dtype))
+    dq, dk, dv = np.zeros_like(q), np.zeros_like(k), np.zeros_like(v)
+    if output_mask[2]:
+        dv = _group_sum(_bmm(np.swapaxes(p, -1, -2), g), v.shape[-3]).astype(v.dtype)
+    if output_mask[0] or output_mask[1]:
+        vr = np.repeat(v, reps, axis=-3).astype(dt, copy=False)
+        dp = _bmm(g, np.swapaxes(vr, -1, -2))
+        ds = p * (dp - (g * out.astype(dt, copy=False)).sum(-1, keepdims=True))
+        if output_mask[0]:
+            kr = np.repeat(k, reps, axis=-3).astype(dt, copy=False)
+            dq = (_bmm(ds, kr) * s).astype(q.dtype)
+        if output_mask[1]:
+            dk = _bmm(np.swapaxes(ds, -1, -2), q.astype(dt, copy=False)) * s
+            dk = _group_sum(dk, k.shape[-3]).astype(k.dtype)
+    return dq, dk, dv
 
 
 _FLASH_BW = "aten::_scaled_dot_product_flash_attention_for_cpu_backward"
@@ -103,7 +108,7 @@ _FLASH_BW = "aten::_scaled_dot_product_flash_attention_for_cpu_backward"
 flash_attention_for_cpu_backward = op(
     "_scaled_dot_product_flash_attention_for_cpu_backward", NOT_IMPLEMENTED,
     "grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, *, attn_mask=None, "
-    "scale=None", _flash_backward,
+    "scale=None, output_mask=(True, True, True)", _flash_backward,
     inputs=("grad_out", "query", "key", "value", "out", "logsumexp", "attn_mask"),
     returns=("grad_query", "grad_key", "grad_value"), function=False, method=False,
     grad_out=no_derivative(_FLASH_BW), query=no_derivative(_FLASH_BW),
@@ -112,11 +117,15 @@ flash_attention_for_cpu_backward = op(
 
 
 def _flash_grad(i):
+    # each input's formula asks only for its own gradient (output_mask, chainrule's addition
+    # to PyTorch's signature, as native_layer_norm_backward's)
+    mask = tuple(j == i for j in range(3))
+
     def formula(grads, query, key, value, result0, result1, attn_mask, dropout_p, is_causal,
                 scale):
         return flash_attention_for_cpu_backward(grads[0], query, key, value, result0, result1,
                                                 dropout_p, is_causal, attn_mask=attn_mask,
-                                                scale=scale)[i]
+                                                scale=scale, output_mask=mask)[i]
     return formula
 
 

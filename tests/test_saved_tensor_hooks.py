@@ -91,6 +91,23 @@ def test_unpack_runs_on_each_use():
     same(prog)
 
 
+def test_what_pack_sees():
+    # the saved tensor itself, input or output
+    def prog(T):
+        a, b = _inputs(T)
+        c = a * 2.0
+        seen = []
+        with T.autograd.graph.saved_tensors_hooks(lambda x: seen.append(x) or x, lambda x: x):
+            e = c.exp()
+            y = a * c
+        c_seen, a_seen = seen[1], seen[2]
+        with T.no_grad():
+            c.add_(1)
+        return (seen[0] is e, c_seen is c, c_seen.grad_fn is c.grad_fn, c_seen._version,
+                a_seen is a, a_seen.is_leaf, a_seen.requires_grad, a_seen._base is None, y)
+    same(prog)
+
+
 def test_unpacked_tensors_carry_the_saved_autograd_metadata():
     def prog(T):
         a, b = _inputs(T)

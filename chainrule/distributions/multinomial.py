@@ -1,7 +1,9 @@
+"""Multinomial distribution: counts of `total_count` independent Categorical draws."""
 import chainrule as torch
-from chainrule import inf, Tensor
-from chainrule.distributions import Categorical, constraints
+from chainrule import inf
+from chainrule.distributions import constraints
 from chainrule.distributions.binomial import Binomial
+from chainrule.distributions.categorical import Categorical
 from chainrule.distributions.distribution import Distribution
 from chainrule.distributions.utils import broadcast_all
 
@@ -10,79 +12,26 @@ __all__ = ["Multinomial"]
 
 
 class Multinomial(Distribution):
-    r"""
-    Creates a Multinomial distribution parameterized by :attr:`total_count` and
-    either :attr:`probs` or :attr:`logits` (but not both). The innermost dimension of
-    :attr:`probs` indexes over categories. All other dimensions index over batches.
-
-    Note that :attr:`total_count` need not be specified if only :meth:`log_prob` is
-    called (see example below)
-
-    .. note:: The `probs` argument must be non-negative, finite and have a non-zero sum,
-              and it will be normalized to sum to 1 along the last dimension. :attr:`probs`
-              will return this normalized value.
-              The `logits` argument will be interpreted as unnormalized log probabilities
-              and can therefore be any real number. It will likewise be normalized so that
-              the resulting probabilities sum to 1 along the last dimension. :attr:`logits`
-              will return this normalized value.
-
-    -   :meth:`sample` requires a single shared `total_count` for all
-        parameters and samples.
-    -   :meth:`log_prob` allows different `total_count` for each parameter and
-        sample.
-
-    Example::
-
-        >>> # xdoctest: +SKIP("FIXME: found invalid values")
-        >>> m = Multinomial(100, torch.tensor([ 1., 1., 1., 1.]))
-        >>> x = m.sample()  # equal probability of 0, 1, 2, 3
-        tensor([ 21.,  24.,  30.,  25.])
-
-        >>> Multinomial(probs=torch.tensor([1., 1., 1., 1.])).log_prob(x)
-        tensor([-4.1338])
-
-    Args:
-        total_count (int): number of trials
-        probs (Tensor): event probabilities
-        logits (Tensor): event log probabilities (unnormalized)
-    """
+    """Category counts over `total_count` trials with probs/logits over the last dim.
+    Sampling needs one integer total_count; log_prob takes the count from the value."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     total_count: int
 
-    @property
-    def mean(self) -> Tensor:
-        return self.probs * self.total_count
-
-    @property
-    def variance(self) -> Tensor:
-        return self.total_count * self.probs * (1 - self.probs)
-
-    def __init__(
-        self,
-        total_count: int = 1,
-        probs: Tensor | None = None,
-        logits: Tensor | None = None,
-        validate_args: bool | None = None,
-    ) -> None:
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         if not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
-        self._categorical = Categorical(probs=probs, logits=logits)
+        inner = self._categorical = Categorical(probs=probs, logits=logits)
+        # the per-category count marginals, used by entropy()
         self._binomial = Binomial(total_count=total_count, probs=self.probs)
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        super().__init__(inner.batch_shape, inner.param_shape[-1:],
+                         validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Multinomial, _instance)
-        batch_shape = torch.Size(batch_shape)
+        new = self._expand_params(Multinomial, batch_shape, _instance, ())
         new.total_count = self.total_count
-        new._categorical = self._categorical.expand(batch_shape)
-        super(Multinomial, new).__init__(
-            batch_shape, self.event_shape, validate_args=False
-        )
-        new._validate_args = self._validate_args
+        new._categorical = self._categorical.expand(new.batch_shape)
         return new
 
     def _new(self, *args, **kwargs):
@@ -92,52 +41,44 @@ class Multinomial(Distribution):
     def support(self):
         return constraints.multinomial(self.total_count)
 
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
+    logits = property(lambda self: self._categorical.logits)
+    probs = property(lambda self: self._categorical.probs)
+    param_shape = property(lambda self: self._categorical.param_shape)
 
     @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
+    def mean(self):
+        p = self.probs
+        return p * self.total_count
 
     @property
-    def param_shape(self) -> torch.Size:
-        return self._categorical.param_shape
+    def variance(self):
+        p = self.probs
+        return self.total_count * p * (1 - p)
 
     def sample(self, sample_shape=torch.Size()):
         sample_shape = torch.Size(sample_shape)
-        samples = self._categorical.sample(
-            torch.Size((self.total_count,)) + sample_shape
-        )
-        # samples.shape is (total_count, sample_shape, batch_shape), need to change it to
-        # (sample_shape, batch_shape, total_count)
-        shifted_idx = list(range(samples.dim()))
-        shifted_idx.append(shifted_idx.pop(0))
-        samples = samples.permute(*shifted_idx)
-        counts = samples.new(self._extended_shape(sample_shape)).zero_()
-        counts.scatter_add_(-1, samples, torch.ones_like(samples))
-        return counts.type_as(self.probs)
+        # one categorical draw per trial, trials first; move the trial dim to the end
+        trials = self._categorical.sample(torch.Size((self.total_count,)) + sample_shape)
+        trials = trials.permute(*range(1, trials.dim()), 0)
+        counts = trials.new(self._extended_shape(sample_shape)).zero_()
+        counts.scatter_add_(-1, trials, torch.ones_like(trials))
+        return counts.type_as(self._categorical.probs)
 
     def entropy(self):
-        n = torch.tensor(self.total_count)
-
-        cat_entropy = self._categorical.entropy()
-        term1 = n * cat_entropy - torch.lgamma(n + 1)
-
-        support = self._binomial.enumerate_support(expand=False)[1:]
-        binomial_probs = torch.exp(self._binomial.log_prob(support))
-        weights = torch.lgamma(support + 1)
-        term2 = (binomial_probs * weights).sum([0, -1])
-
-        return term1 + term2
+        n = torch.tensor(self.total_count)  # a tensor, so lgamma applies
+        head = n * self._categorical.entropy() - torch.lgamma(n + 1)
+        # E[sum_k log x_k!] from each category's Binomial marginal, over counts 1..n
+        counts = self._binomial.enumerate_support(expand=False)[1:]
+        mass = torch.exp(self._binomial.log_prob(counts))
+        return head + (mass * torch.lgamma(counts + 1)).sum([0, -1])
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
         logits = logits.clone(memory_format=torch.contiguous_format)
-        log_factorial_n = torch.lgamma(value.sum(-1) + 1)
-        log_factorial_xs = torch.lgamma(value + 1).sum(-1)
-        logits[(value == 0) & (logits == -inf)] = 0
-        log_powers = (logits * value).sum(-1)
-        return log_factorial_n - log_factorial_xs + log_powers
+        log_coef = torch.lgamma(value.sum(-1) + 1) - torch.lgamma(value + 1).sum(-1)
+        # a category with zero probability and zero count contributes nothing (not nan)
+        unused = (value == 0) & (logits == -inf)
+        logits[unused] = 0
+        return log_coef + (logits * value).sum(-1)

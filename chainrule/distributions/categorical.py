@@ -4,7 +4,7 @@ from chainrule import nan
 from chainrule.distributions import constraints
 from chainrule.distributions.distribution import Distribution
 from chainrule.distributions.utils import (
-    _exactly_one, lazy_property, logits_to_probs, probs_to_logits)
+    _exactly_one, _support_along_dim0, lazy_property, logits_to_probs, probs_to_logits)
 
 
 __all__ = ["Categorical"]
@@ -92,5 +92,4 @@ class Categorical(Distribution):
 
     def enumerate_support(self, expand=True):
         classes = torch.arange(self._num_events, dtype=torch.long, device=self._param.device)
-        classes = classes.view((-1,) + (1,) * len(self._batch_shape))
-        return classes.expand((-1,) + self._batch_shape) if expand else classes
+        return _support_along_dim0(classes, self._batch_shape, expand)

@@ -67,6 +67,13 @@ def _exactly_one(probs, logits):
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
 
+def _support_along_dim0(values, batch_shape, expand):
+    """enumerate_support's layout: 1-D `values` along dim 0, singleton (or, with expand,
+    expanded) batch dims after it."""
+    values = values.view((-1,) + (1,) * len(batch_shape))
+    return values.expand((-1,) + batch_shape) if expand else values
+
+
 class lazy_property:
     """Decorator for an attribute computed on first access (with grad enabled) and then
     stored on the instance, which hides the descriptor from then on."""

@@ -1,8 +1,9 @@
 """torch.__future__: opt-in behaviours of nn.Module conversions (`module.float()`, `.to()`,
 `._apply`), read by chainrule's Module._apply as PyTorch's reads them."""
 
-__all__ = ["set_overwrite_module_params_on_conversion", "get_overwrite_module_params_on_conversion",
-           "set_swap_module_params_on_conversion", "get_swap_module_params_on_conversion"]
+__all__ = ["set_overwrite_module_params_on_conversion",
+           "get_overwrite_module_params_on_conversion", "set_swap_module_params_on_conversion",
+           "get_swap_module_params_on_conversion"]
 
 _overwrite_module_params_on_conversion = False
 _swap_module_params_on_conversion = False

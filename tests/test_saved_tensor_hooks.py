@@ -7,7 +7,6 @@ import threading
 import uuid
 
 import pytest
-import torch
 
 import chainrule
 from helpers import same, same_error

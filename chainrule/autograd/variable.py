@@ -20,8 +20,8 @@ class Variable(metaclass=VariableMeta):
         from .._creation import empty
         from .._tensor import Tensor
         if volatile:
-            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
-                          "instead.", UserWarning, stacklevel=2)
+            warnings.warn("volatile was removed and now has no effect. Use "
+                          "`with torch.no_grad():` instead.", UserWarning, stacklevel=2)
         if data is None:
             data = empty(0)
         if not isinstance(data, Tensor):

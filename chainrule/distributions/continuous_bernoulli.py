@@ -12,135 +12,92 @@ from chainrule.distributions.utils import (
     probs_to_logits,
 )
 from chainrule.nn.functional import binary_cross_entropy_with_logits
-from chainrule.types import _Number, _size, Number
+from chainrule.types import _Number, _size, Number  # noqa: F401 (as PyTorch's namespace)
 
 
 __all__ = ["ContinuousBernoulli"]
 
 
+def _gap_log(p):
+    # log(1 - p) - log(p), the (negated) natural parameter
+    return torch.log1p(-p) - torch.log(p)
+
+
 class ContinuousBernoulli(ExponentialFamily):
-    r"""
-    Creates a continuous Bernoulli distribution parameterized by :attr:`probs`
-    or :attr:`logits` (but not both).
-
-    The distribution is supported in [0, 1] and parameterized by 'probs' (in
-    (0,1)) or 'logits' (real-valued). Note that, unlike the Bernoulli, 'probs'
-    does not correspond to a probability and 'logits' does not correspond to
-    log-odds, but the same names are used due to the similarity with the
-    Bernoulli. See [1] for more details.
-
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = ContinuousBernoulli(torch.tensor([0.3]))
-        >>> m.sample()
-        tensor([ 0.2538])
-
-    Args:
-        probs (Number, Tensor): (0,1) valued parameters
-        logits (Number, Tensor): real valued parameters whose sigmoid matches 'probs'
-
-    [1] The continuous Bernoulli: fixing a pervasive error in variational
-    autoencoders, Loaiza-Ganem G and Cunningham JP, NeurIPS 2019.
-    https://arxiv.org/abs/1907.06845
-    """
+    """Continuous Bernoulli on [0, 1] (Loaiza-Ganem and Cunningham, 2019): density
+    proportional to probs**x (1 - probs)**(1 - x). For probs inside ``lims`` (around 1/2)
+    the closed forms cancel badly, so Taylor expansions about 1/2 are used there."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     _mean_carrier_measure = 0
     has_rsample = True
 
-    def __init__(
-        self,
-        probs: Tensor | Number | None = None,
-        logits: Tensor | Number | None = None,
-        lims: tuple[float, float] = (0.499, 0.501),
-        validate_args: bool | None = None,
-    ) -> None:
+    def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
         if (probs is None) == (logits is None):
-            raise ValueError(
-                "Either `probs` or `logits` must be specified, but not both."
-            )
-        if probs is not None:
-            is_scalar = isinstance(probs, _Number)
-            (self.probs,) = broadcast_all(probs)
-            # validate 'probs' here if necessary as it is later clamped for numerical stability
-            # close to 0 and 1, later on; otherwise the clamped 'probs' would always pass
-            if validate_args is not None:
-                if not self.arg_constraints["probs"].check(self.probs).all():
-                    raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(self.probs)
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is None:
+            given = logits
+            self.logits = self._param = broadcast_all(logits)[0]
         else:
-            if logits is None:
-                raise AssertionError("logits is unexpectedly None")
-            is_scalar = isinstance(logits, _Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        if is_scalar:
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self._param.size()
+            given = probs
+            self.probs = broadcast_all(probs)[0]
+            # checked here: once clamped away from 0 and 1 any value would pass
+            if validate_args is not None and not self._valid_probs():
+                raise ValueError("The parameter probs has invalid values")
+            self.probs = self._param = clamp_probs(self.probs)
         self._lims = lims
-        super().__init__(batch_shape, validate_args=validate_args)
+        shape = torch.Size() if isinstance(given, _Number) else self._param.size()
+        super().__init__(shape, validate_args=validate_args)
+
+    def _valid_probs(self):
+        return self.arg_constraints["probs"].check(self.probs).all()
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(ContinuousBernoulli, _instance)
         new._lims = self._lims
-        batch_shape = torch.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(ContinuousBernoulli, new).__init__(batch_shape, validate_args=False)
+        size = torch.Size(batch_shape)
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                new._param = self.__dict__[name].expand(size)
+                setattr(new, name, new._param)
+        ExponentialFamily.__init__(new, size, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
     def _new(self, *args, **kwargs):
         return self._param.new(*args, **kwargs)
 
-    def _outside_unstable_region(self):
-        return torch.max(
-            torch.le(self.probs, self._lims[0]), torch.gt(self.probs, self._lims[1])
-        )
+    def _stable(self):
+        """Where probs is outside ``lims``, so the closed forms are accurate."""
+        low, high = self._lims
+        return torch.max(torch.le(self.probs, low), torch.gt(self.probs, high))
 
     def _cut_probs(self):
-        return torch.where(
-            self._outside_unstable_region(),
-            self.probs,
-            self._lims[0] * torch.ones_like(self.probs),
-        )
+        # probs where stable, a harmless stand-in elsewhere (its results get discarded)
+        p = self.probs
+        return torch.where(self._stable(), p, self._lims[0] * torch.ones_like(p))
 
     def _cont_bern_log_norm(self):
-        """computes the log normalizing constant as a function of the 'probs' parameter"""
-        cut_probs = self._cut_probs()
-        cut_probs_below_half = torch.where(
-            torch.le(cut_probs, 0.5), cut_probs, torch.zeros_like(cut_probs)
-        )
-        cut_probs_above_half = torch.where(
-            torch.ge(cut_probs, 0.5), cut_probs, torch.ones_like(cut_probs)
-        )
-        log_norm = torch.log(
-            torch.abs(torch.log1p(-cut_probs) - torch.log(cut_probs))
-        ) - torch.where(
-            torch.le(cut_probs, 0.5),
-            torch.log1p(-2.0 * cut_probs_below_half),
-            torch.log(2.0 * cut_probs_above_half - 1.0),
-        )
-        x = torch.pow(self.probs - 0.5, 2)
-        taylor = math.log(2.0) + (4.0 / 3.0 + 104.0 / 45.0 * x) * x
-        return torch.where(self._outside_unstable_region(), log_norm, taylor)
+        """log C(probs), C the normalizing constant."""
+        p = self._cut_probs()
+        below = torch.where(torch.le(p, 0.5), p, torch.zeros_like(p))
+        above = torch.where(torch.ge(p, 0.5), p, torch.ones_like(p))
+        # log |2 p - 1|, each branch fed only values it is finite for
+        log_dist = torch.where(torch.le(p, 0.5), torch.log1p(-2.0 * below),
+                               torch.log(2.0 * above - 1.0))
+        exact = torch.log(torch.abs(_gap_log(p))) - log_dist
+        d2 = torch.pow(self.probs - 0.5, 2)
+        series = math.log(2.0) + (4.0 / 3.0 + 104.0 / 45.0 * d2) * d2
+        return torch.where(self._stable(), exact, series)
 
     @property
     def mean(self) -> Tensor:
-        cut_probs = self._cut_probs()
-        mus = cut_probs / (2.0 * cut_probs - 1.0) + 1.0 / (
-            torch.log1p(-cut_probs) - torch.log(cut_probs)
-        )
-        x = self.probs - 0.5
-        taylor = 0.5 + (1.0 / 3.0 + 16.0 / 45.0 * torch.pow(x, 2)) * x
-        return torch.where(self._outside_unstable_region(), mus, taylor)
+        p = self._cut_probs()
+        exact = p / (2.0 * p - 1.0) + 1.0 / _gap_log(p)
+        d = self.probs - 0.5
+        series = 0.5 + (1.0 / 3.0 + 16.0 / 45.0 * torch.pow(d, 2)) * d
+        return torch.where(self._stable(), exact, series)
 
     @property
     def stddev(self) -> Tensor:
@@ -148,13 +105,12 @@ class ContinuousBernoulli(ExponentialFamily):
 
     @property
     def variance(self) -> Tensor:
-        cut_probs = self._cut_probs()
-        vars = cut_probs * (cut_probs - 1.0) / torch.pow(
-            1.0 - 2.0 * cut_probs, 2
-        ) + 1.0 / torch.pow(torch.log1p(-cut_probs) - torch.log(cut_probs), 2)
-        x = torch.pow(self.probs - 0.5, 2)
-        taylor = 1.0 / 12.0 - (1.0 / 15.0 - 128.0 / 945.0 * x) * x
-        return torch.where(self._outside_unstable_region(), vars, taylor)
+        p = self._cut_probs()
+        exact = (p * (p - 1.0) / torch.pow(1.0 - 2.0 * p, 2)
+                 + 1.0 / torch.pow(_gap_log(p), 2))
+        d2 = torch.pow(self.probs - 0.5, 2)
+        series = 1.0 / 12.0 - (1.0 / 15.0 - 128.0 / 945.0 * d2) * d2
+        return torch.where(self._stable(), exact, series)
 
     @lazy_property
     def logits(self) -> Tensor:
@@ -168,77 +124,53 @@ class ContinuousBernoulli(ExponentialFamily):
     def param_shape(self) -> torch.Size:
         return self._param.size()
 
+    def _uniform(self, sample_shape):
+        p = self.probs
+        return torch.rand(self._extended_shape(sample_shape), dtype=p.dtype, device=p.device)
+
     def sample(self, sample_shape=torch.Size()):
-        shape = self._extended_shape(sample_shape)
-        u = torch.rand(shape, dtype=self.probs.dtype, device=self.probs.device)
+        u = self._uniform(sample_shape)
         with torch.no_grad():
             return self.icdf(u)
 
-    def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
-        u = torch.rand(shape, dtype=self.probs.dtype, device=self.probs.device)
-        return self.icdf(u)
+    def rsample(self, sample_shape=torch.Size()):
+        return self.icdf(self._uniform(sample_shape))
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        logits, value = broadcast_all(self.logits, value)
-        return (
-            -binary_cross_entropy_with_logits(logits, value, reduction="none")
-            + self._cont_bern_log_norm()
-        )
+        lg, value = broadcast_all(self.logits, value)
+        bce = binary_cross_entropy_with_logits(lg, value, reduction="none")
+        return -bce + self._cont_bern_log_norm()
 
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        cut_probs = self._cut_probs()
-        cdfs = (
-            torch.pow(cut_probs, value) * torch.pow(1.0 - cut_probs, 1.0 - value)
-            + cut_probs
-            - 1.0
-        ) / (2.0 * cut_probs - 1.0)
-        unbounded_cdfs = torch.where(self._outside_unstable_region(), cdfs, value)
-        return torch.where(
-            torch.le(value, 0.0),
-            torch.zeros_like(value),
-            torch.where(torch.ge(value, 1.0), torch.ones_like(value), unbounded_cdfs),
-        )
+        p = self._cut_probs()
+        ratio = (torch.pow(p, value) * torch.pow(1.0 - p, 1.0 - value) + p - 1.0) / (2.0 * p - 1.0)
+        inside = torch.where(self._stable(), ratio, value)
+        upper = torch.where(torch.ge(value, 1.0), torch.ones_like(value), inside)
+        return torch.where(torch.le(value, 0.0), torch.zeros_like(value), upper)
 
     def icdf(self, value):
-        cut_probs = self._cut_probs()
-        return torch.where(
-            self._outside_unstable_region(),
-            (
-                torch.log1p(-cut_probs + value * (2.0 * cut_probs - 1.0))
-                - torch.log1p(-cut_probs)
-            )
-            / (torch.log(cut_probs) - torch.log1p(-cut_probs)),
-            value,
-        )
+        p = self._cut_probs()
+        num = torch.log1p(-p + value * (2.0 * p - 1.0)) - torch.log1p(-p)
+        return torch.where(self._stable(), num / (torch.log(p) - torch.log1p(-p)), value)
 
     def entropy(self):
-        log_probs0 = torch.log1p(-self.probs)
-        log_probs1 = torch.log(self.probs)
-        return (
-            self.mean * (log_probs0 - log_probs1)
-            - self._cont_bern_log_norm()
-            - log_probs0
-        )
+        log_q = torch.log1p(-self.probs)
+        log_p = torch.log(self.probs)
+        return self.mean * (log_q - log_p) - self._cont_bern_log_norm() - log_q
 
     @property
     def _natural_params(self) -> tuple[Tensor]:
         return (self.logits,)
 
     def _log_normalizer(self, x):
-        """computes the log normalizing constant as a function of the natural parameter"""
-        out_unst_reg = torch.max(
-            torch.le(x, self._lims[0] - 0.5), torch.gt(x, self._lims[1] - 0.5)
-        )
-        cut_nat_params = torch.where(
-            out_unst_reg, x, (self._lims[0] - 0.5) * torch.ones_like(x)
-        )
-        log_norm = torch.log(
-            torch.abs(torch.special.expm1(cut_nat_params))
-        ) - torch.log(torch.abs(cut_nat_params))
-        taylor = 0.5 * x + torch.pow(x, 2) / 24.0 - torch.pow(x, 4) / 2880.0
-        return torch.where(out_unst_reg, log_norm, taylor)
+        """log C as a function of the natural parameter x (the logits)."""
+        low, high = self._lims[0] - 0.5, self._lims[1] - 0.5
+        stable = torch.max(torch.le(x, low), torch.gt(x, high))
+        cut = torch.where(stable, x, low * torch.ones_like(x))
+        exact = torch.log(torch.abs(torch.special.expm1(cut))) - torch.log(torch.abs(cut))
+        series = 0.5 * x + torch.pow(x, 2) / 24.0 - torch.pow(x, 4) / 2880.0
+        return torch.where(stable, exact, series)

@@ -100,11 +100,13 @@ def test_vhp_hvp(name, kw):
     _same(prog, kw)
 
 
-def test_independent_outputs_and_inputs():
+@pytest.mark.parametrize("kw", [{}, {"vectorize": True},
+                                {"vectorize": True, "strategy": "forward-mode"}])
+def test_independent_outputs_and_inputs(kw):
     def prog(T):
         x, y = _inputs(T)
         fn = _fn(T)
-        return (fn.jacobian(lambda a, b: (a * 2, a.sum() * 0 + 1.0), (x, y)),
+        return (fn.jacobian(lambda a, b: (a * 2, a.sum() * 0 + 1.0), (x, y), **kw),
                 fn.vjp(lambda a, b: a * 2, (x, y), T.ones(3, dtype=T.float64)),
                 fn.hessian(lambda a, b: (a * a).sum(), (x, y)))
     same(prog)

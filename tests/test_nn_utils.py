@@ -502,3 +502,19 @@ def test_clip_grad_and_convert_parameters_modules():
 def test_rnn_helpers():
     same(lambda T: [T.nn.utils.rnn.bind(None, len), T.nn.utils.rnn.bind([1, 2], len),
                     T.nn.utils.rnn.PackedSequence_._fields])
+
+
+def test_modules_utils():
+    def prog(T):
+        from importlib import import_module
+        U = import_module(T.__name__ + ".nn.modules.utils")
+        net = T.nn.Sequential(T.nn.Linear(2, 2), T.nn.BatchNorm1d(2))
+        state = T.nn.Sequential(net).state_dict()
+        U.consume_prefix_in_state_dict_if_present(state, "0.")
+        net.load_state_dict(state)
+        return [sorted(state), sorted(state._metadata), U._pair(3), U._triple((1, 2, 3)),
+                U._quadruple(0), U._single.__name__, U._reverse_repeat_tuple((1, 2), 2),
+                U._list_with_default([None, 3], [1, 2, 5, 7])]
+    same(prog)
+    same_error(lambda T: __import__(T.__name__ + ".nn.modules.utils", fromlist=["x"])
+               ._list_with_default([None, 3], [4]))

@@ -605,14 +605,6 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     return out if return_indices else out[0]
 
 
-def _list_with_default(out_size, defaults):
-    if isinstance(out_size, int):
-        return out_size
-    if len(defaults) <= len(out_size):
-        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
-    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
-
-
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     size = _list_with_default(output_size, input.size())
     size = _ops._int_list("adaptive_max_pool2d", "output_size", size)
@@ -952,6 +944,7 @@ __all__ += ["hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "mish"
             "triplet_margin_with_distance_loss"]
 
 from . import grad  # noqa: E402,F401  (torch.nn.functional.grad is torch.nn.grad)
+from .modules.utils import _list_with_default  # noqa: E402  (the layers' helper)
 
 
 # ---- linear_cross_entropy: cross_entropy of linear's logits (the chunked path when options

@@ -1,7 +1,7 @@
 """torch.nn.grad: the gradients of conv1d/2d/3d with respect to their input and weight, from
 convolution_backward, as PyTorch computes them."""
 from ..ops.conv import convolution_backward as _convolution_backward
-from .modules.conv import _pair, _single, _triple
+from .modules.utils import _pair, _single, _triple
 
 __all__ = ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight", "conv3d_input",
            "conv3d_weight"]

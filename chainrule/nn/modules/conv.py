@@ -1,34 +1,16 @@
 """Convolution modules: PyTorch's _ConvNd (attributes, default init, constructor errors, repr)
 over nn.functional's conv1d/2d/3d (with F.pad first for a non-zeros padding_mode) and
 conv_transpose1d/2d/3d (whose forward takes an output_size), and Fold / Unfold."""
-import collections.abc
-from itertools import repeat
-
 from ..._creation import empty
 from .. import functional as F, init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
+from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "ConvTranspose3d", "Fold", "Unfold", "LazyConv1d", "LazyConv2d", "LazyConv3d",
            "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
-
-
-def _ntuple(n):
-    def parse(x):
-        if isinstance(x, collections.abc.Iterable):
-            return tuple(x)
-        return tuple(repeat(x, n))
-    return parse
-
-
-_single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
-
-
-def _reverse_repeat_tuple(t, n):
-    """(1, 2) -> (2, 2, 1, 1): F.pad's order, last dim first."""
-    return tuple(x for x in reversed(t) for _ in range(n))
 
 
 class _ConvNd(Module):

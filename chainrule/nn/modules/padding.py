@@ -1,7 +1,7 @@
 """Padding modules over F.pad: constant (and zero), reflection, replication, circular."""
 from .. import functional as F
-from .conv import _ntuple
 from .module import Module
+from .utils import _ntuple
 
 __all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
            "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",

@@ -3,7 +3,7 @@ the functions of ops/conv.py; MaxPool3d and AdaptiveMaxPool1d/2d over nn.functio
 fractional, power-average and unpooling layers."""
 from ...ops import conv as _F
 from .. import functional as F
-from .conv import _pair, _single, _triple
+from .utils import _pair, _single, _triple
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",

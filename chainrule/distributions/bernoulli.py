@@ -4,15 +4,14 @@ from chainrule import nan
 from chainrule.distributions import constraints
 from chainrule.distributions.exp_family import ExponentialFamily
 from chainrule.distributions.utils import (
-    _exactly_one, _support_along_dim0, broadcast_all, lazy_property, logits_to_probs,
-    probs_to_logits)
+    _BinaryParams, _exactly_one, _support_along_dim0, broadcast_all)
 from chainrule.nn.functional import binary_cross_entropy_with_logits
 
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(_BinaryParams, ExponentialFamily):
     """1 with probability `probs` (= sigmoid(`logits`)), else 0; give exactly one."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -29,24 +28,8 @@ class Bernoulli(ExponentialFamily):
         super().__init__(given.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expand_params(Bernoulli, batch_shape, _instance, ("probs", "logits"))
-        new._param = new.__dict__["logits" if "logits" in new.__dict__ else "probs"]
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
+        return self._keep_given(
+            self._expand_params(Bernoulli, batch_shape, _instance, ("probs", "logits")))
 
     @property
     def mean(self):

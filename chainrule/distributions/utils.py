@@ -99,6 +99,31 @@ class _lazy_property_and_property(lazy_property, property):
         property.__init__(self, wrapped)
 
 
+class _BinaryParams:
+    """Mixin for distributions given by a success probability or its log-odds: whichever
+    was not given is derived on first use. `_param` is the one given."""
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
+    def _keep_given(self, new):
+        # after expand: the expanded copy of whichever parameter was given
+        new._param = new.__dict__["logits" if "logits" in new.__dict__ else "probs"]
+        return new
+
+
 def _tril_mask(n, diag, device):
     # True where column - row <= diag
     idx = torch.arange(n, device=device)

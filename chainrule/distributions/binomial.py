@@ -1,176 +1,90 @@
+"""Binomial distribution: successes in `total_count` trials of success probability `probs`
+(or log-odds `logits`)."""
 import chainrule as torch
-from chainrule import Tensor
 from chainrule.distributions import constraints
 from chainrule.distributions.distribution import Distribution
 from chainrule.distributions.utils import (
-    broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
-)
+    _BinaryParams, _exactly_one, _support_along_dim0, broadcast_all)
 
 
 __all__ = ["Binomial"]
 
 
 def _clamp_by_zero(x):
-    # works like clamp(x, min=0) but has grad at 0 is 0.5
+    # max(x, 0) with derivative 1/2 at x = 0, where clamp's would be 0 or 1
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
-    r"""
-    Creates a Binomial distribution parameterized by :attr:`total_count` and
-    either :attr:`probs` or :attr:`logits` (but not both). :attr:`total_count` must be
-    broadcastable with :attr:`probs`/:attr:`logits`.
+class Binomial(_BinaryParams, Distribution):
+    """Number of successes in total_count trials; total_count broadcasts with the
+    probability parameter and takes its dtype."""
 
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Binomial(100, torch.tensor([0 , .2, .8, 1]))
-        >>> x = m.sample()
-        tensor([   0.,   22.,   71.,  100.])
-
-        >>> m = Binomial(torch.tensor([[5.], [10.]]), torch.tensor([0.5, 0.8]))
-        >>> x = m.sample()
-        tensor([[ 4.,  5.],
-                [ 7.,  6.]])
-
-    Args:
-        total_count (int or Tensor): number of Bernoulli trials
-        probs (Tensor): Event probabilities
-        logits (Tensor): Event log-odds
-    """
-
-    arg_constraints = {
-        "total_count": constraints.nonnegative_integer,
-        "probs": constraints.unit_interval,
-        "logits": constraints.real,
-    }
+    arg_constraints = {"total_count": constraints.nonnegative_integer,
+                       "probs": constraints.unit_interval, "logits": constraints.real}
     has_enumerate_support = True
 
-    def __init__(
-        self,
-        total_count: Tensor | int = 1,
-        probs: Tensor | None = None,
-        logits: Tensor | None = None,
-        validate_args: bool | None = None,
-    ) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError(
-                "Either `probs` or `logits` must be specified, but not both."
-            )
-        if probs is not None:
-            (
-                self.total_count,
-                self.probs,
-            ) = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            if logits is None:
-                raise AssertionError("logits is unexpectedly None")
-            (
-                self.total_count,
-                self.logits,
-            ) = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        _exactly_one(probs, logits)
+        label = "probs" if probs is not None else "logits"
+        count, given = broadcast_all(total_count, probs if probs is not None else logits)
+        setattr(self, label, given)
+        self.total_count = count.type_as(given)
+        self._param = given
+        super().__init__(given.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(Binomial, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        names = ("total_count", "probs", "logits")
+        return self._keep_given(self._expand_params(Binomial, batch_shape, _instance, names))
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self.total_count)
 
     @property
-    def mean(self) -> Tensor:
+    def mean(self):
         return self.total_count * self.probs
 
     @property
-    def mode(self) -> Tensor:
-        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+    def mode(self):
+        n = self.total_count
+        return ((n + 1) * self.probs).floor().clamp(max=n)
 
     @property
-    def variance(self) -> Tensor:
-        return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> torch.Size:
-        return self._param.size()
+    def variance(self):
+        n, p = self.total_count, self.probs
+        return n * p * (1 - p)
 
     def sample(self, sample_shape=torch.Size()):
-        shape = self._extended_shape(sample_shape)
+        full = self._extended_shape(sample_shape)
         with torch.no_grad():
-            return torch.binomial(
-                self.total_count.expand(shape), self.probs.expand(shape)
-            )
+            return torch.binomial(self.total_count.expand(full), self.probs.expand(full))
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        log_factorial_n = torch.lgamma(self.total_count + 1)
-        log_factorial_k = torch.lgamma(value + 1)
-        log_factorial_nmk = torch.lgamma(self.total_count - value + 1)
-        # k * log(p) + (n - k) * log(1 - p) = k * (log(p) - log(1 - p)) + n * log(1 - p)
-        #     (case logit < 0)              = k * logit - n * log1p(e^logit)
-        #     (case logit > 0)              = k * logit - n * (log(p) - log(1 - p)) + n * log(p)
-        #                                   = k * logit - n * logit - n * log1p(e^-logit)
-        #     (merge two cases)             = k * logit - n * max(logit, 0) - n * log1p(e^-|logit|)
-        normalize_term = (
-            self.total_count * _clamp_by_zero(self.logits)
-            + self.total_count * torch.log1p(torch.exp(-torch.abs(self.logits)))
-            - log_factorial_n
-        )
-        return (
-            value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term
-        )
+        n, logit = self.total_count, self.logits
+        log_n_fact = torch.lgamma(n + 1)
+        log_k_fact = torch.lgamma(value + 1)
+        log_rest_fact = torch.lgamma(n - value + 1)
+        # n log(1 + e^logit) written stably: n max(logit, 0) + n log1p(e^-|logit|)
+        log_norm = n * _clamp_by_zero(logit) + n * torch.log1p(torch.exp(-torch.abs(logit))) \
+            - log_n_fact
+        return value * logit - log_k_fact - log_rest_fact - log_norm
+
+    def _common_count(self, caller):
+        top = int(self.total_count.max())
+        if not self.total_count.min() == top:
+            raise NotImplementedError(
+                f"Inhomogeneous total count not supported by `{caller}`.")
+        return top
 
     def entropy(self):
-        total_count = int(self.total_count.max())
-        if not self.total_count.min() == total_count:
-            raise NotImplementedError(
-                "Inhomogeneous total count not supported by `entropy`."
-            )
-
-        log_prob = self.log_prob(self.enumerate_support(False))
-        return -(torch.exp(log_prob) * log_prob).sum(0)
+        self._common_count("entropy")
+        log_pmf = self.log_prob(self.enumerate_support(False))
+        return -(torch.exp(log_pmf) * log_pmf).sum(0)
 
     def enumerate_support(self, expand=True):
-        total_count = int(self.total_count.max())
-        if not self.total_count.min() == total_count:
-            raise NotImplementedError(
-                "Inhomogeneous total count not supported by `enumerate_support`."
-            )
-        values = torch.arange(
-            1 + total_count, dtype=self._param.dtype, device=self._param.device
-        )
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + self._batch_shape)
-        return values
+        ref = self._param
+        counts = torch.arange(1 + self._common_count("enumerate_support"), dtype=ref.dtype,
+                              device=ref.device)
+        return _support_along_dim0(counts, self._batch_shape, expand)

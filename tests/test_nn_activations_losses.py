@@ -595,3 +595,44 @@ def test_silu_inplace():
         return out is y, out, T.autograd.grad(out.sum(), x), repr(T.nn.SiLU(True)), \
             T.nn.functional.silu(x * 1, True)
     same(prog)
+
+
+def test_a_small_network_trains_as_pytorchs():
+    """A MobileNetV3-like block (padding, ReLU6, Hardswish, Hardsigmoid gate, GLU, Mish), a
+    weight-normed and a spectral-normed layer, trained a few SGD steps on margin losses."""
+    def prog(T):
+        T.manual_seed(0)
+        nn = T.nn
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.pad = nn.ReflectionPad2d(1)
+                self.conv = nn.utils.parametrizations.weight_norm(nn.Conv2d(3, 8, 3))
+                self.act = nn.Sequential(nn.ReLU6(), nn.Hardswish())
+                self.gate = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(8, 8, 1),
+                                          nn.Hardsigmoid())
+                self.head = nn.utils.parametrizations.spectral_norm(nn.Linear(8, 10))
+                self.glu = nn.GLU()
+                self.mish = nn.Mish()
+
+            def forward(self, x):
+                h = self.act(self.conv(self.pad(x)))
+                h = h * self.gate(h)
+                return self.mish(self.glu(self.head(h.mean((2, 3))).repeat(1, 2)))
+
+        net = Block()
+        opt = T.optim.SGD(net.parameters(), lr=0.1)
+        x = T.randn(4, 3, 6, 6)
+        target = T.tensor([0, 3, 9, 5])
+        losses = []
+        for _ in range(3):
+            opt.zero_grad()
+            out = net(x)
+            loss = nn.MultiMarginLoss()(out, target) + nn.SoftMarginLoss()(
+                out, T.ones_like(out)) + nn.Hardtanh()(out).sum() * 0.01
+            loss.backward()
+            opt.step()
+            losses.append(loss)
+        return losses, out, [p.grad for p in net.parameters()]
+    same(prog, atol=1e-5, rtol=1e-5)

@@ -101,7 +101,7 @@ class _lazy_property_and_property(lazy_property, property):
 
 class _BinaryParams:
     """Mixin for distributions given by a success probability or its log-odds: whichever
-    was not given is derived on first use. `_param` is the one given."""
+    was not given is derived on first use."""
 
     @lazy_property
     def logits(self):
@@ -110,6 +110,10 @@ class _BinaryParams:
     @lazy_property
     def probs(self):
         return logits_to_probs(self.logits, is_binary=True)
+
+
+class _HoldsParam:
+    """Mixin exposing the parameter given at construction, held as `_param`."""
 
     @property
     def param_shape(self):

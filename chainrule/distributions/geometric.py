@@ -1,134 +1,75 @@
+"""Geometric distribution: failures before the first success, P(X = k) = (1 - p)^k p.
+(Tensor.geometric_ counts the trials instead, so its draws are one larger.)"""
 import chainrule as torch
-from chainrule import Tensor
 from chainrule.distributions import constraints
 from chainrule.distributions.distribution import Distribution
-from chainrule.distributions.utils import (
-    broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
-)
+from chainrule.distributions.utils import _BinaryParams, _exactly_one, broadcast_all
 from chainrule.nn.functional import binary_cross_entropy_with_logits
-from chainrule.types import _Number, Number
 
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
-    r"""
-    Creates a Geometric distribution parameterized by :attr:`probs`,
-    where :attr:`probs` is the probability of success of Bernoulli trials.
-
-    .. math::
-
-        P(X=k) = (1-p)^{k} p, k = 0, 1, ...
-
-    .. note::
-        :func:`torch.distributions.geometric.Geometric` :math:`(k+1)`-th trial is the first success
-        hence draws samples in :math:`\{0, 1, \ldots\}`, whereas
-        :func:`torch.Tensor.geometric_` `k`-th trial is the first success hence draws samples in :math:`\{1, 2, \ldots\}`.
-
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Geometric(torch.tensor([0.3]))
-        >>> m.sample()  # underlying Bernoulli has 30% chance 1; 70% chance 0
-        tensor([ 2.])
-
-    Args:
-        probs (Number, Tensor): the probability of sampling `1`. Must be in range (0, 1]
-        logits (Number, Tensor): the log-odds of sampling `1`.
-    """
+class Geometric(_BinaryParams, Distribution):
+    """Number of failures before the first success, success probability `probs` in (0, 1]
+    (or log-odds `logits`)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
-    def __init__(
-        self,
-        probs: Tensor | Number | None = None,
-        logits: Tensor | Number | None = None,
-        validate_args: bool | None = None,
-    ) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError(
-                "Either `probs` or `logits` must be specified, but not both."
-            )
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            if logits is None:
-                raise AssertionError("logits is unexpectedly None")
-            (self.logits,) = broadcast_all(logits)
-        probs_or_logits = probs if probs is not None else logits
-        if isinstance(probs_or_logits, _Number):
-            batch_shape = torch.Size()
-        else:
-            if probs_or_logits is None:
-                raise AssertionError("probs_or_logits is unexpectedly None")
-            batch_shape = probs_or_logits.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        _exactly_one(probs, logits)
+        label = "probs" if probs is not None else "logits"
+        (given,) = broadcast_all(probs if probs is not None else logits)
+        setattr(self, label, given)
+        super().__init__(given.size(), validate_args=validate_args)
         if self._validate_args and probs is not None:
-            # Add an extra check beyond unit_interval
-            value = self.probs
-            valid = value > 0
-            if not valid.all():
-                invalid_value = value.data[~valid]
-                raise ValueError(
-                    "Expected parameter probs "
-                    f"({type(value).__name__} of shape {tuple(value.shape)}) "
-                    f"of distribution {repr(self)} "
-                    f"to be positive but found invalid values:\n{invalid_value}"
-                )
+            self._check_probs_positive()
+
+    def _check_probs_positive(self):
+        # unit_interval admits 0, which has no geometric distribution
+        p = self.probs
+        positive = p > 0
+        if not positive.all():
+            raise ValueError(
+                f"Expected parameter probs ({type(p).__name__} of shape {tuple(p.shape)}) "
+                f"of distribution {self!r} to be positive but found invalid values:\n"
+                f"{p.data[~positive]}")
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = torch.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-        super(Geometric, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Geometric, batch_shape, _instance, ("probs", "logits"))
 
     @property
-    def mean(self) -> Tensor:
+    def mean(self):
         return 1.0 / self.probs - 1.0
 
     @property
-    def mode(self) -> Tensor:
+    def mode(self):
         return torch.zeros_like(self.probs)
 
     @property
-    def variance(self) -> Tensor:
-        return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
+    def variance(self):
+        p = self.probs
+        return (1.0 / p - 1.0) / p
 
     def sample(self, sample_shape=torch.Size()):
-        shape = self._extended_shape(sample_shape)
-        tiny = torch.finfo(self.probs.dtype).tiny
+        full = self._extended_shape(sample_shape)
+        p = self.probs
+        smallest = torch.finfo(p.dtype).tiny
         with torch.no_grad():
-            u = self.probs.new(shape).uniform_(tiny, 1)
-            return (u.log() / (-self.probs).log1p()).floor()
+            # inverse cdf of a uniform draw kept away from 0
+            u = p.new(full).uniform_(smallest, 1)
+            return (u.log() / (-p).log1p()).floor()
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        value, probs = broadcast_all(value, self.probs)
-        probs = probs.clone(memory_format=torch.contiguous_format)
-        probs[(probs == 1) & (value == 0)] = 0
-        return value * (-probs).log1p() + self.probs.log()
+        value, p = broadcast_all(value, self.probs)
+        p = p.clone(memory_format=torch.contiguous_format)
+        # p = 1 at k = 0: 0 * log(0) should count as 0
+        p[(p == 1) & (value == 0)] = 0
+        return value * (-p).log1p() + self.probs.log()
 
     def entropy(self):
-        return (
-            binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
-            / self.probs
-        )
+        per_trial = binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+        return per_trial / self.probs

@@ -4,7 +4,7 @@ from chainrule import nan
 from chainrule.distributions import constraints
 from chainrule.distributions.exp_family import ExponentialFamily
 from chainrule.distributions.utils import (
-    _BinaryParams, _HoldsParam, _exactly_one, _support_along_dim0, broadcast_all)
+    _BinaryParams, _HoldsParam, _support_along_dim0, broadcast_all)
 from chainrule.nn.functional import binary_cross_entropy_with_logits
 
 
@@ -20,12 +20,7 @@ class Bernoulli(_BinaryParams, _HoldsParam, ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _exactly_one(probs, logits)
-        label = "probs" if probs is not None else "logits"
-        (given,) = broadcast_all(probs if probs is not None else logits)
-        setattr(self, label, given)
-        self._param = given
-        super().__init__(given.size(), validate_args=validate_args)
+        super().__init__(self._hold(probs, logits), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._keep_given(

@@ -4,7 +4,7 @@ import chainrule as torch
 from chainrule.distributions import constraints
 from chainrule.distributions.distribution import Distribution
 from chainrule.distributions.utils import (
-    _BinaryParams, _HoldsParam, _exactly_one, _support_along_dim0, broadcast_all)
+    _BinaryParams, _HoldsParam, _support_along_dim0)
 
 
 __all__ = ["Binomial"]
@@ -24,13 +24,8 @@ class Binomial(_BinaryParams, _HoldsParam, Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        _exactly_one(probs, logits)
-        label = "probs" if probs is not None else "logits"
-        count, given = broadcast_all(total_count, probs if probs is not None else logits)
-        setattr(self, label, given)
-        self.total_count = count.type_as(given)
-        self._param = given
-        super().__init__(given.size(), validate_args=validate_args)
+        batch_shape = self._hold(probs, logits, total_count)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         names = ("total_count", "probs", "logits")

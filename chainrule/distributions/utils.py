@@ -115,6 +115,18 @@ class _BinaryParams:
 class _HoldsParam:
     """Mixin exposing the parameter given at construction, held as `_param`."""
 
+    def _hold(self, probs, logits, *total_count):
+        """Store whichever of probs/logits is given (and total_count, broadcast with it and
+        of its dtype) as tensors; returns the batch shape."""
+        _exactly_one(probs, logits)
+        label = "probs" if probs is not None else "logits"
+        *count, given = broadcast_all(*total_count, probs if probs is not None else logits)
+        if count:
+            self.total_count = count[0].type_as(given)
+        setattr(self, label, given)
+        self._param = given
+        return given.size()
+
     @property
     def param_shape(self):
         return self._param.size()

@@ -4,7 +4,7 @@ import warnings
 
 import chainrule as torch
 from chainrule.distributions import constraints
-from chainrule.distributions.utils import lazy_property
+from chainrule.distributions.utils import broadcast_all, lazy_property
 
 
 __all__ = ["Distribution"]
@@ -181,6 +181,14 @@ class Distribution:
                 f"Expected value argument ({type(value).__name__} of shape "
                 f"{tuple(value.shape)}) to be within the support ({region!r}) of the "
                 f"distribution {self!r}, but found invalid values:\n{value}")
+
+    def _broadcast_params(self, **params):
+        """Broadcast the parameters (tensors or numbers) together and store each as an
+        attribute; returns their common shape, the usual batch shape."""
+        tensors = broadcast_all(*params.values())
+        for name, tensor in zip(params, tensors):
+            setattr(self, name, tensor)
+        return tensors[0].size()
 
     def _expand_params(self, cls, batch_shape, _instance, names, param_tail=()):
         """expand() for the common case: each tensor parameter in `names` that the instance

@@ -1,109 +1,68 @@
+"""Normal (Gaussian) distribution with mean `loc` and standard deviation `scale`."""
 import math
 
 import chainrule as torch
-from chainrule import Tensor
 from chainrule.distributions import constraints
 from chainrule.distributions.exp_family import ExponentialFamily
-from chainrule.distributions.utils import _standard_normal, broadcast_all
-from chainrule.types import _Number, _size
-
+from chainrule.distributions.utils import _standard_normal
 
 __all__ = ["Normal"]
 
+_LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
+
 
 class Normal(ExponentialFamily):
-    r"""
-    Creates a normal (also called Gaussian) distribution parameterized by
-    :attr:`loc` and :attr:`scale`.
-
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Normal(torch.tensor([0.0]), torch.tensor([1.0]))
-        >>> m.sample()  # normally distributed with loc=0 and scale=1
-        tensor([ 0.1046])
-
-    Args:
-        loc (float or Tensor): mean of the distribution (often referred to as mu)
-        scale (float or Tensor): standard deviation of the distribution
-            (often referred to as sigma)
-    """
+    """N(loc, scale^2); reparameterized draws are loc + scale * eps."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
     _mean_carrier_measure = 0
 
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
-
-    @property
-    def stddev(self) -> Tensor:
-        return self.scale
-
-    @property
-    def variance(self) -> Tensor:
-        return self.stddev.pow(2)
-
-    def __init__(
-        self,
-        loc: Tensor | float,
-        scale: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, _Number) and isinstance(scale, _Number):
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self.loc.size()
+    def __init__(self, loc, scale, validate_args=None):
+        batch_shape = self._broadcast_params(loc=loc, scale=scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Normal, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Normal, batch_shape, _instance, ("loc", "scale"))
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def stddev(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        return self.stddev.pow(2)
 
     def sample(self, sample_shape=torch.Size()):
-        shape = self._extended_shape(sample_shape)
+        full = self._extended_shape(sample_shape)
         with torch.no_grad():
-            return torch.normal(self.loc.expand(shape), self.scale.expand(shape))
+            return torch.normal(self.loc.expand(full), self.scale.expand(full))
 
-    def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
-        eps = _standard_normal(shape, dtype=self.loc.dtype, device=self.loc.device)
-        return self.loc + eps * self.scale
+    def rsample(self, sample_shape=torch.Size()):
+        noise = _standard_normal(self._extended_shape(sample_shape), dtype=self.loc.dtype,
+                                 device=self.loc.device)
+        return self.loc + noise * self.scale
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        # compute the variance
-        var = self.scale**2
-        log_scale = (
-            math.log(self.scale)
-            if isinstance(self.scale, _Number)
-            else self.scale.log()
-        )
-        return (
-            -((value - self.loc) ** 2) / (2 * var)
-            - log_scale
-            - math.log(math.sqrt(2 * math.pi))
-        )
+        two_var = 2 * self.scale**2
+        return -((value - self.loc) ** 2) / two_var - self.scale.log() - _LOG_SQRT_2PI
 
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return 0.5 * (
-            1 + torch.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2))
-        )
+        z = (value - self.loc) * self.scale.reciprocal() / math.sqrt(2)
+        return 0.5 * (1 + torch.erf(z))
 
     def icdf(self, value):
         return self.loc + self.scale * torch.erfinv(2 * value - 1) * math.sqrt(2)
@@ -112,8 +71,9 @@ class Normal(ExponentialFamily):
         return 0.5 + 0.5 * math.log(2 * math.pi) + torch.log(self.scale)
 
     @property
-    def _natural_params(self) -> tuple[Tensor, Tensor]:
-        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+    def _natural_params(self):
+        precision = self.scale.pow(2).reciprocal()
+        return (self.loc / self.scale.pow(2), -0.5 * precision)
 
     def _log_normalizer(self, x, y):
         return -0.25 * x.pow(2) / y + 0.5 * torch.log(-math.pi / y)

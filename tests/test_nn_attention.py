@@ -439,6 +439,24 @@ def test_multihead_attention_init_and_attributes():
     same(prog)
 
 
+def test_multihead_attention_import_paths():
+    # PyTorch defines MultiheadAttention in nn.modules.activation and its out_proj class in
+    # nn.modules.linear; programs import them from there.
+    def prog(T):
+        from importlib import import_module
+        act = import_module(T.__name__ + ".nn.modules.activation")
+        lin = import_module(T.__name__ + ".nn.modules.linear")
+        m = act.MultiheadAttention(4, 2)
+        return (act.MultiheadAttention is T.nn.MultiheadAttention,
+                "MultiheadAttention" in act.__all__, type(m.out_proj).__module__.split(".", 1)[1],
+                isinstance(m.out_proj, lin.NonDynamicallyQuantizableLinear),
+                issubclass(lin.NonDynamicallyQuantizableLinear, lin.Linear),
+                repr(lin.NonDynamicallyQuantizableLinear(3, 2)))
+    same(prog)
+    from chainrule.nn.modules.activation import MultiheadAttention  # noqa: F401
+    from chainrule.nn.modules.linear import NonDynamicallyQuantizableLinear  # noqa: F401
+
+
 MHA_ERRORS = [
     lambda T, m, x: T.nn.MultiheadAttention(7, 2),
     lambda T, m, x: T.nn.MultiheadAttention(0, 2),

@@ -346,3 +346,9 @@ class GLU(Module):
 
 __all__ += ["Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish", "Softshrink", "Softsign",
             "Tanhshrink", "Softmin", "Softmax2d", "GLU"]
+
+# PyTorch defines MultiheadAttention in this module; chainrule keeps it in its own file, which
+# imports only linear/module, so re-exporting it here makes no import cycle.
+from .activation_attention import MultiheadAttention  # noqa: E402
+
+__all__ += ["MultiheadAttention"]

@@ -7,14 +7,10 @@ from ..._creation import empty
 from .. import functional as F
 from ..init import constant_, xavier_normal_, xavier_uniform_
 from ..parameter import Parameter
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = ["MultiheadAttention"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """A Linear that dynamic quantization leaves alone (MultiheadAttention's out_proj)."""
 
 
 class MultiheadAttention(Module):

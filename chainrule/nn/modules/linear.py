@@ -46,6 +46,10 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear that dynamic quantization leaves alone (MultiheadAttention's out_proj)."""
+
+
 class LazyLinear(LazyModuleMixin, Linear):
     """Linear whose in_features is inferred from the first input's last dim; it then becomes
     a Linear, initialized as Linear's at that moment. Built with bias=False so that no

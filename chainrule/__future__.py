@@ -5,29 +5,26 @@ __all__ = ["set_overwrite_module_params_on_conversion",
            "get_overwrite_module_params_on_conversion", "set_swap_module_params_on_conversion",
            "get_swap_module_params_on_conversion"]
 
-_overwrite_module_params_on_conversion = False
-_swap_module_params_on_conversion = False
+_settings = {"overwrite": False, "swap": False}
 
 
 def set_overwrite_module_params_on_conversion(value):
     """Whether Module._apply assigns new Parameters (instead of setting `.data` of the
     existing ones) when converting a module."""
-    global _overwrite_module_params_on_conversion
-    _overwrite_module_params_on_conversion = value
+    _settings["overwrite"] = value
 
 
 def get_overwrite_module_params_on_conversion():
     """Whether Module._apply assigns new Parameters; False by default."""
-    return _overwrite_module_params_on_conversion
+    return _settings["overwrite"]
 
 
 def set_swap_module_params_on_conversion(value):
     """Whether Module._apply swaps the contents of the existing Parameters (and gradients)
     with the converted ones; takes precedence over the overwrite setting."""
-    global _swap_module_params_on_conversion
-    _swap_module_params_on_conversion = value
+    _settings["swap"] = value
 
 
 def get_swap_module_params_on_conversion():
     """Whether Module._apply swaps Parameter contents; False by default."""
-    return _swap_module_params_on_conversion
+    return _settings["swap"]

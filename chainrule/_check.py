@@ -22,7 +22,7 @@ def _check_with(error_type, cond, message):
         raise TypeError(f"cond must be a bool, but got {_type_repr(cond)}")
     if cond:
         return
-    if not issubclass(error_type, Exception) or issubclass(error_type, Warning):
+    if issubclass(error_type, Warning) or not issubclass(error_type, Exception):
         raise AssertionError("error_type must be a subclass of Exception but not Warning, got "
                              f"{error_type}")
     if message is None:
@@ -37,29 +37,27 @@ def _type_repr(x):
     return f"<class '{t.__name__}'>" if t.__module__ == "builtins" else str(t)
 
 
-def _check(cond, message=None):
-    """RuntimeError unless `cond` (TORCH_CHECK)."""
-    _check_with(RuntimeError, cond, message)
+def _checker(name, error_type, macro, on_tensor=False):
+    """torch.<name>(cond, message=None): `error_type` unless `cond` (C++'s <macro>); with
+    `on_tensor`, unless every element of the bool tensor `cond` is True."""
+    def check(cond, message=None):
+        if on_tensor:
+            _check_tensor_all_with(error_type, cond, message)
+        else:
+            _check_with(error_type, cond, message)
+    check.__name__ = check.__qualname__ = name
+    check.__doc__ = f"{error_type.__name__} unless `cond` is true ({macro})."
+    return check
 
 
-def _check_index(cond, message=None):
-    """IndexError unless `cond` (TORCH_CHECK_INDEX)."""
-    _check_with(IndexError, cond, message)
-
-
-def _check_value(cond, message=None):
-    """ValueError unless `cond` (TORCH_CHECK_VALUE)."""
-    _check_with(ValueError, cond, message)
-
-
-def _check_type(cond, message=None):
-    """TypeError unless `cond` (TORCH_CHECK_TYPE)."""
-    _check_with(TypeError, cond, message)
-
-
-def _check_not_implemented(cond, message=None):
-    """NotImplementedError unless `cond` (TORCH_CHECK_NOT_IMPLEMENTED)."""
-    _check_with(NotImplementedError, cond, message)
+_check = _checker("_check", RuntimeError, "TORCH_CHECK")
+_check_index = _checker("_check_index", IndexError, "TORCH_CHECK_INDEX")
+_check_value = _checker("_check_value", ValueError, "TORCH_CHECK_VALUE")
+_check_type = _checker("_check_type", TypeError, "TORCH_CHECK_TYPE")
+_check_not_implemented = _checker("_check_not_implemented", NotImplementedError,
+                                  "TORCH_CHECK_NOT_IMPLEMENTED")
+_check_tensor_all = _checker("_check_tensor_all", RuntimeError, "TORCH_CHECK_TENSOR_ALL",
+                             on_tensor=True)
 
 
 def _check_is_size(i, message=None, *, max=None):
@@ -81,8 +79,3 @@ def _check_tensor_all_with(error_type, cond, message=None):
     if cond.dtype != bool_:
         raise TypeError(f"cond tensor must have dtype torch.bool, but got {cond.dtype}")
     _check_with(error_type, bool(cond._data.all()), message)
-
-
-def _check_tensor_all(cond, message=None):
-    """RuntimeError unless every element of the bool tensor `cond` is True."""
-    _check_tensor_all_with(RuntimeError, cond, message)

@@ -741,33 +741,31 @@ class Module:
         # data; torch.__future__ can ask for new Parameters, or for swapping the contents
         swap = future.get_swap_module_params_on_conversion()
         overwrite = future.get_overwrite_module_params_on_conversion()
-        for key, param in self._parameters.items():
-            if param is None:
+        for name, p in self._parameters.items():
+            if p is None:
                 continue
             with no_grad():
-                param_applied = fn(param)
-            grad = param.grad
+                new = fn(p)
+            g = p.grad
+            target = p
             if swap:
-                param.grad = None
-                _swap_tensors(param, Parameter(param_applied, param.requires_grad))
-                out_param = param
-            elif not overwrite:
-                param.data = param_applied
-                out_param = param
+                p.grad = None
+                _swap_tensors(p, Parameter(new, p.requires_grad))
+            elif overwrite:
+                target = self._parameters[name] = Parameter(new, p.requires_grad)
             else:
-                out_param = Parameter(param_applied, param.requires_grad)
-                self._parameters[key] = out_param
-            if grad is not None:
-                with no_grad():
-                    grad_applied = fn(grad)
-                if swap:
-                    grad_applied.requires_grad_(grad.requires_grad)
-                    _swap_tensors(grad, grad_applied)
-                    out_param.grad = grad
-                elif not overwrite:
-                    out_param.grad.data = grad_applied
-                else:
-                    out_param.grad = grad_applied.requires_grad_(grad.requires_grad)
+                p.data = new
+            if g is None:
+                continue
+            with no_grad():
+                new_g = fn(g)
+            if swap:
+                _swap_tensors(g, new_g.requires_grad_(g.requires_grad))
+                target.grad = g
+            elif overwrite:
+                target.grad = new_g.requires_grad_(g.requires_grad)
+            else:
+                g.data = new_g
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)

@@ -1,79 +1,50 @@
+"""Laplace (double exponential) distribution with location `loc` and scale `scale`."""
 import chainrule as torch
-from chainrule import Tensor
 from chainrule.distributions import constraints
 from chainrule.distributions.distribution import Distribution
-from chainrule.distributions.utils import broadcast_all
-from chainrule.types import _Number, _size
 
 
 __all__ = ["Laplace"]
 
 
 class Laplace(Distribution):
-    r"""
-    Creates a Laplace distribution parameterized by :attr:`loc` and :attr:`scale`.
-
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Laplace(torch.tensor([0.0]), torch.tensor([1.0]))
-        >>> m.sample()  # Laplace distributed with loc=0, scale=1
-        tensor([ 0.1046])
-
-    Args:
-        loc (float or Tensor): mean of the distribution
-        scale (float or Tensor): scale of the distribution
-    """
+    """Density exp(-|x - loc| / scale) / (2 scale)."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
 
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
-
-    @property
-    def variance(self) -> Tensor:
-        return 2 * self.scale.pow(2)
-
-    @property
-    def stddev(self) -> Tensor:
-        return (2**0.5) * self.scale
-
-    def __init__(
-        self,
-        loc: Tensor | float,
-        scale: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, _Number) and isinstance(scale, _Number):
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self.loc.size()
+    def __init__(self, loc, scale, validate_args=None):
+        batch_shape = self._broadcast_params(loc=loc, scale=scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Laplace, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Laplace, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Laplace, batch_shape, _instance, ("loc", "scale"))
 
-    def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
-        finfo = torch.finfo(self.loc.dtype)
-        u = self.loc.new(shape).uniform_(finfo.eps - 1, 1)
-        # TODO: If we ever implement tensor.nextafter, below is what we want ideally.
-        # u = self.loc.new(shape).uniform_(self.loc.nextafter(-.5, 0), .5)
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return 2 * self.scale.pow(2)
+
+    @property
+    def stddev(self):
+        return (2**0.5) * self.scale
+
+    def _signed_log_tail(self, u):
+        # the inverse cdf around loc: loc - scale * sign(u) * log(1 - |u|), u in (-1, 1)
         return self.loc - self.scale * u.sign() * torch.log1p(-u.abs())
+
+    def rsample(self, sample_shape=torch.Size()):
+        lowest = torch.finfo(self.loc.dtype).eps - 1    # keeps log1p(-|u|) finite
+        u = self.loc.new(self._extended_shape(sample_shape)).uniform_(lowest, 1)
+        return self._signed_log_tail(u)
 
     def log_prob(self, value):
         if self._validate_args:
@@ -83,13 +54,12 @@ class Laplace(Distribution):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return 0.5 - 0.5 * (value - self.loc).sign() * torch.expm1(
-            -(value - self.loc).abs() / self.scale
-        )
+        gap = value - self.loc
+        return 0.5 - 0.5 * gap.sign() * torch.expm1(-gap.abs() / self.scale)
 
     def icdf(self, value):
-        term = value - 0.5
-        return self.loc - self.scale * (term).sign() * torch.log1p(-2 * term.abs())
+        centred = value - 0.5
+        return self.loc - self.scale * centred.sign() * torch.log1p(-2 * centred.abs())
 
     def entropy(self):
         return 1 + torch.log(2 * self.scale)

@@ -1,89 +1,55 @@
+"""Cauchy (Lorentz) distribution: median `loc`, half width at half maximum `scale`."""
 import math
 
 import chainrule as torch
-from chainrule import inf, nan, Tensor
+from chainrule import inf, nan
 from chainrule.distributions import constraints
 from chainrule.distributions.distribution import Distribution
-from chainrule.distributions.utils import broadcast_all
-from chainrule.types import _Number, _size
 
 
 __all__ = ["Cauchy"]
 
 
 class Cauchy(Distribution):
-    r"""
-    Samples from a Cauchy (Lorentz) distribution. The distribution of the ratio of
-    independent normally distributed random variables with means `0` follows a
-    Cauchy distribution.
-
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Cauchy(torch.tensor([0.0]), torch.tensor([1.0]))
-        >>> m.sample()  # sample from a Cauchy distribution with loc=0 and scale=1
-        tensor([ 2.3214])
-
-    Args:
-        loc (float or Tensor): mode or median of the distribution.
-        scale (float or Tensor): half width at half maximum.
-    """
+    """Density 1 / (pi scale (1 + ((x - loc) / scale)^2)); it has no mean and an infinite
+    variance."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
 
-    def __init__(
-        self,
-        loc: Tensor | float,
-        scale: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, _Number) and isinstance(scale, _Number):
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self.loc.size()
+    def __init__(self, loc, scale, validate_args=None):
+        batch_shape = self._broadcast_params(loc=loc, scale=scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Cauchy, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Cauchy, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Cauchy, batch_shape, _instance, ("loc", "scale"))
+
+    def _filled(self, number):
+        return torch.full(self._extended_shape(), number, dtype=self.loc.dtype,
+                          device=self.loc.device)
 
     @property
-    def mean(self) -> Tensor:
-        return torch.full(
-            self._extended_shape(), nan, dtype=self.loc.dtype, device=self.loc.device
-        )
+    def mean(self):
+        return self._filled(nan)
 
     @property
-    def mode(self) -> Tensor:
+    def mode(self):
         return self.loc
 
     @property
-    def variance(self) -> Tensor:
-        return torch.full(
-            self._extended_shape(), inf, dtype=self.loc.dtype, device=self.loc.device
-        )
+    def variance(self):
+        return self._filled(inf)
 
-    def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
-        eps = self.loc.new(shape).cauchy_()
-        return self.loc + eps * self.scale
+    def rsample(self, sample_shape=torch.Size()):
+        standard = self.loc.new(self._extended_shape(sample_shape)).cauchy_()
+        return self.loc + standard * self.scale
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return (
-            -math.log(math.pi)
-            - self.scale.log()
-            - (((value - self.loc) / self.scale) ** 2).log1p()
-        )
+        z = (value - self.loc) / self.scale
+        return -math.log(math.pi) - self.scale.log() - (z**2).log1p()
 
     def cdf(self, value):
         if self._validate_args:

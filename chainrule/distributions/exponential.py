@@ -1,89 +1,68 @@
+"""Exponential distribution with rate `rate` (= 1 / scale)."""
 import chainrule as torch
-from chainrule import Tensor
 from chainrule.distributions import constraints
 from chainrule.distributions.exp_family import ExponentialFamily
-from chainrule.distributions.utils import broadcast_all
-from chainrule.types import _Number, _size
 
 
 __all__ = ["Exponential"]
 
 
 class Exponential(ExponentialFamily):
-    r"""
-    Creates a Exponential distribution parameterized by :attr:`rate`.
-
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Exponential(torch.tensor([1.0]))
-        >>> m.sample()  # Exponential distributed with rate=1
-        tensor([ 0.1046])
-
-    Args:
-        rate (float or Tensor): rate = 1 / scale of the distribution
-    """
+    """Density rate * exp(-rate x) on x >= 0."""
 
     arg_constraints = {"rate": constraints.positive}
-    support = constraints.nonnegative
+    support = constraints.nonnegative   # zero included, as PyTorch's
     has_rsample = True
     _mean_carrier_measure = 0
 
+    def __init__(self, rate, validate_args=None):
+        super().__init__(self._broadcast_params(rate=rate), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expand_params(Exponential, batch_shape, _instance, ("rate",))
+
     @property
-    def mean(self) -> Tensor:
+    def mean(self):
         return self.rate.reciprocal()
 
     @property
-    def mode(self) -> Tensor:
+    def mode(self):
         return torch.zeros_like(self.rate)
 
     @property
-    def stddev(self) -> Tensor:
+    def stddev(self):
         return self.rate.reciprocal()
 
     @property
-    def variance(self) -> Tensor:
+    def variance(self):
         return self.rate.pow(-2)
 
-    def __init__(
-        self,
-        rate: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = torch.Size() if isinstance(rate, _Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Exponential, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
-        return self.rate.new(shape).exponential_() / self.rate
+    def rsample(self, sample_shape=torch.Size()):
+        unit = self.rate.new(self._extended_shape(sample_shape)).exponential_()
+        return unit / self.rate
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return self.rate.log() - self.rate * value
+        lam = self.rate
+        return lam.log() - lam * value
 
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return 1 - torch.exp(-self.rate * value)
+        lam = self.rate
+        return 1 - torch.exp(-lam * value)
 
     def icdf(self, value):
-        return -torch.log1p(-value) / self.rate
+        survival_log = torch.log1p(-value)
+        return -survival_log / self.rate
 
     def entropy(self):
-        return 1.0 - torch.log(self.rate)
+        log_rate = torch.log(self.rate)
+        return 1.0 - log_rate
 
     @property
-    def _natural_params(self) -> tuple[Tensor]:
+    def _natural_params(self):
         return (-self.rate,)
 
     def _log_normalizer(self, x):

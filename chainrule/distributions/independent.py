@@ -1,11 +1,11 @@
 from typing import Generic, TypeVar
 
 import chainrule as torch
-from chainrule import Size, Tensor
+from chainrule import Size, Tensor  # noqa: F401 (Size: in PyTorch's module namespace too)
 from chainrule.distributions import constraints
 from chainrule.distributions.distribution import Distribution
 from chainrule.distributions.utils import _sum_rightmost
-from chainrule.types import _size
+from chainrule.types import _size  # noqa: F401 (likewise)
 
 
 __all__ = ["Independent"]
@@ -15,67 +15,30 @@ D = TypeVar("D", bound=Distribution)
 
 
 class Independent(Distribution, Generic[D]):
-    r"""
-    Reinterprets some of the batch dims of a distribution as event dims.
-
-    This is mainly useful for changing the shape of the result of
-    :meth:`log_prob`. For example to create a diagonal Normal distribution with
-    the same shape as a Multivariate Normal distribution (so they are
-    interchangeable), you can::
-
-        >>> from torch.distributions.multivariate_normal import MultivariateNormal
-        >>> from torch.distributions.normal import Normal
-        >>> loc = torch.zeros(3)
-        >>> scale = torch.ones(3)
-        >>> mvn = MultivariateNormal(loc, scale_tril=torch.diag(scale))
-        >>> [mvn.batch_shape, mvn.event_shape]
-        [torch.Size([]), torch.Size([3])]
-        >>> normal = Normal(loc, scale)
-        >>> [normal.batch_shape, normal.event_shape]
-        [torch.Size([3]), torch.Size([])]
-        >>> diagn = Independent(normal, 1)
-        >>> [diagn.batch_shape, diagn.event_shape]
-        [torch.Size([]), torch.Size([3])]
-
-    Args:
-        base_distribution (torch.distributions.distribution.Distribution): a
-            base distribution
-        reinterpreted_batch_ndims (int): the number of batch dims to
-            reinterpret as event dims
-    """
+    """``base_distribution`` with its ``reinterpreted_batch_ndims`` rightmost batch dims
+    read as event dims: same samples, log_prob and entropy summed over those dims."""
 
     arg_constraints: dict[str, constraints.Constraint] = {}
-    base_dist: D
 
-    def __init__(
-        self,
-        base_distribution: D,
-        reinterpreted_batch_ndims: int,
-        validate_args: bool | None = None,
-    ) -> None:
-        if reinterpreted_batch_ndims > len(base_distribution.batch_shape):
+    def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
+        n_batch = len(base_distribution.batch_shape)
+        if reinterpreted_batch_ndims > n_batch:
             raise ValueError(
                 "Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), "
-                f"actual {reinterpreted_batch_ndims} vs {len(base_distribution.batch_shape)}"
-            )
-        shape: Size = base_distribution.batch_shape + base_distribution.event_shape
-        event_dim: int = reinterpreted_batch_ndims + len(base_distribution.event_shape)
-        batch_shape = shape[: len(shape) - event_dim]
-        event_shape = shape[len(shape) - event_dim :]
+                f"actual {reinterpreted_batch_ndims} vs {n_batch}")
+        full = base_distribution.batch_shape + base_distribution.event_shape
+        split = n_batch - reinterpreted_batch_ndims
         self.base_dist = base_distribution
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        super().__init__(full[:split], full[split:], validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Independent, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.base_dist = self.base_dist.expand(
-            batch_shape + self.event_shape[: self.reinterpreted_batch_ndims]
-        )
+        size = torch.Size(batch_shape)
+        moved = self.event_shape[: self.reinterpreted_batch_ndims]
+        new.base_dist = self.base_dist.expand(size + moved)
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
-        super(Independent, new).__init__(
-            batch_shape, self.event_shape, validate_args=False
-        )
+        Distribution.__init__(new, size, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
@@ -85,52 +48,38 @@ class Independent(Distribution, Generic[D]):
 
     @property
     def has_enumerate_support(self) -> bool:
-        if self.reinterpreted_batch_ndims > 0:
-            return False
-        return self.base_dist.has_enumerate_support
+        # enumerating a product of supports is not provided
+        return self.reinterpreted_batch_ndims <= 0 and self.base_dist.has_enumerate_support
 
     @constraints.dependent_property
     def support(self):
-        result = self.base_dist.support
-        if self.reinterpreted_batch_ndims:
-            result = constraints.independent(result, self.reinterpreted_batch_ndims)
-        return result
+        inner = self.base_dist.support
+        n = self.reinterpreted_batch_ndims
+        return constraints.independent(inner, n) if n else inner
 
-    @property
-    def mean(self) -> Tensor:
-        return self.base_dist.mean
+    mean = property(lambda self: self.base_dist.mean)
+    mode = property(lambda self: self.base_dist.mode)
+    variance = property(lambda self: self.base_dist.variance)
 
-    @property
-    def mode(self) -> Tensor:
-        return self.base_dist.mode
-
-    @property
-    def variance(self) -> Tensor:
-        return self.base_dist.variance
-
-    def sample(self, sample_shape=torch.Size()) -> Tensor:
+    def sample(self, sample_shape=torch.Size()):
         return self.base_dist.sample(sample_shape)
 
-    def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
+    def rsample(self, sample_shape=torch.Size()):
         return self.base_dist.rsample(sample_shape)
 
+    def _summed(self, per_entry):
+        return _sum_rightmost(per_entry, self.reinterpreted_batch_ndims)
+
     def log_prob(self, value):
-        log_prob = self.base_dist.log_prob(value)
-        return _sum_rightmost(log_prob, self.reinterpreted_batch_ndims)
+        return self._summed(self.base_dist.log_prob(value))
 
     def entropy(self):
-        entropy = self.base_dist.entropy()
-        return _sum_rightmost(entropy, self.reinterpreted_batch_ndims)
+        return self._summed(self.base_dist.entropy())
 
     def enumerate_support(self, expand=True):
         if self.reinterpreted_batch_ndims > 0:
-            raise NotImplementedError(
-                "Enumeration over cartesian product is not implemented"
-            )
+            raise NotImplementedError("Enumeration over cartesian product is not implemented")
         return self.base_dist.enumerate_support(expand=expand)
 
     def __repr__(self):
-        return (
-            self.__class__.__name__
-            + f"({self.base_dist}, {self.reinterpreted_batch_ndims})"
-        )
+        return f"{type(self).__name__}({self.base_dist}, {self.reinterpreted_batch_ndims})"

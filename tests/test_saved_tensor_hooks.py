@@ -569,6 +569,26 @@ def test_allow_mutation_on_saved_tensors():
     same_error(outside)
 
 
+@pytest.mark.parametrize("mutation", ["add_", "copy_", "setitem", "zero_", "view_mul_",
+                                      "fill_", "clamp_"])
+def test_allow_mutation_clones_before_each_kind_of_write(mutation):
+    # a write through a view of another data pointer is not seen, as in PyTorch
+    def prog(T):
+        mutate = {"add_": lambda b: b.add_(1), "copy_": lambda b: b.copy_(T.zeros(2, 3)),
+                  "setitem": lambda b: b.__setitem__(0, 5.), "zero_": lambda b: b.zero_(),
+                  "view_mul_": lambda b: b[1].mul_(3), "fill_": lambda b: b.fill_(2),
+                  "clamp_": lambda b: b.clamp_(0, 0.5)}[mutation]
+        with T.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+            a = T.linspace(0, 1, 6).view(2, 3).requires_grad_()
+            b = a.clone()
+            out = (b ** 2).sum()
+            mutate(b)
+            counts = (len(ctx.cloned), len(ctx.original))
+            out.backward()
+        return counts, a.grad
+    same(prog)
+
+
 def test_mutation_without_the_context_still_fails():
     def prog(T):
         a = T.ones(2, 3, requires_grad=True)

@@ -63,20 +63,25 @@ def get_tangent(t):
     if base is None:
         return None
     entry = _tangents.get(id(base))
-    if entry is None or entry[1] is None or base._data.dtype != t._data.dtype \
+    if entry is None or entry[1] is None or entry[1]._data.dtype != base._data.dtype \
             or entry[1].stride() != base.stride():
-        return None
+        return None     # a tangent not laid out as its primal: no view of it maps
     return view_tangent(t, entry[1])
 
 
 def view_tangent(view, base_tangent):
-    """Give `view` the view of its base's tangent that it is of its base."""
+    """Give `view` the view of its base's tangent (laid out as the base) that it is of its
+    base, through a dtype view for a view of another dtype (view_as_complex)."""
     from ..ops import registry
+    base = view._base
+    offset = base.storage_offset()
     hook, registry.FORWARD_AD = registry.FORWARD_AD, None
     try:
-        tangent = base_tangent.as_strided(
-            view.shape, view.stride(),
-            base_tangent.storage_offset() + view.storage_offset() - view._base.storage_offset())
+        if view._data.dtype != base._data.dtype:
+            offset = offset * base._data.itemsize // view._data.itemsize
+            base_tangent = base_tangent.view(view.dtype)
+        offset = base_tangent.storage_offset() + view.storage_offset() - offset
+        tangent = base_tangent.as_strided(view.shape, view.stride(), offset)
     finally:
         registry.FORWARD_AD = hook
     set_tangent(view, tangent)

@@ -1,115 +1,73 @@
+"""Gamma distribution with shape `concentration` and `rate` (= 1 / scale)."""
 import chainrule as torch
-from chainrule import Tensor
 from chainrule.distributions import constraints
 from chainrule.distributions.exp_family import ExponentialFamily
-from chainrule.distributions.utils import broadcast_all
-from chainrule.types import _Number, _size
 
 
 __all__ = ["Gamma"]
 
 
-def _standard_gamma(concentration):
-    return torch._standard_gamma(concentration)
-
-
 class Gamma(ExponentialFamily):
-    r"""
-    Creates a Gamma distribution parameterized by shape :attr:`concentration` and :attr:`rate`.
+    """Density rate^k x^(k-1) e^(-rate x) / Gamma(k) for k = concentration."""
 
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Gamma(torch.tensor([1.0]), torch.tensor([1.0]))
-        >>> m.sample()  # Gamma distributed with concentration=1 and rate=1
-        tensor([ 0.1046])
-
-    Args:
-        concentration (float or Tensor): shape parameter of the distribution
-            (often referred to as alpha)
-        rate (float or Tensor): rate parameter of the distribution
-            (often referred to as beta), rate = 1 / scale
-    """
-
-    arg_constraints = {
-        "concentration": constraints.positive,
-        "rate": constraints.positive,
-    }
+    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
     _mean_carrier_measure = 0
 
-    @property
-    def mean(self) -> Tensor:
-        return self.concentration / self.rate
-
-    @property
-    def mode(self) -> Tensor:
-        return ((self.concentration - 1) / self.rate).clamp(min=0)
-
-    @property
-    def variance(self) -> Tensor:
-        return self.concentration / self.rate.pow(2)
-
-    def __init__(
-        self,
-        concentration: Tensor | float,
-        rate: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
-        self.concentration, self.rate = broadcast_all(concentration, rate)
-        if isinstance(concentration, _Number) and isinstance(rate, _Number):
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self.concentration.size()
+    def __init__(self, concentration, rate, validate_args=None):
+        batch_shape = self._broadcast_params(concentration=concentration, rate=rate)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Gamma, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
-        value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(
-            shape
-        )
-        value.detach().clamp_(
-            min=torch.finfo(value.dtype).tiny
-        )  # do not record in autograd graph
-        return value
-
-    def log_prob(self, value):
-        value = torch.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
-        if self._validate_args:
-            self._validate_sample(value)
-        return (
-            torch.xlogy(self.concentration, self.rate)
-            + torch.xlogy(self.concentration - 1, value)
-            - self.rate * value
-            - torch.lgamma(self.concentration)
-        )
-
-    def entropy(self):
-        return (
-            self.concentration
-            - torch.log(self.rate)
-            + torch.lgamma(self.concentration)
-            + (1.0 - self.concentration) * torch.digamma(self.concentration)
-        )
+        return self._expand_params(Gamma, batch_shape, _instance, ("concentration", "rate"))
 
     @property
-    def _natural_params(self) -> tuple[Tensor, Tensor]:
-        return (self.concentration - 1, -self.rate)
+    def mean(self):
+        k, lam = self.concentration, self.rate
+        return k / lam
+
+    @property
+    def mode(self):
+        k, lam = self.concentration, self.rate
+        return ((k - 1) / lam).clamp(min=0)
+
+    @property
+    def variance(self):
+        k, lam = self.concentration, self.rate
+        return k / lam.pow(2)
+
+    def rsample(self, sample_shape=torch.Size()):
+        full = self._extended_shape(sample_shape)
+        draw = torch._standard_gamma(self.concentration.expand(full)) / self.rate.expand(full)
+        # lift underflowed zeros to the smallest normal number, outside the graph
+        draw.detach().clamp_(min=torch.finfo(draw.dtype).tiny)
+        return draw
+
+    def log_prob(self, value):
+        k, lam = self.concentration, self.rate
+        value = torch.as_tensor(value, dtype=lam.dtype, device=lam.device)
+        if self._validate_args:
+            self._validate_sample(value)
+        return (torch.xlogy(k, lam) + torch.xlogy(k - 1, value) - lam * value
+                - torch.lgamma(k))
+
+    def entropy(self):
+        k = self.concentration
+        return k - torch.log(self.rate) + torch.lgamma(k) + (1.0 - k) * torch.digamma(k)
+
+    @property
+    def _natural_params(self):
+        k, lam = self.concentration, self.rate
+        return (k - 1, -lam)
 
     def _log_normalizer(self, x, y):
-        return torch.lgamma(x + 1) + (x + 1) * torch.log(-y.reciprocal())
+        k = x + 1
+        return torch.lgamma(k) + k * torch.log(-y.reciprocal())
 
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return torch.special.gammainc(self.concentration, self.rate * value)
+        # the regularized lower incomplete gamma function P(k, rate x)
+        k, lam = self.concentration, self.rate
+        return torch.special.gammainc(k, lam * value)

@@ -1,4 +1,4 @@
-from chainrule import Tensor
+"""Chi-squared distribution with `df` degrees of freedom: Gamma(df / 2, 1 / 2)."""
 from chainrule.distributions import constraints
 from chainrule.distributions.gamma import Gamma
 
@@ -7,34 +7,16 @@ __all__ = ["Chi2"]
 
 
 class Chi2(Gamma):
-    r"""
-    Creates a Chi-squared distribution parameterized by shape parameter :attr:`df`.
-    This is exactly equivalent to ``Gamma(alpha=0.5*df, beta=0.5)``
-
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Chi2(torch.tensor([1.0]))
-        >>> m.sample()  # Chi2 distributed with shape df=1
-        tensor([ 0.1046])
-
-    Args:
-        df (float or Tensor): shape parameter of the distribution
-    """
+    """Gamma(concentration=df/2, rate=1/2)."""
 
     arg_constraints = {"df": constraints.positive}
 
-    def __init__(
-        self,
-        df: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
+    def __init__(self, df, validate_args=None):
         super().__init__(0.5 * df, 0.5, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Chi2, _instance)
-        return super().expand(batch_shape, new)
+        return super().expand(batch_shape, self._get_checked_instance(Chi2, _instance))
 
     @property
-    def df(self) -> Tensor:
+    def df(self):
         return self.concentration * 2

@@ -1,113 +1,68 @@
+"""Beta distribution on [0, 1], held as a two-class Dirichlet."""
 import chainrule as torch
-from chainrule import Tensor
 from chainrule.distributions import constraints
 from chainrule.distributions.dirichlet import Dirichlet
 from chainrule.distributions.exp_family import ExponentialFamily
 from chainrule.distributions.utils import broadcast_all
-from chainrule.types import _Number, _size
 
 
 __all__ = ["Beta"]
 
 
 class Beta(ExponentialFamily):
-    r"""
-    Beta distribution parameterized by :attr:`concentration1` and :attr:`concentration0`.
+    """Density x^(a-1) (1-x)^(b-1) / B(a, b) with a = concentration1, b = concentration0;
+    it is the first coordinate of Dirichlet([a, b])."""
 
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Beta(torch.tensor([0.5]), torch.tensor([0.5]))
-        >>> m.sample()  # Beta distributed with concentration concentration1 and concentration0
-        tensor([ 0.1046])
-
-    Args:
-        concentration1 (float or Tensor): 1st concentration parameter of the distribution
-            (often referred to as alpha)
-        concentration0 (float or Tensor): 2nd concentration parameter of the distribution
-            (often referred to as beta)
-    """
-
-    arg_constraints = {
-        "concentration1": constraints.positive,
-        "concentration0": constraints.positive,
-    }
+    arg_constraints = {"concentration1": constraints.positive,
+                       "concentration0": constraints.positive}
     support = constraints.unit_interval
     has_rsample = True
 
-    def __init__(
-        self,
-        concentration1: Tensor | float,
-        concentration0: Tensor | float,
-        validate_args: bool | None = None,
-    ) -> None:
-        if isinstance(concentration1, _Number) and isinstance(concentration0, _Number):
-            concentration1_concentration0 = torch.tensor(
-                [float(concentration1), float(concentration0)]
-            )
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        if isinstance(concentration1, (int, float)) and isinstance(concentration0, (int, float)):
+            pair = torch.tensor([float(concentration1), float(concentration0)])
         else:
-            concentration1, concentration0 = broadcast_all(
-                concentration1, concentration0
-            )
-            concentration1_concentration0 = torch.stack(
-                [concentration1, concentration0], -1
-            )
-        self._dirichlet = Dirichlet(
-            concentration1_concentration0, validate_args=validate_args
-        )
+            pair = torch.stack(broadcast_all(concentration1, concentration0), -1)
+        self._dirichlet = Dirichlet(pair, validate_args=validate_args)
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Beta, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new._dirichlet = self._dirichlet.expand(batch_shape)
-        super(Beta, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new = self._expand_params(Beta, batch_shape, _instance, ())
+        new._dirichlet = self._dirichlet.expand(new.batch_shape)
         return new
 
-    @property
-    def mean(self) -> Tensor:
-        return self.concentration1 / (self.concentration1 + self.concentration0)
+    # the parameters are the Dirichlet's two concentrations
+    concentration1 = property(lambda self: self._dirichlet.concentration[..., 0])
+    concentration0 = property(lambda self: self._dirichlet.concentration[..., 1])
 
     @property
-    def mode(self) -> Tensor:
+    def mean(self):
+        a = self.concentration1
+        return a / (a + self.concentration0)
+
+    @property
+    def mode(self):
         return self._dirichlet.mode[..., 0]
 
     @property
-    def variance(self) -> Tensor:
-        total = self.concentration1 + self.concentration0
-        return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
+    def variance(self):
+        a, b = self.concentration1, self.concentration0
+        total = a + b
+        return a * b / (total.pow(2) * (total + 1))
 
-    def rsample(self, sample_shape: _size = ()) -> Tensor:
+    def rsample(self, sample_shape=()):
         return self._dirichlet.rsample(sample_shape).select(-1, 0)
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        heads_tails = torch.stack([value, 1.0 - value], -1)
-        return self._dirichlet.log_prob(heads_tails)
+        return self._dirichlet.log_prob(torch.stack([value, 1.0 - value], -1))
 
     def entropy(self):
         return self._dirichlet.entropy()
 
     @property
-    def concentration1(self) -> Tensor:
-        result = self._dirichlet.concentration[..., 0]
-        if isinstance(result, _Number):
-            return torch.tensor([result])
-        else:
-            return result
-
-    @property
-    def concentration0(self) -> Tensor:
-        result = self._dirichlet.concentration[..., 1]
-        if isinstance(result, _Number):
-            return torch.tensor([result])
-        else:
-            return result
-
-    @property
-    def _natural_params(self) -> tuple[Tensor, Tensor]:
+    def _natural_params(self):
         return (self.concentration1, self.concentration0)
 
     def _log_normalizer(self, x, y):

@@ -237,22 +237,11 @@ def edge_of(t):
     return (None, 0)
 
 
-class GradientEdge(tuple):
-    """(node, output_nr, ownership_token), as torch.autograd.graph.GradientEdge (a
-    NamedTuple; chainrule's nodes keep their graph alive, so the token stays None)."""
-    __slots__ = ()
-    _fields = ("node", "output_nr", "ownership_token")
-
-    def __new__(cls, node, output_nr, ownership_token=None):
-        return tuple.__new__(cls, (node, output_nr, ownership_token))
-
-    node = property(lambda self: self[0])
-    output_nr = property(lambda self: self[1])
-    ownership_token = property(lambda self: self[2])
-
-    def __repr__(self):
-        return (f"GradientEdge(node={self[0]!r}, output_nr={self[1]!r}, "
-                f"ownership_token={self[2]!r})")
+# (node, output_nr, ownership_token), as torch.autograd.graph.GradientEdge (a NamedTuple;
+# chainrule's nodes keep their graph alive, so the token stays None)
+GradientEdge = collections.namedtuple("GradientEdge", ["node", "output_nr", "ownership_token"],
+                                      defaults=(None,))
+GradientEdge.__doc__ = "A given gradient edge of the autograd graph: (node, output_nr)."
 
 
 def get_gradient_edge(tensor):
@@ -835,3 +824,6 @@ _TOKEN = object()
 def raw_saved(holder, key):
     """The SavedTensor for holder[key] (a node's saved dict, a ctx's saved list)."""
     return SavedTensor(_TOKEN, holder, key)
+
+
+from ._inspect import memory_report  # noqa: E402,F401  (needs the names above)

@@ -615,7 +615,7 @@ def test_gradient_edge_and_increment_version():
         made = T.autograd.graph.GradientEdge(c.grad_fn, 0)
         g2, = T.autograd.grad(c.sum(), made)
         return (edge.node, edge.output_nr, edge.ownership_token, len(edge), type(edge).__name__,
-                made == edge, g2,
+                made == edge, g2, list(edge._asdict()), edge._replace(output_nr=1).output_nr,
                 edge._fields, leaf.node, v1, x._version, g,
                 isinstance(edge, tuple), isinstance(c.grad_fn, T.autograd.graph.Node))
     same(prog)

@@ -353,8 +353,10 @@ def raise_modified(data, now, saved, fn, output_nr):
 # `unpack` and rebuilds a tensor with the saved autograd metadata: the node for an output,
 # the grad_fn for a non-leaf input, the leaf's own AccumulateGrad for a leaf. As in
 # PyTorch, no version check is made then (the hooks hide the tensor), and the pair of hooks
-# in force is thread-local. Saving checks one module-level list, `HOOKED`, which is empty
-# while no thread has hooks, so the path without hooks costs one test per node.
+# in force is thread-local. Every tensor a node keeps is packed, once per save, in
+# PyTorch's order (tensor arguments by name, index and mask tensors included, then outputs);
+# Python numbers and shapes are not. Saving checks one module-level list, `HOOKED`, which is
+# empty while no thread has hooks, so the path without hooks costs one test per node.
 
 class _HooksState(threading.local):
     stack = ()             # (pack, unpack) pairs, innermost last

@@ -16,15 +16,35 @@ The queue rarely holds more than a few nodes, so doing this in Python costs litt
 
 Note [No cyclic GC during backward]
 The graph holds no reference cycles (see graph.py), so everything backward frees goes by
-reference counting. Left on, the cyclic collector would be triggered again and again by
-the gradients backward allocates, and each full collection walks the whole live graph:
-on long chains that doubles the time of backward. It is off while the engine runs.
+reference counting. Left on, the cyclic collector is triggered again and again by the
+tensors backward allocates, and each full collection walks the whole live graph. Measured
+on a 30,000-op chain of sin (a shared 2-core machine): plain backward 0.80 s with the
+collector off, 1.12 s with it on (684 collections); create_graph=True 0.73 s against
+1.80 s (5,672 collections). So it stays off while any backward runs, in any thread.
+The collector's switch is process-wide and the user's own; the rules:
+- one _GCPause object is shared by all running backwards: the first one in records
+  whether the collector was on and turns it off (under a lock, so two threads cannot both
+  see it on); each backward holds a reference, and reference counting is the counter;
+- when the last reference goes, the _GCPause dies, and if the collector was on, the
+  weakref callback turns it on again. The callback is operator.methodcaller("enable")
+  on a weakref whose class attribute `enable` is gc.enable: C from end to end, so no
+  bytecode runs between the last reference going and the collector coming back, and a
+  KeyboardInterrupt from a signal handler cannot fall in between;
+- run_backward drops its reference as the first statement of its `finally`, which nothing
+  can interrupt before it runs. An interrupt inside _pause_gc itself, after the collector
+  went off, leaves the _GCPause in _pause_gc's frame, which the exception's traceback
+  keeps: the collector comes back when the exception is dropped (the end of the `except`
+  block that handles it).
+A user who switches the collector in one thread while a backward runs in another gets,
+when the last backward ends, the state recorded when the first began.
 """
 import gc
 import itertools
+import operator
 import sys
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -121,11 +141,43 @@ class _ExecInfo:
         self.captures = None    # list of (input_nr, capture index)
 
 
+class _GCPause:
+    """Held by every running backward; see Note [No cyclic GC during backward]."""
+    __slots__ = ("__weakref__",)
+
+
+class _EnablingRef(weakref.ref):
+    """A weakref to the _GCPause whose callback turns the collector on, in C only."""
+    __slots__ = ()
+    enable = gc.enable      # a builtin: read through an instance, it stays gc.enable
+
+
+_enable = operator.methodcaller("enable")
+_gc_lock = threading.Lock()
+_gc_pause = weakref.ref(_GCPause())     # dead: no backward is running
+
+
+def _pause_gc():
+    """The shared _GCPause, the collector off while it lives."""
+    global _gc_pause
+    with _gc_lock:
+        pause = _gc_pause()
+        if pause is None:
+            pause = _GCPause()
+            _gc_pause = (_EnablingRef(pause, _enable) if gc.isenabled()
+                         else weakref.ref(pause))
+            gc.disable()
+    return pause
+
+
 def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unused=False,
                  accumulate=True):
     """Backpropagate `grads` from `roots` (Tensors). With accumulate, gradients land in
     `.grad`; otherwise those of `inputs` (Tensors or GradientEdges) are returned
     (autograd.grad). Arguments are checked in PyTorch's order (python_engine.cpp)."""
+    if _errstate.get() is not _errstate.QUIET:    # Note [NumPy warnings]: once per backward
+        return _errstate.quietly(run_backward, roots, grads, keep_graph, create_graph, inputs,
+                                 allow_unused, accumulate)
     if len(roots) != len(grads):
         raise RuntimeError(f"got {len(roots)} tensors and {len(grads)} gradients")
     root_edges = []
@@ -148,11 +200,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
         root_buffer = []
     captured = [None] * len(output_edges) if output_edges is not None else None
 
-    # See Note [No cyclic GC during backward].
-    gc_enabled = gc.isenabled()
-    gc.disable()
-    quiet = _errstate.quiet()      # Note [NumPy warnings]: once for the whole backward
-    quiet.__enter__()
+    pause = _pause_gc()     # Note [No cyclic GC during backward]
     prev_mode = _state.grad_enabled
     _state.grad_enabled = create_graph
     prev_task = _task.current
@@ -215,11 +263,9 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
             if task is None and heap:
                 task = queue.pop()
     finally:
+        del pause           # first: Note [No cyclic GC during backward]
         _state.grad_enabled = prev_mode
         _task.current = prev_task
-        quiet.__exit__()
-        if gc_enabled:
-            gc.enable()
 
     if accumulate:
         return None

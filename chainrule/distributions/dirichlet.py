@@ -1,130 +1,98 @@
+"""Dirichlet distribution on the probability simplex, with reparameterized draws whose
+gradient is the implicit-reparameterization one of torch._dirichlet_grad."""
 import chainrule as torch
-from chainrule import Tensor
 from chainrule.autograd import Function
 from chainrule.autograd.function import once_differentiable
 from chainrule.distributions import constraints
 from chainrule.distributions.exp_family import ExponentialFamily
-from chainrule.types import _size
+from chainrule.nn.functional import one_hot
 
 
 __all__ = ["Dirichlet"]
 
 
-# This helper is exposed for testing.
 def _Dirichlet_backward(x, concentration, grad_output):
+    """Gradient of a draw x ~ Dir(concentration) with respect to the concentration."""
     total = concentration.sum(-1, True).expand_as(concentration)
-    grad = torch._dirichlet_grad(x, concentration, total)
-    return grad * (grad_output - (x * grad_output).sum(-1, True))
+    dx_dalpha = torch._dirichlet_grad(x, concentration, total)
+    # project the incoming gradient onto the simplex's tangent space first
+    return dx_dalpha * (grad_output - (x * grad_output).sum(-1, True))
 
 
 class _Dirichlet(Function):
+    """Draw from torch._sample_dirichlet; backward via _Dirichlet_backward."""
+
     @staticmethod
     def forward(ctx, concentration):
-        x = torch._sample_dirichlet(concentration)
-        ctx.save_for_backward(x, concentration)
-        return x
+        draw = torch._sample_dirichlet(concentration)
+        ctx.save_for_backward(draw, concentration)
+        return draw
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_output):
-        x, concentration = ctx.saved_tensors
-        return _Dirichlet_backward(x, concentration, grad_output)
+        return _Dirichlet_backward(*ctx.saved_tensors, grad_output)
 
 
 class Dirichlet(ExponentialFamily):
-    r"""
-    Creates a Dirichlet distribution parameterized by concentration :attr:`concentration`.
+    """Dirichlet over the last dim of `concentration` (the event dim)."""
 
-    Example::
-
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
-        >>> m = Dirichlet(torch.tensor([0.5, 0.5]))
-        >>> m.sample()  # Dirichlet distributed with concentration [0.5, 0.5]
-        tensor([ 0.1046,  0.8954])
-
-    Args:
-        concentration (Tensor): concentration parameter of the distribution
-            (often referred to as alpha)
-    """
-
-    arg_constraints = {
-        "concentration": constraints.independent(constraints.positive, 1)
-    }
+    arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True
 
-    def __init__(
-        self,
-        concentration: Tensor,
-        validate_args: bool | None = None,
-    ) -> None:
+    def __init__(self, concentration, validate_args=None):
         if concentration.dim() < 1:
-            raise ValueError(
-                "`concentration` parameter must be at least one-dimensional."
-            )
+            raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = concentration
-        batch_shape, event_shape = concentration.shape[:-1], concentration.shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        *batch, k = concentration.shape
+        super().__init__(torch.Size(batch), torch.Size((k,)), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Dirichlet, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape + self.event_shape)
-        super(Dirichlet, new).__init__(
-            batch_shape, self.event_shape, validate_args=False
-        )
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Dirichlet, batch_shape, _instance, ("concentration",),
+                                   self.event_shape)
 
-    def rsample(self, sample_shape: _size = ()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
-        concentration = self.concentration.expand(shape)
-        return _Dirichlet.apply(concentration)
+    def rsample(self, sample_shape=()):
+        alpha = self.concentration.expand(self._extended_shape(sample_shape))
+        return _Dirichlet.apply(alpha)
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return (
-            torch.xlogy(self.concentration - 1.0, value).sum(-1)
-            + torch.lgamma(self.concentration.sum(-1))
-            - torch.lgamma(self.concentration).sum(-1)
-        )
+        alpha = self.concentration
+        return (torch.xlogy(alpha - 1.0, value).sum(-1) + torch.lgamma(alpha.sum(-1))
+                - torch.lgamma(alpha).sum(-1))
 
     @property
-    def mean(self) -> Tensor:
-        return self.concentration / self.concentration.sum(-1, True)
+    def mean(self):
+        alpha = self.concentration
+        return alpha / alpha.sum(-1, True)
 
     @property
-    def mode(self) -> Tensor:
-        concentrationm1 = (self.concentration - 1).clamp(min=0.0)
-        mode = concentrationm1 / concentrationm1.sum(-1, True)
-        mask = (self.concentration < 1).all(dim=-1)
-        mode[mask] = torch.nn.functional.one_hot(
-            mode[mask].argmax(dim=-1), concentrationm1.shape[-1]
-        ).to(mode)
-        return mode
+    def mode(self):
+        excess = (self.concentration - 1).clamp(min=0.0)
+        peak = excess / excess.sum(-1, True)
+        # all concentrations below 1: the density peaks at a vertex
+        at_vertex = (self.concentration < 1).all(dim=-1)
+        peak[at_vertex] = one_hot(peak[at_vertex].argmax(dim=-1), excess.shape[-1]).to(peak)
+        return peak
 
     @property
-    def variance(self) -> Tensor:
-        con0 = self.concentration.sum(-1, True)
-        return (
-            self.concentration
-            * (con0 - self.concentration)
-            / (con0.pow(2) * (con0 + 1))
-        )
+    def variance(self):
+        alpha = self.concentration
+        total = alpha.sum(-1, True)
+        return alpha * (total - alpha) / (total.pow(2) * (total + 1))
 
     def entropy(self):
-        k = self.concentration.size(-1)
-        a0 = self.concentration.sum(-1)
-        return (
-            torch.lgamma(self.concentration).sum(-1)
-            - torch.lgamma(a0)
-            - (k - a0) * torch.digamma(a0)
-            - ((self.concentration - 1.0) * torch.digamma(self.concentration)).sum(-1)
-        )
+        alpha = self.concentration
+        k = alpha.size(-1)
+        total = alpha.sum(-1)
+        return (torch.lgamma(alpha).sum(-1) - torch.lgamma(total)
+                - (k - total) * torch.digamma(total)
+                - ((alpha - 1.0) * torch.digamma(alpha)).sum(-1))
 
     @property
-    def _natural_params(self) -> tuple[Tensor]:
+    def _natural_params(self):
         return (self.concentration,)
 
     def _log_normalizer(self, x):

@@ -32,8 +32,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _dtype
-from .._errstate import QUIET as _QUIET, enter as _errors_enter, get as _errors_get
-from .._errstate import leave as _errors_leave
+from .._errstate import QUIET as _QUIET, get as _errors_get, quietly as _quietly
 from .._dims import sizes_str
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
@@ -492,16 +491,13 @@ def dispatch(op, inputs, params):
         arrays, forward = _special.prepare(op, inputs, arrays, params)
     elif op.promote is not NONE and _needs_promotion(op, first, mixed, number_category):
         arrays = _promote(op, inputs, arrays, params)
-    # Note [NumPy warnings]
-    token = _errors_enter() if _errors_get() is not _QUIET else None
+    args = (arrays, *params) if op.list_input else (*arrays, *params)
     try:
-        out = forward(arrays, *params) if op.list_input else forward(*arrays, *params)
+        # Note [NumPy warnings]
+        out = forward(*args) if _errors_get() is _QUIET else _quietly(forward, *args)
     except ValueError:
         check_broadcast(arrays)
         raise
-    finally:
-        if token is not None:
-            _errors_leave(token)
     if op.n_outputs == 1:
         if type(out) is not _ndarray:
             out = _asarray(out)

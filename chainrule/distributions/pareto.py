@@ -31,8 +31,8 @@ class Pareto(TransformedDistribution):
     @property
     def mean(self) -> Tensor:
         # infinite for alpha <= 1: clamping there makes the division give inf
-        a = self.alpha.clamp(min=1)
-        return a * self.scale / (a - 1)
+        shape = self.alpha.clamp(min=1)
+        return shape * self.scale / (shape - 1)
 
     @property
     def mode(self) -> Tensor:
@@ -41,8 +41,8 @@ class Pareto(TransformedDistribution):
     @property
     def variance(self) -> Tensor:
         # infinite for alpha <= 2, likewise
-        a = self.alpha.clamp(min=2)
-        return self.scale.pow(2) * a / ((a - 1).pow(2) * (a - 2))
+        shape = self.alpha.clamp(min=2)
+        return self.scale.pow(2) * shape / ((shape - 1).pow(2) * (shape - 2))
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):

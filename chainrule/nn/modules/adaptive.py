@@ -1,6 +1,10 @@
-"""AdaptiveLogSoftmaxWithLoss (PyTorch's adaptive.py): a head over the frequent classes and one
-cluster token per tail, each tail a low-rank projection over its classes."""
-import itertools
+"""AdaptiveLogSoftmaxWithLoss (torch.nn.modules.adaptive).
+
+Classes are split by `cutoffs` into a shortlist of frequent classes and tail clusters. The head
+scores the shortlist plus one token per cluster; a sample of cluster k also gets the
+log-probability of its class within the cluster, from that cluster's two-layer low-rank tail
+(hidden size in_features // div_value**(k+1)). The computation (ops and their order) is
+PyTorch's, so outputs, gradients and graphs agree."""
 from collections import namedtuple
 
 from .. import functional as F
@@ -10,109 +14,116 @@ from .module import Module
 
 __all__ = ["AdaptiveLogSoftmaxWithLoss"]
 
+# PyTorch's result type: a namedtuple of that name with fields output and loss.
 _ASMoutput = namedtuple("_ASMoutput", ["output", "loss"])
 
 
+def _check_cutoffs(cutoffs, n_classes):
+    if not cutoffs:
+        raise ValueError("cutoffs should be a sequence of length larger than 0")
+    # checked in PyTorch's order, which decides the error for odd input (inf, unsortable)
+    if (sorted(cutoffs) != cutoffs or min(cutoffs) <= 0 or max(cutoffs) > n_classes - 1
+            or len(set(cutoffs)) < len(cutoffs) or not all(c == int(c) for c in cutoffs)):
+        raise ValueError("cutoffs should be a sequence of unique, positive integers sorted "
+                         "in an increasing order, where each value is between 1 and "
+                         "n_classes-1")
+
+
+def _batched(input, target):
+    """Whether the call is batched (1-D target); raises PyTorch's errors on bad shapes."""
+    if target.dim() == 1:
+        if input.size(0) != target.size(0):
+            raise RuntimeError("Input and target should have the same size in the batch "
+                               "dimension.")
+        if input.dim() != 2:
+            raise RuntimeError("1D target tensor expects 2D input tensors, but found "
+                               f"inputs with size {input.size()}")
+        return True
+    if target.dim() == 0:
+        if input.dim() != 1:
+            raise RuntimeError("0D target tensor expects 1D input tensors, but found "
+                               f"inputs with size {input.size()}")
+        return False
+    raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+
+
 class AdaptiveLogSoftmaxWithLoss(Module):
+    """Efficient softmax approximation for many classes (Grave et al., 2016)."""
+
     def __init__(self, in_features, n_classes, cutoffs, div_value=4.0, head_bias=False,
                  device=None, dtype=None):
-        factory_kwargs = {"device": device, "dtype": dtype}
+        where = {"device": device, "dtype": dtype}
         super().__init__()
         cutoffs = list(cutoffs)
-        if len(cutoffs) == 0:
-            raise ValueError("cutoffs should be a sequence of length larger than 0")
-        if (cutoffs != sorted(cutoffs) or min(cutoffs) <= 0 or max(cutoffs) > n_classes - 1
-                or len(set(cutoffs)) != len(cutoffs) or any(int(c) != c for c in cutoffs)):
-            raise ValueError("cutoffs should be a sequence of unique, positive integers sorted "
-                             "in an increasing order, where each value is between 1 and "
-                             "n_classes-1")
+        _check_cutoffs(cutoffs, n_classes)
         self.in_features = in_features
         self.n_classes = n_classes
         self.cutoffs = cutoffs + [n_classes]
         self.div_value = div_value
         self.head_bias = head_bias
-        self.shortlist_size = self.cutoffs[0]
-        self.n_clusters = len(self.cutoffs) - 1
+        self.shortlist_size = cutoffs[0]
+        self.n_clusters = len(cutoffs)
         self.head_size = self.shortlist_size + self.n_clusters
-        self.head = Linear(self.in_features, self.head_size, bias=self.head_bias,
-                           **factory_kwargs)
+        self.head = Linear(in_features, self.head_size, bias=head_bias, **where)
         self.tail = ModuleList()
-        for i in range(self.n_clusters):
-            hsz = int(self.in_features // (self.div_value ** (i + 1)))
-            osz = self.cutoffs[i + 1] - self.cutoffs[i]
-            self.tail.append(Sequential(Linear(self.in_features, hsz, bias=False,
-                                               **factory_kwargs),
-                                        Linear(hsz, osz, bias=False, **factory_kwargs)))
+        for k in range(self.n_clusters):
+            hidden = int(in_features // (div_value ** (k + 1)))
+            classes = self.cutoffs[k + 1] - self.cutoffs[k]
+            self.tail.append(Sequential(Linear(in_features, hidden, bias=False, **where),
+                                        Linear(hidden, classes, bias=False, **where)))
 
     def reset_parameters(self):
         self.head.reset_parameters()
-        for i2h, h2o in self.tail:
-            i2h.reset_parameters()
-            h2o.reset_parameters()
+        for projection in self.tail:
+            for layer in projection:
+                layer.reset_parameters()
 
     def forward(self, input_, target_):
-        targ_dim = target_.dim()
-        if targ_dim == 1:
-            if input_.size(0) != target_.size(0):
-                raise RuntimeError("Input and target should have the same size in the batch "
-                                   "dimension.")
-            if input_.dim() != 2:
-                raise RuntimeError("1D target tensor expects 2D input tensors, but found "
-                                   f"inputs with size {input_.size()}")
-        elif targ_dim == 0:
-            if input_.dim() != 1:
-                raise RuntimeError("0D target tensor expects 1D input tensors, but found "
-                                   f"inputs with size {input_.size()}")
-        else:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        is_batched = targ_dim > 0
-        input = input_ if is_batched else input_.unsqueeze(0)
-        target = target_ if is_batched else target_.unsqueeze(0)
-        used_rows = 0
-        batch_size = target.size(0)
-        output = input.new_zeros(batch_size)
-        gather_inds = target.new_empty(batch_size)
-        cutoff_values = [0] + self.cutoffs
-        for i in range(len(cutoff_values) - 1):
-            low_idx, high_idx = cutoff_values[i], cutoff_values[i + 1]
-            target_mask = (target >= low_idx) & (target < high_idx)
-            row_indices = target_mask.nonzero().squeeze()
-            if row_indices.numel() == 0:
+        batched = _batched(input_, target_)
+        x = input_ if batched else input_.unsqueeze(0)
+        target = target_ if batched else target_.unsqueeze(0)
+        n = target.size(0)
+        # per sample: its class's log-prob within its cluster (0 in the shortlist) and the
+        # head column it reads (its class in the shortlist, else its cluster's token)
+        in_cluster = x.new_zeros(n)
+        head_column = target.new_empty(n)
+        seen = 0
+        bounds = [0] + self.cutoffs
+        for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
+            member = (target >= lo) & (target < hi)
+            rows = member.nonzero().squeeze()
+            if rows.numel() == 0:
                 continue
-            if i == 0:
-                gather_inds.index_copy_(0, row_indices, target[target_mask])
+            if k == 0:
+                head_column.index_copy_(0, rows, target[member])
             else:
-                relative_target = target[target_mask] - low_idx
-                input_subset = input.index_select(0, row_indices)
-                cluster_output = self.tail[i - 1](input_subset)
-                cluster_index = self.shortlist_size + i - 1
-                gather_inds.index_fill_(0, row_indices, cluster_index)
-                cluster_logprob = F.log_softmax(cluster_output, dim=1)
-                local_logprob = cluster_logprob.gather(1, relative_target.unsqueeze(1))
-                output.index_copy_(0, row_indices, local_logprob.squeeze(1))
-            used_rows += row_indices.numel()
-        if used_rows != batch_size:
+                offset = target[member] - lo
+                logp = F.log_softmax(self.tail[k - 1](x.index_select(0, rows)), dim=1)
+                head_column.index_fill_(0, rows, self.shortlist_size + k - 1)
+                in_cluster.index_copy_(0, rows, logp.gather(1, offset.unsqueeze(1)).squeeze(1))
+            seen += rows.numel()
+        if seen != n:
             raise RuntimeError(f"Target values should be in [0, {self.n_classes - 1}], but "
                                f"values in range [{target.min().item()}, "
                                f"{target.max().item()}] were found. ")
-        head_output = self.head(input)
-        head_logprob = F.log_softmax(head_output, dim=1)
-        output += head_logprob.gather(1, gather_inds.unsqueeze(1)).squeeze()
-        loss = (-output).mean()
-        if not is_batched:
-            output = output.squeeze(0)
-        return _ASMoutput(output, loss)
+        head_logp = F.log_softmax(self.head(x), dim=1)
+        in_cluster += head_logp.gather(1, head_column.unsqueeze(1)).squeeze()
+        loss = (-in_cluster).mean()
+        return _ASMoutput(in_cluster if batched else in_cluster.squeeze(0), loss)
 
     def _get_full_log_prob(self, input, head_output):
-        out = input.new_empty((head_output.size(0), self.n_classes))
-        head_logprob = F.log_softmax(head_output, dim=1)
-        out[:, :self.shortlist_size] = head_logprob[:, :self.shortlist_size]
-        for i, (start_idx, stop_idx) in enumerate(itertools.pairwise(self.cutoffs)):
-            cluster_logprob = F.log_softmax(self.tail[i](input), dim=1)
-            output_logprob = cluster_logprob + head_logprob[:, self.shortlist_size + i
-                                                            ].unsqueeze(1)
-            out[:, start_idx:stop_idx] = output_logprob
-        return out
+        """Log-probabilities of every class: shortlist from the head, each cluster's classes
+        as cluster token + within-cluster log-prob."""
+        rows = head_output.size(0)
+        table = input.new_empty((rows, self.n_classes))
+        head_logp = F.log_softmax(head_output, dim=1)
+        short = self.shortlist_size
+        table[:, :short] = head_logp[:, :short]
+        for k, projection in enumerate(self.tail):
+            token = head_logp[:, short + k].unsqueeze(1)
+            table[:, self.cutoffs[k]:self.cutoffs[k + 1]] = (
+                F.log_softmax(projection(input), dim=1) + token)
+        return table
 
     def log_prob(self, input):
         """The log-probabilities of all the classes."""
@@ -121,13 +132,12 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def predict(self, input):
         """The most likely class of each sample (the tails computed only where needed)."""
         head_output = self.head(input)
-        output = head_output.argmax(dim=1)
-        not_in_shortlist = output >= self.shortlist_size
-        if not not_in_shortlist.any():
-            return output
-        if not_in_shortlist.all():
+        best = head_output.argmax(dim=1)
+        clustered = best >= self.shortlist_size
+        if not clustered.any():
+            return best
+        if clustered.all():
             return self._get_full_log_prob(input, head_output).argmax(dim=1)
-        log_prob = self._get_full_log_prob(input[not_in_shortlist],
-                                           head_output[not_in_shortlist])
-        output[not_in_shortlist] = log_prob.argmax(dim=1)
-        return output
+        best[clustered] = self._get_full_log_prob(
+            input[clustered], head_output[clustered]).argmax(dim=1)
+        return best

@@ -1,6 +1,6 @@
-"""Invertible maps between constrained spaces, with their log-Jacobians (torch.distributions
-.transforms). Each transform may remember its latest input/output pair (``cache_size=1``) so
-that inverting a value it produced returns the original tensor itself."""
+"""Invertible maps between constrained spaces with their log-Jacobians (PyTorch's
+torch.distributions.transforms). With ``cache_size=1`` a transform remembers its latest
+(x, y) pair, so inverting a value it produced returns the original tensor itself."""
 import math
 
 import chainrule as torch
@@ -892,7 +892,8 @@ class StackTransform(_PiecewiseTransform):
     def _slice(self, z):
         return [z.select(self.dim, i) for i in range(z.size(self.dim))]
 
-    _pieces = _slice
+    def _pieces(self, t):
+        return self._slice(t)
 
     def _join(self, pieces):
         return torch.stack(pieces, dim=self.dim)

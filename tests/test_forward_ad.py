@@ -356,6 +356,18 @@ def test_forward_over_reverse_hessian_vector_product():
                                                                   dtype=torch.float64)).numpy())
 
 
+@pytest.mark.parametrize("pack", [lambda t: t, lambda t: t * 1])
+def test_forward_over_reverse_through_saved_tensor_hooks(pack):
+    def prog(T):
+        fwAD = _fw(T)
+        x = T.tensor([0.3, -1.2, 0.7], dtype=T.float64, requires_grad=True)
+        with T.autograd.graph.saved_tensors_hooks(pack, lambda t: t), fwAD.dual_level():
+            d = fwAD.make_dual(x, T.tensor([1.0, 0.5, -2.0], dtype=T.float64))
+            g, = T.autograd.grad((d.exp() * d.sin()).sigmoid().sum(), d, create_graph=True)
+            return fwAD.unpack_dual(g).tangent.detach()
+    same(prog)
+
+
 def test_reverse_over_forward():
     def prog(T):
         fwAD = _fw(T)

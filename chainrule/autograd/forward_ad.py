@@ -19,7 +19,8 @@ __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_du
 
 _current_level = -1
 _tangents = {}      # id(tensor) -> (weak reference to it, its tangent), for the live level
-_saved_outputs = {}  # see Note [Tangents of saved outputs] in forward_derivatives.py
+# node -> {output_nr: tangent}: see Note [Tangents of saved tensors] in forward_derivatives.py
+_node_tangents = weakref.WeakKeyDictionary()
 
 
 def enter_dual_level():
@@ -48,7 +49,7 @@ def exit_dual_level(*, level=None):
     from ..ops import registry
     registry.FORWARD_AD = None
     _tangents.clear()
-    _saved_outputs.clear()
+    _node_tangents.clear()
     _current_level = level - 1
 
 
@@ -94,6 +95,11 @@ def set_tangent(t, tangent):
     key = id(t)
     store = _tangents
     store[key] = (weakref.ref(t, lambda _, key=key: store.pop(key, None)), tangent)
+    if tangent is not None and t._grad_fn is not None:
+        tangents = _node_tangents.get(t._grad_fn)
+        if tangents is None:
+            tangents = _node_tangents[t._grad_fn] = {}
+        tangents[t._output_nr] = tangent
 
 
 def make_dual(tensor, tangent, *, level=None):

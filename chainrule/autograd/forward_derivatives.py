@@ -48,9 +48,8 @@ def dispatch(op, inputs, params, inplace=None):
                 t = entry[1]
             elif x._base is not None:
                 t = forward_ad.get_tangent(x)
-            elif _saved_outputs and x._grad_fn is not None:
-                entry = _saved_outputs.get((id(x._grad_fn), x._output_nr))
-                t = entry[1] if entry is not None and entry[0] is x._data else None
+            elif x._grad_fn is not None and _node_tangents:
+                t = _node_tangents.get(x._grad_fn, _NONE).get(x._output_nr)
             else:
                 continue
             if t is not None:
@@ -77,34 +76,23 @@ def dispatch(op, inputs, params, inplace=None):
             return _inplace(op, inputs, params, tangents, inplace)
         result = registry.dispatch(op, inputs, params)
         outs = (result,) if op.n_outputs == 1 else tuple(result)
-        saves_result = _saves_result(op)
         for o, t in zip(outs, _tangents_of(op, inputs, params, outs, tangents)):
             if t is not None:
                 forward_ad.set_tangent(o, t)
-                if saves_result and o._grad_fn is not None:
-                    _saved_outputs[(id(o._grad_fn), o._output_nr)] = (o._data, t, o._grad_fn)
         return result
     finally:
         registry.FORWARD_AD = dispatch
 
 
-# Note [Tangents of saved outputs]
+# Note [Tangents of saved tensors]
 # A node rebuilds an output it saved as a new tensor over the same array (Note [Saved
-# outputs] in graph.py), which the level's store does not know. Formulas running under
-# the level (forward-over-reverse) need that output's tangent, as PyTorch's saved
-# variables keep theirs: it is kept here by (node, output_nr), with the array to tell the
-# rebuilt tensor from another output of the node; the node is held so its id stays unique
-# until the level exits (forward_ad clears this with the store).
-_saved_outputs = forward_ad._saved_outputs
-_SAVES_RESULT = {}
-
-
-def _saves_result(op):
-    saves = _SAVES_RESULT.get(op.name)
-    if saves is None:
-        saves = _SAVES_RESULT[op.name] = any(
-            n.startswith("result") for f in op.formulas if f is not None for n in f[1])
-    return saves
+# outputs] in graph.py), and saved-tensor hooks rebuild whatever they unpack; the level's
+# store, keyed by tensor, knows neither. Formulas running under the level
+# (forward-over-reverse) need their tangents, as PyTorch's saved variables keep theirs:
+# forward_ad also keeps each tangent by the (node, output_nr) its tensor is, which a
+# rebuilt tensor shares; weakly by node, so it lives as long as the graph does.
+_node_tangents = forward_ad._node_tangents
+_NONE = {}
 
 
 _UNMARKED = (None, 0)     # a store entry's default: no mark
@@ -128,6 +116,7 @@ def _inplace(op, inputs, params, tangents, inplace):
                                else tangent)
     else:
         old.copy_(tangent)
+        forward_ad.set_tangent(self, old)     # known by self's new node too
     return self
 
 

@@ -217,6 +217,18 @@ class OpNode(Node):
             elif type(value) is _SavedList:
                 saved[name] = _SavedList([_RELEASED])
 
+    def __dir__(self):
+        # PyTorch's nodes list their saved values as attributes, and tools (torchviz) find
+        # them through dir(): _saved_<name> per saved value, _raw_saved_<name> per tensor
+        names = set(super().__dir__())
+        for key, value in self._saved.items():
+            names.add("_saved_" + (key[:-6] + "_sym_sizes" if key.endswith("_shape") else key))
+            if (type(value) in _SAVED_KINDS or value is _RELEASED or isinstance(value, Tensor)
+                    or key in self._op.inputs or type(value) is _SavedTensors
+                    or type(value) is tuple and any(isinstance(v, Tensor) for v in value)):
+                names.add("_raw_saved_" + key)
+        return sorted(names)
+
     def __getattr__(self, name):
         # grad_fn._saved_self / _saved_result / _saved_self_sym_sizes, as in PyTorch
         if name.startswith("_raw_saved_"):
@@ -255,6 +267,8 @@ class OpNode(Node):
                 if key in op.inputs and isinstance(value, numbers.Number):
                     # PyTorch saved the number as a wrapped 0-d tensor
                     return make_tensor(np.asarray(value))
+                if type(value) is np.ndarray:     # a tensor param kept as its array (a target)
+                    return make_tensor(value)
                 return value
             raise AttributeError(f"'{op.node_name}' object has no attribute '{name}'")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")

@@ -4,14 +4,14 @@ from chainrule import nan
 from chainrule.distributions import constraints
 from chainrule.distributions.exp_family import ExponentialFamily
 from chainrule.distributions.utils import (
-    _BinaryParams, _HoldsParam, _support_along_dim0, broadcast_all)
+    _ProbsOrLogits, _HoldsParam, _support_along_dim0, broadcast_all)
 from chainrule.nn.functional import binary_cross_entropy_with_logits
 
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(_BinaryParams, _HoldsParam, ExponentialFamily):
+class Bernoulli(_ProbsOrLogits, _HoldsParam, ExponentialFamily):
     """1 with probability `probs` (= sigmoid(`logits`)), else 0; give exactly one."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}

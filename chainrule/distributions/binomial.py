@@ -4,7 +4,7 @@ import chainrule as torch
 from chainrule.distributions import constraints
 from chainrule.distributions.distribution import Distribution
 from chainrule.distributions.utils import (
-    _BinaryParams, _HoldsParam, _support_along_dim0)
+    _ProbsOrLogits, _HoldsParam, _support_along_dim0)
 
 
 __all__ = ["Binomial"]
@@ -15,7 +15,7 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(_BinaryParams, _HoldsParam, Distribution):
+class Binomial(_ProbsOrLogits, _HoldsParam, Distribution):
     """Number of successes in total_count trials; total_count broadcasts with the
     probability parameter and takes its dtype."""
 

@@ -4,18 +4,19 @@ from chainrule import nan
 from chainrule.distributions import constraints
 from chainrule.distributions.distribution import Distribution
 from chainrule.distributions.utils import (
-    _exactly_one, _support_along_dim0, lazy_property, logits_to_probs, probs_to_logits)
+    _exactly_one, _HoldsParam, _ProbsOrLogits, _support_along_dim0)
 
 
 __all__ = ["Categorical"]
 
 
-class Categorical(Distribution):
+class Categorical(_ProbsOrLogits, _HoldsParam, Distribution):
     """Draws a class index; the last dim of probs/logits indexes the K classes and both are
     normalized over it (probs to sum 1, logits by subtracting their logsumexp)."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
+    _binary = False
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         _exactly_one(probs, logits)
@@ -33,28 +34,12 @@ class Categorical(Distribution):
     def expand(self, batch_shape, _instance=None):
         tail = torch.Size((self._num_events,))
         new = self._expand_params(Categorical, batch_shape, _instance, ("probs", "logits"), tail)
-        new._param = new.__dict__["logits" if "logits" in new.__dict__ else "probs"]
         new._num_events = self._num_events
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        return self._keep_given(new)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def _undefined_moment(self):
         ref = self.probs

@@ -3,14 +3,14 @@
 import chainrule as torch
 from chainrule.distributions import constraints
 from chainrule.distributions.distribution import Distribution
-from chainrule.distributions.utils import _BinaryParams, _exactly_one, broadcast_all
+from chainrule.distributions.utils import _ProbsOrLogits, _exactly_one, broadcast_all
 from chainrule.nn.functional import binary_cross_entropy_with_logits
 
 
 __all__ = ["Geometric"]
 
 
-class Geometric(_BinaryParams, Distribution):
+class Geometric(_ProbsOrLogits, Distribution):
     """Number of failures before the first success, success probability `probs` in (0, 1]
     (or log-odds `logits`)."""
 

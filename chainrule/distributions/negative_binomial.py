@@ -5,13 +5,13 @@ import chainrule.nn.functional as F
 from chainrule.distributions import constraints
 from chainrule.distributions.distribution import Distribution
 from chainrule.distributions.gamma import Gamma
-from chainrule.distributions.utils import _BinaryParams, _HoldsParam, lazy_property
+from chainrule.distributions.utils import _ProbsOrLogits, _HoldsParam, lazy_property
 
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(_BinaryParams, _HoldsParam, Distribution):
+class NegativeBinomial(_ProbsOrLogits, _HoldsParam, Distribution):
     """Successes before total_count failures; probs in [0, 1)."""
 
     arg_constraints = {"total_count": constraints.greater_than_eq(0),

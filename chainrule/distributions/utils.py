@@ -99,17 +99,20 @@ class _lazy_property_and_property(lazy_property, property):
         property.__init__(self, wrapped)
 
 
-class _BinaryParams:
-    """Mixin for distributions given by a success probability or its log-odds: whichever
-    was not given is derived on first use."""
+class _ProbsOrLogits:
+    """Mixin for distributions given by probabilities or logits: whichever was not given
+    is derived on first use. `_binary`: a success probability and its log-odds, rather than
+    a probability vector over the last dim and its log-probabilities."""
+
+    _binary = True
 
     @lazy_property
     def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
+        return probs_to_logits(self.probs, is_binary=self._binary)
 
     @lazy_property
     def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
+        return logits_to_probs(self.logits, is_binary=self._binary)
 
 
 class _HoldsParam:

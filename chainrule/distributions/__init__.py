@@ -2,9 +2,6 @@
 reparameterized sampling (``rsample``), log densities, moments and entropies, plus the
 constraints and transforms between their supports and the KL divergence table."""
 
-# chainrule.distributions is PyTorch 2.13's torch.distributions (BSD-3-Clause) with its
-# imports pointed at chainrule: the same formulas over the same ops give PyTorch's values,
-# gradients, node names and (through chainrule's bit-exact samplers) samples.
 from . import transforms
 from .bernoulli import Bernoulli
 from .beta import Beta

@@ -1,6 +1,7 @@
 """Invertible maps between constrained spaces with their log-Jacobians (PyTorch's
 torch.distributions.transforms). With ``cache_size=1`` a transform remembers its latest
 (x, y) pair, so inverting a value it produced returns the original tensor itself."""
+
 import math
 
 import chainrule as torch

@@ -1,6 +1,10 @@
-"""torch.nn.utils.spectral_norm (the hook-based one; parametrizations.spectral_norm is the
-newer): the weight divided by its spectral norm, estimated by power iteration in a forward
-pre-hook, with `name_orig`, `name_u`, `name_v` on the module and a versioned state dict."""
+"""torch.nn.utils.spectral_norm, the hook-based form (parametrizations.spectral_norm is the
+newer one).
+
+`name` becomes `name_orig` / sigma, sigma being the largest singular value of `name_orig`
+(viewed as a matrix with `dim` as rows), estimated by power iteration on the buffers `name_u`,
+`name_v`; a forward pre-hook refreshes it, iterating only in training mode. State dicts carry a
+version so that ones saved before `name_v` existed can still be loaded."""
 from ... import linalg as _linalg
 from ...autograd import no_grad
 from ...ops.registry import FUNCTIONS
@@ -12,8 +16,18 @@ __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStat
            "spectral_norm", "remove_spectral_norm"]
 
 
+def _hook_key(hooks, kind, name):
+    """Key of the first hook in `hooks` of type `kind` serving tensor `name`, or None."""
+    for key, hook in hooks.items():
+        if isinstance(hook, kind) and getattr(hook, "fn", hook).name == name:
+            return key
+    return None
+
+
 class SpectralNorm:
-    _version = 1
+    """The forward pre-hook (and its settings) normalizing one tensor of a module."""
+
+    _version = 1  # 1: the state dict holds name_orig, name_u and name_v
 
     def __init__(self, name="weight", n_power_iterations=1, dim=0, eps=1e-12):
         self.name = name
@@ -25,76 +39,75 @@ class SpectralNorm:
         self.eps = eps
 
     def reshape_weight_to_matrix(self, weight):
-        weight_mat = weight
+        """`weight` as a matrix whose rows run along `self.dim`."""
         if self.dim != 0:
-            weight_mat = weight_mat.permute(
-                self.dim, *[d for d in range(weight_mat.dim()) if d != self.dim])
-        return weight_mat.reshape(weight_mat.size(0), -1)
+            rest = [d for d in range(weight.dim()) if d != self.dim]
+            weight = weight.permute(self.dim, *rest)
+        return weight.reshape(weight.size(0), -1)
 
     def compute_weight(self, module, do_power_iteration):
-        weight = getattr(module, self.name + "_orig")
+        orig = getattr(module, self.name + "_orig")
         u = getattr(module, self.name + "_u")
         v = getattr(module, self.name + "_v")
-        weight_mat = self.reshape_weight_to_matrix(weight)
+        mat = self.reshape_weight_to_matrix(orig)
         if do_power_iteration:
             with no_grad():
+                # u and v are the module's buffers: updated in place so they persist
                 for _ in range(self.n_power_iterations):
-                    v = F.normalize(FUNCTIONS["mv"](weight_mat.t(), u), dim=0, eps=self.eps,
-                                    out=v)
-                    u = F.normalize(FUNCTIONS["mv"](weight_mat, v), dim=0, eps=self.eps, out=u)
-                # clones: the next power iteration writes u and v in place
+                    v = F.normalize(FUNCTIONS["mv"](mat.t(), u), dim=0, eps=self.eps, out=v)
+                    u = F.normalize(FUNCTIONS["mv"](mat, v), dim=0, eps=self.eps, out=u)
+                # copies for sigma: the next iteration's in-place writes must not reach the
+                # values this forward's graph saved
                 u, v = u.clone(), v.clone()
-        sigma = FUNCTIONS["dot"](u, FUNCTIONS["mv"](weight_mat, v))
-        return weight / sigma
+        return orig / FUNCTIONS["dot"](u, FUNCTIONS["mv"](mat, v))
 
     def remove(self, module):
+        """Turn `name` back into a plain parameter holding the normalized weight."""
         with no_grad():
-            weight = self.compute_weight(module, do_power_iteration=False)
-        delattr(module, self.name)
-        delattr(module, self.name + "_u")
-        delattr(module, self.name + "_v")
-        delattr(module, self.name + "_orig")
-        module.register_parameter(self.name, Parameter(weight.detach()))
+            final = self.compute_weight(module, do_power_iteration=False)
+        for suffix in ("", "_u", "_v", "_orig"):
+            delattr(module, self.name + suffix)
+        module.register_parameter(self.name, Parameter(final.detach()))
 
     def __call__(self, module, inputs):
-        setattr(module, self.name, self.compute_weight(module,
-                                                       do_power_iteration=module.training))
+        setattr(module, self.name,
+                self.compute_weight(module, do_power_iteration=module.training))
 
     def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
-        # v with u = normalize(W v) and u^T W v = target_sigma
-        v = _linalg.multi_dot([weight_mat.t().mm(weight_mat).pinverse(),
-                                           weight_mat.t(), u.unsqueeze(1)]).squeeze(1)
-        return v.mul_(target_sigma / FUNCTIONS["dot"](u, FUNCTIONS["mv"](weight_mat, v)))
+        """A v with u = normalize(W v), scaled so that u^T W v equals target_sigma."""
+        pseudo_inverse = weight_mat.t().mm(weight_mat).pinverse()
+        v = _linalg.multi_dot([pseudo_inverse, weight_mat.t(), u.unsqueeze(1)]).squeeze(1)
+        sigma = FUNCTIONS["dot"](u, FUNCTIONS["mv"](weight_mat, v))
+        return v.mul_(target_sigma / sigma)
 
     @staticmethod
     def apply(module, name, n_power_iterations, dim, eps):
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise RuntimeError("Cannot register two spectral_norm hooks on the same "
-                                   f"parameter {name}")
-        fn = SpectralNorm(name, n_power_iterations, dim, eps)
-        weight = module._parameters[name]
-        if weight is None:
+        if _hook_key(module._forward_pre_hooks, SpectralNorm, name) is not None:
+            raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter "
+                               f"{name}")
+        hook = SpectralNorm(name, n_power_iterations, dim, eps)
+        param = module._parameters[name]
+        if param is None:
             raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
-        if isinstance(weight, UninitializedParameter):
-            raise ValueError(
-                "The module passed to `SpectralNorm` can't have uninitialized parameters. Make "
-                "sure to run the dummy forward before applying spectral normalization")
+        if isinstance(param, UninitializedParameter):
+            raise ValueError("The module passed to `SpectralNorm` can't have uninitialized "
+                             "parameters. Make sure to run the dummy forward before applying "
+                             "spectral normalization")
         with no_grad():
-            weight_mat = fn.reshape_weight_to_matrix(weight)
-            h, w = weight_mat.size()
-            u = F.normalize(weight.new_empty(h).normal_(0, 1), dim=0, eps=fn.eps)
-            v = F.normalize(weight.new_empty(w).normal_(0, 1), dim=0, eps=fn.eps)
-        delattr(module, fn.name)
-        module.register_parameter(fn.name + "_orig", weight)
-        # a plain attribute until the first forward pre-hook computes it
-        setattr(module, fn.name, weight.data)
-        module.register_buffer(fn.name + "_u", u)
-        module.register_buffer(fn.name + "_v", v)
-        module.register_forward_pre_hook(fn)
-        module._register_state_dict_hook(SpectralNormStateDictHook(fn))
-        module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
-        return fn
+            rows, cols = hook.reshape_weight_to_matrix(param).size()
+            # random unit starting vectors, drawn u first as PyTorch does
+            u, v = (F.normalize(param.new_empty(size).normal_(0, 1), dim=0, eps=hook.eps)
+                    for size in (rows, cols))
+        delattr(module, name)
+        module.register_parameter(name + "_orig", param)
+        # a plain tensor until the first forward pre-hook computes the normalized weight
+        setattr(module, name, param.data)
+        module.register_buffer(name + "_u", u)
+        module.register_buffer(name + "_v", v)
+        module.register_forward_pre_hook(hook)
+        module._register_state_dict_hook(SpectralNormStateDictHook(hook))
+        module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(hook))
+        return hook
 
 
 class SpectralNormLoadStateDictPreHook:
@@ -109,26 +122,21 @@ class SpectralNormLoadStateDictPreHook:
         version = local_metadata.get("spectral_norm", {}).get(fn.name + ".version", None)
         if version is not None and version >= 1:
             return
-        weight_key = prefix + fn.name
-        if (version is None and all(weight_key + s in state_dict for s in ("_orig", "_u", "_v"))
-                and weight_key not in state_dict):
+        key = prefix + fn.name
+        current_layout = all(key + s in state_dict for s in ("_orig", "_u", "_v"))
+        if version is None and current_layout and key not in state_dict:
             return
-        has_missing_keys = False
-        for suffix in ("_orig", "", "_u"):
-            key = weight_key + suffix
-            if key not in state_dict:
-                has_missing_keys = True
-                if strict:
-                    missing_keys.append(key)
-        if has_missing_keys:
+        absent = [key + s for s in ("_orig", "", "_u") if key + s not in state_dict]
+        if absent:
+            if strict:
+                missing_keys.extend(absent)
             return
         with no_grad():
-            weight_orig = state_dict[weight_key + "_orig"]
-            weight = state_dict.pop(weight_key)
-            sigma = (weight_orig / weight).mean()
-            weight_mat = fn.reshape_weight_to_matrix(weight_orig)
-            u = state_dict[weight_key + "_u"]
-            state_dict[weight_key + "_v"] = fn._solve_v_and_rescale(weight_mat, u, sigma)
+            orig = state_dict[key + "_orig"]
+            # the old layout stored the normalized weight: its ratio to orig is sigma
+            sigma = (orig / state_dict.pop(key)).mean()
+            state_dict[key + "_v"] = fn._solve_v_and_rescale(
+                fn.reshape_weight_to_matrix(orig), state_dict[key + "_u"], sigma)
 
 
 class SpectralNormStateDictHook:
@@ -138,37 +146,32 @@ class SpectralNormStateDictHook:
         self.fn = fn
 
     def __call__(self, module, state_dict, prefix, local_metadata):
-        if "spectral_norm" not in local_metadata:
-            local_metadata["spectral_norm"] = {}
+        versions = local_metadata.setdefault("spectral_norm", {})
         key = self.fn.name + ".version"
-        if key in local_metadata["spectral_norm"]:
+        if key in versions:
             raise RuntimeError(f"Unexpected key in metadata['spectral_norm']: {key}")
-        local_metadata["spectral_norm"][key] = self.fn._version
+        versions[key] = self.fn._version
 
 
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     """Divide `module.<name>` by its spectral norm before each forward."""
     if dim is None:
-        dim = 1 if _transposed_conv(module) else 0
+        dim = 1 if _transposed_conv(module) else 0  # a transposed conv's outputs are dim 1
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
     return module
 
 
 def remove_spectral_norm(module, name="weight"):
     """Undo spectral_norm: `module.<name>` is a parameter again."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            break
-    else:
+    pre_hooks = module._forward_pre_hooks
+    key = _hook_key(pre_hooks, SpectralNorm, name)
+    if key is None:
         raise ValueError(f"spectral_norm of '{name}' not found in {module}")
-    for k, hook in module._state_dict_hooks.items():
-        if isinstance(hook, SpectralNormStateDictHook) and hook.fn.name == name:
-            del module._state_dict_hooks[k]
-            break
-    for k, hook in module._load_state_dict_pre_hooks.items():
-        if isinstance(hook, SpectralNormLoadStateDictPreHook) and hook.fn.name == name:
-            del module._load_state_dict_pre_hooks[k]
-            break
+    pre_hooks[key].remove(module)
+    del pre_hooks[key]
+    for hooks, kind in ((module._state_dict_hooks, SpectralNormStateDictHook),
+                        (module._load_state_dict_pre_hooks, SpectralNormLoadStateDictPreHook)):
+        key = _hook_key(hooks, kind, name)
+        if key is not None:
+            del hooks[key]
     return module

@@ -250,7 +250,12 @@ def _fmod(a, b):
 def _remainder(a, b):
     _not_for(a, "bc", "remainder_cpu")
     _nonzero_divisor(a, b)
-    return np.remainder(a, b)
+    if a.dtype.kind != "f":
+        return np.remainder(a, b)
+    # PyTorch moves C's fmod to the divisor's sign only when nonzero: a zero keeps the sign of
+    # the dividend (NumPy's remainder gives it the divisor's)
+    r = np.fmod(a, b)
+    return np.where((r != 0) & ((r < 0) != (np.asarray(b) < 0)), r + b, r)
 
 
 fmod_scalar = op("fmod.Scalar", "FmodBackward0", "self, other", _fmod, promote=PROMOTE,
@@ -592,7 +597,7 @@ def _relu(a):
     if a.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
     _no_complex(a, "clamp is not supported for complex types")
-    return np.maximum(a, 0)
+    return np.where(a < 0, a.dtype.type(0), a)     # -0.0 and NaN stay, as in PyTorch
 
 
 relu = op("relu", "ReluBackward0", "self", _relu, inplace="relu_", out=False,
@@ -778,8 +783,16 @@ def _extremum(f, name):
     def forward(a, b):
         if a.dtype.kind == "c":
             raise RuntimeError(f"{name} not implemented for complex tensors.")
-        return f(a, b)
+        return _first_on_tie(f(a, b), a)
     return forward
+
+
+def _first_on_tie(result, a):
+    """PyTorch's max/min kernels keep `a` when it ties with the other operand (0.0 and -0.0
+    tie); which one NumPy's keep differs by dtype."""
+    if result.dtype.kind != "f":
+        return result
+    return np.where(result == a, a, result)
 
 
 # Ties split the gradient: grad / 2 to each side.
@@ -806,11 +819,12 @@ def _clamp(a, lo, hi):
     _no_complex(a, "clamp is not supported for complex types")
     t = _dtype.result_type([x for x in (a, lo, hi) if x is not None]).np
     a, lo, hi = (x.astype(t) if type(x) is np.ndarray and x.dtype != t else x for x in (a, lo, hi))
+    r = a
     if lo is not None:
-        a = np.maximum(a, lo)
+        r = np.maximum(r, lo)
     if hi is not None:
-        a = np.minimum(a, hi)
-    return a
+        r = np.minimum(r, hi)
+    return _first_on_tie(r, a)
 
 
 def _clamp_grad(grad, self, min, max):
@@ -869,6 +883,8 @@ def _clamp_row(min, max):
     if not any(tensors):
         return clamp_scalar
     if (min is not None and not tensors[0]) or (max is not None and not tensors[1]):
+        if all(_as_number(b) is not None for b in (min, max) if isinstance(b, Tensor)):
+            return clamp_scalar
         got = ", ".join(type(x).__name__ for x in (min, max))
         raise TypeError(
             f"clamp() received an invalid combination of arguments - got (Tensor, {got}), but "
@@ -878,10 +894,25 @@ def _clamp_row(min, max):
     return clamp_tensor
 
 
+def _as_number(bound):
+    """PyTorch's argument parser reads a 0-d tensor that does not require grad as a Number."""
+    if isinstance(bound, Tensor):
+        return bound.item() if bound.dim() == 0 and not bound.requires_grad else None
+    return bound
+
+
+def _clamp_bounds(min, max):
+    row = _clamp_row(min, max)
+    if row is clamp_scalar:
+        min, max = _as_number(min), _as_number(max)
+    return row, min, max
+
+
 @public("clamp", out=True)
 def clamp(input, min=None, max=None):
     """input limited to [min, max]; min and max are numbers or tensors, either may be None."""
-    return _clamp_row(min, max)(input, min, max)
+    row, min, max = _clamp_bounds(min, max)
+    return row(input, min, max)
 
 
 public("clip", out=True, out_name="clamp")(clamp)
@@ -898,7 +929,8 @@ def _check_clamp_(self, *bounds):
 @public("clamp_", function=False)
 def clamp_(self, min=None, max=None):
     from .inplace import dispatch_inplace
-    if _clamp_row(min, max) is clamp_tensor:
+    row, min, max = _clamp_bounds(min, max)
+    if row is clamp_tensor:
         return dispatch_inplace(clamp_tensor.op, (self, min, max), ())
     _check_clamp_(self, min, max)
     return dispatch_inplace(clamp_scalar.op, (self,), (min, max))
@@ -1570,7 +1602,7 @@ def _fmax_fmin(f, name):
     def forward(a, b):
         if a.dtype.kind == "c":
             raise RuntimeError(f"{name} not implemented for complex tensors.")
-        return f(a, b)
+        return _first_on_tie(f(a, b), a)
     return forward
 
 

@@ -1,0 +1,43 @@
+"""Regression tests for the op-level defects of issue 12 (wrong values, NumPy errors reaching
+users), each compared with PyTorch. A signed zero is compared through 1 / x (-inf vs inf)."""
+import pytest
+
+from helpers import same, same_error
+
+NEG_ZEROS = ([-0.0, 0.0, -0.0, 2.0], [0.0, -0.0, -0.0, -1.0])
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin", "remainder"])
+def test_signed_zero_binary(name):
+    # small tensors: PyTorch's scalar loop (its SIMD body may pick the other zero on ties)
+    same(lambda T: 1 / getattr(T, name)(T.tensor(NEG_ZEROS[0]), T.tensor(NEG_ZEROS[1])))
+    same(lambda T: 1 / getattr(T, name)(T.tensor(NEG_ZEROS[1]), T.tensor(NEG_ZEROS[0])))
+
+
+def test_signed_zero_remainder_keeps_dividend_sign():
+    same(lambda T: 1 / T.remainder(T.tensor([-0.0, 0.0, -2.0, 2.0]),
+                                   T.tensor([1.0, -1.0, 1.0, -1.0])))
+    same(lambda T: 1 / (T.tensor([-0.0, -4.0, 4.0], dtype=T.float64) % 2))
+    same(lambda T: 5.0 % T.tensor([-5.0, 5.0, 2.0]))
+
+
+def test_signed_zero_relu_clamp():
+    same(lambda T: 1 / T.relu(T.tensor([-0.0, 0.0, -1.0])))
+    same(lambda T: 1 / T.clamp(T.tensor([-0.0, 0.0]), 0.0, 1.0))
+    same(lambda T: 1 / T.clamp(T.tensor([-0.0, 0.0]), -0.0, 1.0))
+    same(lambda T: 1 / T.clamp(T.tensor([-0.0, 0.0, -1.0]), max=-0.0))
+    same(lambda T: 1 / T.clamp(T.tensor([-0.0, 0.0]), T.tensor(0.0), T.tensor(1.0)))
+
+
+def test_clamp_tensor_and_number_bounds():
+    same(lambda T: T.clamp(T.tensor([0.0, 3.0]), T.tensor(1.0), 2))
+    same(lambda T: T.clamp(T.tensor([0.0, 3.0]), 1, T.tensor(2.0)))
+    same(lambda T: T.clamp(T.tensor([1, 5]), T.tensor(1.5), 4))
+    same(lambda T: T.tensor([0.0, 3.0]).clamp_(T.tensor(1), 2.5))
+    # the 0-d tensor is read as a number (ClampBackward1); tensors only: ClampBackward0
+    same(lambda T: T.clamp(T.tensor([0.0, 3.0], requires_grad=True), T.tensor(1.0), 2))
+    same(lambda T: T.clamp(T.tensor([0.0, 3.0], requires_grad=True), T.tensor(1.0),
+                           T.tensor(2.0)))
+    # only a 0-d tensor that does not require grad passes for a number
+    same_error(lambda T: T.clamp(T.tensor([0.0, 3.0]), T.tensor([1.0]), 2))
+    same_error(lambda T: T.clamp(T.tensor([0.0]), T.tensor(1.0, requires_grad=True), 2.0))

@@ -52,19 +52,49 @@ loaded tensors are independent autograd leaves (no view relationship, ``.grad`` 
 array that is not contiguous or has a dtype outside the list above is not shared: each
 tensor then gets its own storage.
 
-Loading checks everything (members, JSON schema, dtypes, that every view lies inside its
-storage, zip CRCs) and raises RuntimeError naming the problem. A save to a path writes a
-temporary file in the same directory and renames it over the target, so a save that fails
-leaves an existing file untouched; everything is validated before any byte is written.
+Loading a damaged or hostile file
+--------------------------------
+Loading checks everything (member names, sizes and CRCs, the JSON schema, dtypes, that every
+view lies inside its storage) and raises ``RuntimeError``, with the same message for a path
+as for a file object holding the same bytes::
+
+    chainrule.load: <'path' or the file object> is not a valid chainrule file: <why>
+    chainrule.load: <'path' or the file object> is corrupted: <error>: <why>
+
+(the second when the damage shows while a member is read: a bad CRC-32, short data). Never
+a MemoryError, ValueError or zipfile error from inside, and never a changed load: every
+member's bytes are checked against the CRC-32 the archive records for them. Nothing is
+read or allocated before it is known to fit: compressed or encrypted members, names outside
+the format (path traversal like ``../x`` included), members whose sizes exceed the file or
+overlap, and .npy headers whose dtype or element count disagree with the manifest or with
+the member's size are refused first, so a small file cannot make load use much more memory
+than the file's own size. Object dtypes (pickles) are refused from the header, unread. An
+``OSError`` comes only from opening the path (FileNotFoundError...) or from the disk.
+
+Saving to a path
+----------------
+A save to a path writes ``.<name>.<12 hex digits>.tmp`` in the target's directory and
+renames it over the target, so a save that fails leaves an existing file untouched;
+everything is validated before any byte is written. A save killed before its rename
+(SIGKILL, power loss) leaves its temporary file behind: the next save to the same target
+removes such files that are older than a few seconds and that no live save holds (each save
+holds an flock on its temporary file while writing it, where the platform has flock).
 """
 import collections
 import io
 import json
 import os
+import re
 import secrets
 import stat
+import time
 import zipfile
 import zlib
+
+try:
+    import fcntl
+except ImportError:     # Windows: a file open for writing cannot be removed there anyway
+    fcntl = None
 
 import numpy as np
 
@@ -206,14 +236,40 @@ def _write(fh, manifest, storages):
                 np.save(member, _bits(arr), allow_pickle=False)
 
 
+_STALE_AFTER = 5.0      # seconds: a temporary file untouched so long is not being renamed
+
+
+def _remove_stale_temporaries(directory, name):
+    """Remove the temporary files that killed saves to `name` left (see the module doc)."""
+    pattern = re.compile(rf"\.{re.escape(name)}\.[0-9a-f]{{12}}\.tmp")
+    try:
+        candidates = [e for e in os.scandir(directory)
+                      if pattern.fullmatch(e.name) and e.is_file(follow_symlinks=False)]
+    except OSError:
+        return
+    for entry in candidates:
+        try:
+            if time.time() - entry.stat(follow_symlinks=False).st_mtime < _STALE_AFTER:
+                continue
+            with open(entry.path, "rb") as fh:
+                if fcntl is not None:
+                    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held: a live save
+                os.unlink(entry.path)
+        except OSError:     # held, gone already, or not ours to remove: leave it
+            pass
+
+
 def _write_atomically(path, write):
     path = os.path.realpath(path)  # write through a symlink, as open() would
     directory, name = os.path.split(path)
+    _remove_stale_temporaries(directory, name)
     tmp = os.path.join(directory, f".{name}.{secrets.token_hex(6)}.tmp")
     # 0o666 with O_EXCL: the umask applies, as for an ordinary open(path, "wb")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with os.fdopen(fd, "wb") as fh:
+            if fcntl is not None:
+                fcntl.flock(fh, fcntl.LOCK_EX)  # released on close: others see a live save
             write(fh)
             fh.flush()
             os.fsync(fh.fileno())
@@ -231,6 +287,42 @@ def _write_atomically(path, write):
 
 class _Corrupt(Exception):
     """A problem with the file's contents, reported by load() as a RuntimeError."""
+
+
+class _OutsideFile(_Corrupt, OSError):
+    """A seek before the file's start: an OSError, which zipfile expects from a seek that
+    fails, but one load reports as damage."""
+
+
+class _Reader:
+    """The file being loaded, as zipfile sees it. A real file refuses a seek before its
+    start with OSError and BytesIO with ValueError or by stopping at 0; here both refuse it
+    as _OutsideFile, so a path and a BytesIO of the same bytes fail the same way. Reads
+    stop at the end of the file, so a huge size read from the archive never makes a read
+    allocate for it."""
+    __slots__ = ("fh", "size")
+
+    def __init__(self, fh):
+        self.fh = fh
+        where = fh.tell()
+        self.size = fh.seek(0, 2)
+        fh.seek(where)
+
+    def seek(self, offset, whence=0):
+        target = offset + (0 if whence == 0 else self.fh.tell() if whence == 1 else self.size)
+        if target < 0:
+            raise _OutsideFile("an offset in the archive points before the start of the file")
+        return self.fh.seek(target)
+
+    def tell(self):
+        return self.fh.tell()
+
+    def read(self, n=-1):
+        left = max(self.size - self.fh.tell(), 0)
+        return self.fh.read(left if n is None or n < 0 or n > left else n)
+
+    def seekable(self):
+        return True
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
@@ -258,12 +350,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
 def _load(fh, name):
     try:
+        reader = _Reader(fh)
         try:
-            zf = zipfile.ZipFile(fh)
+            zf = zipfile.ZipFile(reader)
         except zipfile.BadZipFile as e:
             raise _Corrupt(f"not a zip archive, or a truncated one ({e})") from None
         with zf:
-            return _Decoder(zf).run()
+            return _Decoder(zf, reader.size).run()
     except _Corrupt as e:
         raise RuntimeError(f"chainrule.load: {name} is not a valid chainrule file: {e}") from None
     except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, ValueError,
@@ -282,9 +375,14 @@ def _is_int(x):
     return type(x) is int
 
 
+_MEMBER_NAME = re.compile(r"manifest\.json|storages/(0|[1-9][0-9]*)\.npy")
+_FLAGS_WRITTEN = 0x08 | 0x800   # data descriptor (an unseekable target), UTF-8 names
+
+
 class _Decoder:
-    def __init__(self, zf):
+    def __init__(self, zf, size):
         self.zf = zf
+        self.size = size    # the file's: no member can be larger
 
     def run(self):
         names = self.zf.namelist()
@@ -292,6 +390,9 @@ class _Decoder:
                + (" (it looks like a pickle-based PyTorch file, which chainrule never loads: "
                   "unpickling can run arbitrary code)" if any(n.endswith(".pkl") for n in names)
                   else ""))
+        extra = sorted(n for n in names if not _MEMBER_NAME.fullmatch(n))
+        _check(not extra, f"unexpected archive members {extra}")
+        self.check_sizes()
         try:
             m = json.loads(self.zf.read(_MANIFEST).decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -307,30 +408,59 @@ class _Decoder:
         expected = {_MANIFEST} | {_storage_name(i) for i in range(len(storages))}
         extra = sorted(set(names) - expected)
         _check(not extra, f"unexpected archive members {extra}")
-        _check(len(names) == len(expected), "missing or duplicated archive members")
-        # stored members are no larger than the file itself: no decompression bombs
-        _check(all(i.compress_type == zipfile.ZIP_STORED for i in self.zf.infolist()),
-               "archive members are compressed; this format stores them uncompressed")
+        _check(len(names) == len(set(names)) == len(expected),
+               "missing or duplicated archive members")
         self.storages = [self.storage(i, s) for i, s in enumerate(storages)]
         self.tensors = [self.tensor(i, t) for i, t in enumerate(tensors)]
         return self.node(m["root"])
+
+    def check_sizes(self):
+        """Before anything is read: members stored (so no decompression bombs), unencrypted,
+        and inside the file without overlapping (so no member is read twice over)."""
+        infos = self.zf.infolist()
+        _check(all(i.compress_type == zipfile.ZIP_STORED for i in infos),
+               "archive members are compressed; this format stores them uncompressed")
+        for i in infos:
+            _check(not i.flag_bits & ~_FLAGS_WRITTEN,
+                   f"archive member {i.filename!r} has flags {i.flag_bits:#x} (encryption or "
+                   "other zip features this format never uses)")
+            _check(i.file_size == i.compress_size and 0 <= i.header_offset
+                   and i.header_offset + i.compress_size <= self.size,
+                   f"archive member {i.filename!r} does not fit in the file")
+        _check(sum(i.compress_size for i in infos) <= self.size,
+               "archive members overlap")
 
     def storage(self, i, entry):
         _check(isinstance(entry, dict) and set(entry) == {"dtype", "numel"}
                and entry["dtype"] in _BY_NAME and _is_int(entry["numel"]),
                f"storage entry {i} is malformed")
-        with self.zf.open(_storage_name(i)) as member:
+        stored, numel = _stored(entry["dtype"]), entry["numel"]
+        info = self.zf.getinfo(_storage_name(i))
+        with self.zf.open(info) as member:
+            # the .npy header first: nothing is allocated for a size it does not vouch for
             try:
-                arr = np.load(member, allow_pickle=False)
-            except ValueError as e:  # object arrays (pickles) land here, unexecuted
+                version = np.lib.format.read_magic(member)
+                _check(version in ((1, 0), (2, 0)),
+                       f"storage {i} cannot be read: unsupported .npy version {version}")
+                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                               else np.lib.format.read_array_header_2_0)
+                shape, _, dtype = read_header(member)
+            except ValueError as e:
                 raise _Corrupt(f"storage {i} cannot be read: {e}") from None
-        _check(isinstance(arr, np.ndarray) and arr.dtype == _stored(entry["dtype"])
-               and arr.shape == (entry["numel"],),
-               f"storage {i} holds {getattr(arr, 'dtype', type(arr).__name__)} "
-               f"{getattr(arr, 'shape', '')}, but the manifest says {entry['dtype']} "
-               f"({entry['numel']},)")
-        # np.load of a zip member gives a read-only array over a bytes object: copy it
-        return np.array(arr).view(_BY_NAME[entry["dtype"]].np)
+            _check(not dtype.hasobject, f"storage {i} cannot be read: Object arrays cannot be "
+                   "loaded: this format never holds pickles")
+            _check(dtype == stored and shape == (numel,),
+                   f"storage {i} holds {dtype} {shape}, but the manifest says "
+                   f"{entry['dtype']} ({numel},)")
+            nbytes = numel * stored.itemsize
+            _check(member.tell() + nbytes == info.file_size,
+                   f"storage {i}: its .npy header declares {nbytes} bytes of data, but the "
+                   f"member holds {info.file_size - member.tell()}")
+            data = bytearray(nbytes)
+            # reading to the member's end makes zipfile check its CRC-32
+            _check(member.readinto(data) == nbytes and member.read(1) == b"",
+                   f"storage {i} is shorter than its header says")
+        return np.frombuffer(data, stored).view(_BY_NAME[entry["dtype"]].np)
 
     def tensor(self, i, e):
         _check(isinstance(e, dict) and set(e) == {"storage", "dtype", "shape", "strides",

@@ -138,6 +138,8 @@ def is_tensor_like(inp):
 
 from .function import Function, NestedIOFunction, once_differentiable  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+# chainrule's own: why a gradient is None (not in PyTorch)
+from .explain import explain  # noqa: E402
 
 
 _LAZY = {"profiler", "profiler_legacy", "profiler_util"}

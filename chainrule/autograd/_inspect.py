@@ -79,11 +79,13 @@ def walk(roots):
 class SavedInfo:
     """One tensor a node keeps for backward, read without unpacking it."""
     __slots__ = ("name", "shape", "dtype", "nbytes", "version", "now", "freed", "storage",
-                 "storage_nbytes", "is_leaf", "is_output", "hooked", "tensor")
+                 "storage_nbytes", "is_leaf", "is_output", "hooked", "tensor", "data", "vc")
 
     def __init__(self, name, data=None, version=None, now=None, freed=False, is_leaf=None,
-                 is_output=False, hooked=None, tensor=None):
+                 is_output=False, hooked=None, tensor=None, vc=None):
         self.name = name
+        self.data = data            # the saved array (None once freed, or when hooked away)
+        self.vc = vc                # its version counter, when the node keeps it
         self.freed = freed
         self.version = version      # the tensor's version when saved (None: not tracked)
         self.now = now              # its version now
@@ -117,10 +119,11 @@ def _info(name, value):
     kind = type(value)
     if kind is SavedInput:
         t = value.t
-        return SavedInfo(name, t._data, value.version, t._vc[0], is_leaf=value.leaf, tensor=t)
+        return SavedInfo(name, t._data, value.version, t._vc[0], is_leaf=value.leaf, tensor=t,
+                         vc=t._vc)
     if kind is SavedOutput:
         return SavedInfo(name, value.data, value.version, value.vc[0], is_leaf=False,
-                         is_output=True)
+                         is_output=True, vc=value.vc)
     if kind is SavedHooked:
         packed = value.packed
         data = packed._data if isinstance(packed, Tensor) else None
@@ -129,7 +132,7 @@ def _info(name, value):
         return SavedInfo(name, freed=True)
     if isinstance(value, Tensor):
         return SavedInfo(name, value._data, value._vc[0], value._vc[0],
-                         is_leaf=value._grad_fn is None, tensor=value)
+                         is_leaf=value._grad_fn is None, tensor=value, vc=value._vc)
     if kind is np.ndarray:
         return SavedInfo(name, value)
     return None

@@ -27,6 +27,7 @@ import inspect
 import numbers
 import types
 import warnings
+import weakref
 from collections import namedtuple
 
 import numpy as np
@@ -463,6 +464,49 @@ def _needs_promotion(op, first, mixed, number_category):
     return number_category > cat
 
 
+# Results of differentiable ops on inputs that require grad, computed with grad mode off
+# (no_grad, set_grad_enabled(False)), held weakly by id: autograd.explain tells a tensor
+# made that way from one that never had a history. Filled only off the grad-mode path.
+MADE_WITHOUT_GRAD = weakref.WeakValueDictionary()
+
+
+# Ops whose Python integer operand PyTorch wraps to an integer tensor's dtype (it becomes an
+# int64 0-d tensor, then is cast): `int32_tensor + 2**40` adds 0. NumPy raises or compares
+# exactly instead.
+_WRAPPED_INTS = frozenset((
+    "add", "sub", "mul", "eq", "ne", "lt", "le", "gt", "ge", "floor_divide", "floor_divide_",
+    "div.Tensor_mode", "remainder.Scalar_Tensor", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_left_shift", "bitwise_right_shift", "add.Scalar", "sub.Scalar", "mul.Scalar",
+    "remainder.Scalar", "fmod.Scalar", "eq_.Scalar", "ne_.Scalar", "lt_.Scalar", "le_.Scalar",
+    "gt_.Scalar", "ge_.Scalar"))
+
+
+def _wrap_int(x, dtype):
+    """The Python int `x` as PyTorch casts it to the integer `dtype`: its low bits."""
+    if type(x) is not int:
+        return x
+    info = np.iinfo(dtype)
+    if info.min <= x <= info.max:
+        return x
+    if x < -2 ** 63:
+        raise OverflowError("can't convert negative int to unsigned")
+    if x >= 2 ** 64:
+        raise OverflowError("int too big to convert")
+    x &= (1 << info.bits) - 1
+    return x - (1 << info.bits) if info.min and x > info.max else x
+
+
+def _wrap_ints(op, inputs, arrays, params, mixed):
+    tensors = [x for x in inputs if isinstance(x, Tensor)]
+    dtype = _dtype.result_type(tensors).np if mixed else tensors[0]._data.dtype
+    arrays = [_wrap_int(a, dtype) for a in arrays]
+    if op.promote_with:
+        params = list(params)
+        for i in op.promote_with:
+            params[i] = _wrap_int(params[i], dtype)
+    return arrays, params
+
+
 def dispatch(op, inputs, params):
     """Run `op` on `inputs` (Tensors or Python numbers) and `params`; record a node when
     grad mode is on and some input requires grad."""
@@ -499,6 +543,9 @@ def dispatch(op, inputs, params):
             raise TypeError(f"{op.name.split('.')[0]}(): argument "
                             f"'{'input' if name == 'self' else name}' (position {len(arrays) + 1}) "
                             f"must be Tensor, not {type(x).__name__}")
+    if (first is not None and first.kind in "iu" and (number_category == 1 or op.promote_with)
+            and op.name in _WRAPPED_INTS):
+        arrays, params = _wrap_ints(op, inputs, arrays, params, mixed)
     forward = op.forward
     if first is not None and (first in _SPECIAL_NP or mixed and _special.involved(arrays)):
         # bfloat16, float8, complex32, uint16/32/64: Note [Reduced and limited dtypes]
@@ -519,6 +566,8 @@ def dispatch(op, inputs, params):
             result = make_tensor(out)
             if op.view:
                 _make_view(result, inputs[0], op)
+            if needs_grad and op.node_cls is not None:      # made under no_grad
+                MADE_WITHOUT_GRAD[id(result)] = result
             return result
         return _record(op, inputs, params, (out,))[0]
     out = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
@@ -527,6 +576,9 @@ def dispatch(op, inputs, params):
         if op.view:
             for r in results:
                 _make_view(r, inputs[0], op)
+        if needs_grad and op.node_cls is not None:
+            for r in results:
+                MADE_WITHOUT_GRAD[id(r)] = r
     else:
         results = _record(op, inputs, params, out)
     if op.n_outputs == -1:

@@ -41,3 +41,37 @@ def test_clamp_tensor_and_number_bounds():
     # only a 0-d tensor that does not require grad passes for a number
     same_error(lambda T: T.clamp(T.tensor([0.0, 3.0]), T.tensor([1.0]), 2))
     same_error(lambda T: T.clamp(T.tensor([0.0]), T.tensor(1.0, requires_grad=True), 2.0))
+
+
+WRAPPING = [
+    lambda T: T.tensor([0], dtype=T.int32) == 2 ** 40,
+    lambda T: T.tensor([0, 1], dtype=T.uint8) < 256,
+    lambda T: T.tensor([3], dtype=T.uint8) * 300,
+    lambda T: T.tensor([1], dtype=T.int32) + 2 ** 40,
+    lambda T: T.tensor([1], dtype=T.int32) + 2 ** 63,
+    lambda T: T.tensor([5], dtype=T.int64) + 2 ** 63,
+    lambda T: 300 - T.tensor([3], dtype=T.int8),
+    lambda T: T.tensor([3], dtype=T.int8) & 257,
+    lambda T: T.tensor([3], dtype=T.int8) // 300,
+    lambda T: T.tensor([3], dtype=T.int8) % 300,
+    lambda T: T.remainder(300, T.tensor([7], dtype=T.int8)),
+    lambda T: T.tensor([1], dtype=T.int8) << 300,
+    lambda T: T.tensor([1], dtype=T.int8).sub(300),
+    lambda T: T.tensor([1], dtype=T.int8).fmod(300),
+    lambda T: T.tensor([1], dtype=T.int16) + T.tensor([1], dtype=T.int8) + 2 ** 40,
+    lambda T: T.tensor([1], dtype=T.int8).mul_(300),
+    lambda T: T.tensor([1], dtype=T.int8).add_(257),
+    lambda T: T.tensor([1], dtype=T.int8).eq_(257),
+    lambda T: T.div(T.tensor([1], dtype=T.int8), 300, rounding_mode="trunc"),
+    lambda T: T.tensor([1], dtype=T.int8) / 300,     # true division: no wrapping
+]
+
+
+@pytest.mark.parametrize("prog", WRAPPING, ids=range(len(WRAPPING)))
+def test_python_int_wraps_to_integer_dtype(prog):
+    same(prog)
+
+
+def test_python_int_out_of_int64_range():
+    same_error(lambda T: T.tensor([1], dtype=T.int32) + (2 ** 64))
+    same_error(lambda T: T.tensor([1], dtype=T.int32) + (-2 ** 63 - 1))

@@ -62,6 +62,8 @@ def dispatch_inplace(op, inputs, params):
     self = inputs[0]
     if not op.number_inputs:
         _check_tensor_inputs(op, inputs)
+    if self._data.dtype.kind in "iu" and op.name in registry._WRAPPED_INTS:
+        inputs, params = registry.wrap_ints(op, inputs, params, self._data.dtype)
     # a view requires grad when its base does (even one made in no_grad mode)
     records = _state.grad_enabled and op.node_cls is not None and (any(
         isinstance(x, Tensor) and x._requires_grad for x in inputs) or (

@@ -471,14 +471,15 @@ MADE_WITHOUT_GRAD = weakref.WeakValueDictionary()
 
 
 # Ops whose Python integer operand PyTorch wraps to an integer tensor's dtype (it becomes an
-# int64 0-d tensor, then is cast): `int32_tensor + 2**40` adds 0. NumPy raises or compares
-# exactly instead.
-_WRAPPED_INTS = frozenset((
+# int64 0-d tensor, then is cast): `int32_tensor + 2**40` adds 0, where NumPy raises or
+# compares exactly. Name -> the params that may hold it (numbers among the inputs always).
+_WRAPPED_INTS = {name: () for name in (
     "add", "sub", "mul", "eq", "ne", "lt", "le", "gt", "ge", "floor_divide", "floor_divide_",
     "div.Tensor_mode", "remainder.Scalar_Tensor", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "bitwise_left_shift", "bitwise_right_shift", "add.Scalar", "sub.Scalar", "mul.Scalar",
-    "remainder.Scalar", "fmod.Scalar", "eq_.Scalar", "ne_.Scalar", "lt_.Scalar", "le_.Scalar",
-    "gt_.Scalar", "ge_.Scalar"))
+    "bitwise_left_shift", "bitwise_right_shift")}
+_WRAPPED_INTS.update((name, (0,)) for name in (
+    "rsub", "add.Scalar", "sub.Scalar", "mul.Scalar", "remainder.Scalar", "fmod.Scalar",
+    "eq_.Scalar", "ne_.Scalar", "lt_.Scalar", "le_.Scalar", "gt_.Scalar", "ge_.Scalar"))
 
 
 def _wrap_int(x, dtype):
@@ -496,15 +497,15 @@ def _wrap_int(x, dtype):
     return x - (1 << info.bits) if info.min and x > info.max else x
 
 
-def _wrap_ints(op, inputs, arrays, params, mixed):
-    tensors = [x for x in inputs if isinstance(x, Tensor)]
-    dtype = _dtype.result_type(tensors).np if mixed else tensors[0]._data.dtype
-    arrays = [_wrap_int(a, dtype) for a in arrays]
-    if op.promote_with:
+def wrap_ints(op, values, params, dtype):
+    """`values` (inputs or their arrays) and `params` with their Python ints wrapped."""
+    values = [_wrap_int(v, dtype) for v in values]
+    indices = _WRAPPED_INTS[op.name]
+    if indices:
         params = list(params)
-        for i in op.promote_with:
+        for i in indices:
             params[i] = _wrap_int(params[i], dtype)
-    return arrays, params
+    return values, params
 
 
 def dispatch(op, inputs, params):
@@ -543,9 +544,9 @@ def dispatch(op, inputs, params):
             raise TypeError(f"{op.name.split('.')[0]}(): argument "
                             f"'{'input' if name == 'self' else name}' (position {len(arrays) + 1}) "
                             f"must be Tensor, not {type(x).__name__}")
-    if (first is not None and first.kind in "iu" and (number_category == 1 or op.promote_with)
-            and op.name in _WRAPPED_INTS):
-        arrays, params = _wrap_ints(op, inputs, arrays, params, mixed)
+    if first is not None and first.kind in "iu" and op.name in _WRAPPED_INTS:
+        arrays, params = wrap_ints(op, arrays, params, _dtype.result_type(
+            [x for x in inputs if isinstance(x, Tensor)]).np if mixed else first)
     forward = op.forward
     if first is not None and (first in _SPECIAL_NP or mixed and _special.involved(arrays)):
         # bfloat16, float8, complex32, uint16/32/64: Note [Reduced and limited dtypes]

@@ -33,7 +33,19 @@ def _make_grads(outputs, grads, is_grads_batched=False):
     new = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if isinstance(g, Tensor):
-            if g._data.shape != out._data.shape:
+            # batched: each g[b] is a grad_output; PyTorch checks g[0] (so a 0-dim or empty g
+            # fails indexing) and reports the shape of g[0] without its first dim
+            shape = g[0].shape if is_grads_batched else g.shape
+            if shape != out.shape:
+                if is_grads_batched:
+                    raise RuntimeError(
+                        "If `is_grads_batched=True`, we interpret the first dimension of each "
+                        "grad_output as the batch dimension. The sizes of the remaining "
+                        "dimensions are expected to match the shape of corresponding output, "
+                        f"but a mismatch was detected: grad_output[{i}] has a shape of "
+                        f"{shape[1:]} and output[{i}] has a shape of {out.shape}. If you only "
+                        "want some tensors in `grad_output` to be considered batched, consider "
+                        "using vmap.")
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                     f"output[{i}] has a shape of {out.shape}.")
@@ -103,22 +115,54 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). "
                       "To accumulate gradient for other parts of the graph, please use "
                       "torch.autograd.backward.", FutureWarning, stacklevel=2)
-    if is_grads_batched:
-        raise NotImplementedError("is_grads_batched=True is not supported by chainrule")
     outputs = _tensor_or_tensors(outputs)
     inputs = _tensor_or_tensors(inputs)
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
     else:
         grad_outputs = _tensor_or_tensors(grad_outputs)
-    grads = _make_grads(outputs, grad_outputs)
+    grads = _make_grads(outputs, grad_outputs, is_grads_batched)
     if retain_graph is None:
         retain_graph = create_graph
-    result = run_backward(outputs, grads, retain_graph, create_graph, inputs,
-                          allow_unused=allow_unused, accumulate=False)
+    if is_grads_batched:
+        result = _batched_grad(outputs, grads, retain_graph, create_graph, inputs, allow_unused)
+    else:
+        result = run_backward(outputs, grads, retain_graph, create_graph, inputs,
+                              allow_unused=allow_unused, accumulate=False)
     if materialize_grads:
-        result = [zeros_like(t) if g is None else g for g, t in zip(result, inputs)]
+        # unbatched zeros even for batched grads, as PyTorch's
+        result = [zeros_like(t, requires_grad=create_graph) if g is None else g
+                  for g, t in zip(result, inputs)]
     return tuple(result)
+
+
+def _batched_grad(outputs, grads, keep_graph, create_graph, inputs, allow_unused):
+    """grad's vector-Jacobian products for each index of dim 0 of `grads`, stacked: PyTorch
+    vmaps one backward pass; chainrule.func.vmap runs one per index, keeping the graph for
+    all but the last. Unused inputs give None, which vmap would not stack."""
+    from .._tensor import Tensor
+    from ..func import vmap
+    from .engine import run_backward
+    for g in grads:
+        if not isinstance(g, Tensor):
+            break                   # vmap refuses it, with PyTorch's message
+        if g.dim() == 0:            # a scalar output's implicit gradient: PyTorch's vmap here
+            raise ValueError(       # is its legacy one, whose bound reads `0 <= in_dim`
+                "vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that "
+                "input is a Tensor of dimensionality 0 so expected in_dim to satisfy "
+                "0 <= in_dim < 0.")
+    done, used = [], []
+
+    def vjp(rows):
+        done.append(True)
+        last = len(done) == grads[0].shape[0]
+        result = run_backward(outputs, list(rows), keep_graph or not last, create_graph,
+                              inputs, allow_unused=allow_unused, accumulate=False)
+        used[:] = [r is not None for r in result]
+        return tuple(r for r in result if r is not None)
+
+    stacked = iter(vmap(vjp)(tuple(grads)))
+    return [next(stacked) if u else None for u in used]
 
 
 def variable(*args, **kwargs):

@@ -182,9 +182,9 @@ def _peek_sequence():
 
 
 class ModuleScopes:
-    """The Module calls seen by `record_modules`: per call, its qualified name (dotted
-    attribute path from the outermost module, which is named by its class), its class
-    name, and the span of node sequence numbers its forward made."""
+    """The Module calls seen by `record_modules`: per call, its qualified name (the
+    outermost module's class name, then the dotted attribute path: "Net.layers.0"), its
+    class name, and the span of node sequence numbers its forward made."""
 
     def __init__(self):
         self.names = []
@@ -200,9 +200,8 @@ class ModuleScopes:
             parent_name, parent = self._stack[-1]
             child = next((k for k, m in parent._modules.items() if m is module), None)
             # a module called from a parent that does not own it is named by its class
-            name = name if child is None else (
-                child if parent_name is None else f"{parent_name}.{child}")
-        self._stack.append((name if self._stack else None, module))
+            name = f"{parent_name}.{name if child is None else child}"
+        self._stack.append((name, module))
         self.names.append(name)
         self.classes.append(type(module).__name__)
         self.starts.append(_peek_sequence())

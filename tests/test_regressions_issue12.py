@@ -75,3 +75,33 @@ def test_python_int_wraps_to_integer_dtype(prog):
 def test_python_int_out_of_int64_range():
     same_error(lambda T: T.tensor([1], dtype=T.int32) + (2 ** 64))
     same_error(lambda T: T.tensor([1], dtype=T.int32) + (-2 ** 63 - 1))
+
+
+HALF_OPMATH = [
+    lambda T: T.tensor([1000.0, 0.0, 3.0], dtype=T.float16) * 1e-8,
+    lambda T: 1e-8 * T.tensor([1000.0, 0.0, 3.0], dtype=T.float16),
+    lambda T: T.tensor([1000.0, 0.0, 3.0], dtype=T.float16) / 1e8,
+    lambda T: 1e-8 / T.tensor([1000.0, 0.0, 3.0], dtype=T.float16),
+    lambda T: T.tensor([1000.0, 0.0, 3.0], dtype=T.float16) // 1e-8,
+    lambda T: T.div(T.tensor([1000.0, 0.0], dtype=T.float16), 1e-8, rounding_mode="floor"),
+    lambda T: T.tensor([1000.0, 0.0, 3.0], dtype=T.float16).mul_(1e-8),
+    lambda T: T.tensor([1000.0, 0.0, 3.0], dtype=T.float16).div_(1e8),
+    lambda T: T.tensor([1000.0, 0.0, 3.0], dtype=T.float16).floor_divide_(1e-8),
+    lambda T: T.mul(T.tensor([1000.0, 3.0], dtype=T.float16), T.tensor(1e-8, dtype=T.float64)),
+    # a 0-d tensor first, and add, are rounded to float16 first
+    lambda T: T.mul(T.tensor(1e-8), T.tensor([1000.0, 3.0], dtype=T.float16)),
+    lambda T: T.tensor([2048.0], dtype=T.float16) + 1.0001,
+]
+
+
+@pytest.mark.parametrize("prog", HALF_OPMATH, ids=range(len(HALF_OPMATH)))
+def test_half_with_scalar_at_opmath_precision(prog):
+    same(prog, atol=0, rtol=0)
+
+
+def test_half_with_scalar_gradient():
+    def prog(T):
+        x = T.tensor([1000.0, 3.0], dtype=T.float16, requires_grad=True)
+        (x * 1e-8).backward(T.tensor([1000.0, 1.0], dtype=T.float16))
+        return x.grad
+    same(prog, atol=0, rtol=0)

@@ -75,7 +75,8 @@ def dispatch_inplace(op, inputs, params):
     overlapping = 0 in target.strides and _overlaps(target)     # Note [Overlap]
     if overlapping and op.name not in _OVERLAP_OK:
         _overlap_error(op)
-    if _writes_directly(op, inputs, params, target):
+    half = target.dtype is registry._F16 and op.name in registry._HALF_OPMATH
+    if not half and _writes_directly(op, inputs, params, target):
         # Note [In-place ufuncs]: the ufunc writes into self's array (no temporary, no copy);
         # NumPy checks that the result fits before it writes anything.
         other = inputs[1]
@@ -98,6 +99,8 @@ def dispatch_inplace(op, inputs, params):
     if target.dtype in _dtype.SPECIAL_NP:
         # bfloat16, float8, complex32, uint16/32/64: Note [Reduced and limited dtypes]
         arrays, forward = registry._special.prepare(op, inputs, arrays, params)
+    elif half and (prepared := registry.half_opmath(op, inputs, arrays, forward)) is not None:
+        arrays, forward = prepared
     elif op.promote is not registry.NONE:
         arrays = registry._promote(op, inputs, arrays, params)
     try:

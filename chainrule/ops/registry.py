@@ -508,6 +508,23 @@ def wrap_ints(op, values, params, dtype):
     return values, params
 
 
+# Ops whose float16 kernels read a second operand that is a number or a 0-d tensor at
+# PyTorch's opmath precision (float32), not rounded to float16 first: float16 * 1e-8 is not 0.
+_HALF_OPMATH = frozenset(("mul", "div", "div.Tensor_mode", "floor_divide", "floor_divide_"))
+_F16 = np.dtype(np.float16)
+
+
+def half_opmath(op, inputs, arrays, forward):
+    """(arrays, forward) computing in float32 and rounding once, where PyTorch's result is
+    float16; None otherwise."""
+    if (len(arrays) < 2 or type(arrays[0]) is not _ndarray or arrays[0].dtype != _F16
+            or isinstance(arrays[1], complex)
+            or _dtype.result_type([x for x in inputs if x is not None]).np != _F16):
+        return None
+    arrays = [a.astype(np.float32) if type(a) is _ndarray else a for a in arrays]
+    return arrays, lambda *args: forward(*args).astype(_F16)
+
+
 def dispatch(op, inputs, params):
     """Run `op` on `inputs` (Tensors or Python numbers) and `params`; record a node when
     grad mode is on and some input requires grad."""
@@ -551,6 +568,9 @@ def dispatch(op, inputs, params):
     if first is not None and (first in _SPECIAL_NP or mixed and _special.involved(arrays)):
         # bfloat16, float8, complex32, uint16/32/64: Note [Reduced and limited dtypes]
         arrays, forward = _special.prepare(op, inputs, arrays, params)
+    elif first is _F16 and op.name in _HALF_OPMATH and (
+            prepared := half_opmath(op, inputs, arrays, forward)) is not None:
+        arrays, forward = prepared
     elif op.promote is not NONE and _needs_promotion(op, first, mixed, number_category):
         arrays = _promote(op, inputs, arrays, params)
     args = (arrays, *params) if op.list_input else (*arrays, *params)

@@ -16,6 +16,10 @@ import torch.nn.attention.bias  # noqa: E402,F401
 import torch.nn.attention.experimental  # noqa: E402,F401
 import torch.nn.attention.flex_attention  # noqa: E402,F401
 import torch.nn.attention.varlen  # noqa: E402,F401
+# likewise torch.distributed's, which other torch modules import on their own
+import torch.distributed.fsdp  # noqa: E402,F401
+import torch.distributed.nn  # noqa: E402,F401
+import torch.distributed.tensor  # noqa: E402,F401
 
 # ---- reasons ------------------------------------------------------------------------------
 
@@ -36,6 +40,16 @@ _DISPATCHER = ("the C++ dispatcher's registration API (Library, define, impl by 
                "__torch_dispatch__ routing): chainrule has no dispatcher; Python custom ops "
                "(torch.library.custom_op) are present")
 _TRITON = "Triton GPU kernels (triton_op, wrap_triton): chainrule runs on the CPU only"
+_DIST_MODEL = ("model-parallel and RPC systems of torch.distributed (FSDP, DTensor/tensor "
+               "parallel and device meshes, RPC, distributed autograd, remote modules): "
+               "chainrule's distributed is data-parallel collectives on MPI")
+_DIST_STORE = ("c10d's rendezvous stores and init_method URLs (TCPStore, FileStore, ...): under "
+               "MPI the launcher (mpiexec) does the rendezvous")
+_DIST_CPP = ("c10d's C++ backend internals (the Reducer and its GradBucket/comm-hook types, "
+             "per-collective *Options structs, ProcessGroupGloo, BackendConfig, its C++ "
+             "logger): chainrule's process groups and DDP reducer are its own, on MPI")
+_DIST_CUDA_PARALLEL = ("single-process multi-GPU helpers of DataParallel (replicate, scatter, "
+                       "gather, parallel_apply, comm): they move tensors between CUDA devices")
 _CALLGRIND = ("instruction counting through PyTorch's C++ Callgrind bindings: JIT/compile "
               "internals (it compiles C++ against libtorch)")
 
@@ -129,6 +143,14 @@ OUT_OF_SCOPE = {
     "torch.autograd.graph": [
         (_LEAKED, ["Variable", "TorchDispatchMode", "TYPE_CHECKING", "log"]),
     ],
+    "torch.utils.checkpoint": [
+        (_LEAKED, ["SavedTensor", "TYPE_CHECKING", "annotations", "tree_map"]),
+        (_DISPATCHER + "; selective checkpointing's policies decide per aten OpOverload seen "
+         "by a dispatch mode, and debug logs come from one",
+         ["create_selective_checkpoint_contexts", "SAC_IGNORED_OPS", "LoggingTensorMode",
+          "TorchDispatchMode", "capture_logs"]),
+        (_JIT, ["fx_traceback"]),
+    ],
     "torch.optim": [],
     "torch.optim.lr_scheduler": [
         (_LEAKED, ["TYPE_CHECKING", "annotations", "inf"]),
@@ -179,6 +201,20 @@ OUT_OF_SCOPE = {
     "torch.nn.utils.stateless": [
         (_LEAKED, ["NamedMemberAccessor", "Tensor"]),
     ],
+    "torch.distributed": [
+        (_LEAKED, ["timedelta", "log"]),
+        (_DIST_MODEL, ["fsdp", "tensor", "DeviceMesh", "device_mesh", "init_device_mesh",
+                       "rpc", "autograd", "remote_device", "nn"]),
+        (_DIST_STORE, ["Store", "TCPStore", "FileStore", "HashStore", "PrefixStore",
+                       "rendezvous", "register_rendezvous_handler"]),
+        (_DIST_CPP, ["Reducer", "GradBucket", "BuiltinCommHookType", "*Options",
+                     "ProcessGroupGloo", "BackendConfig", "get_backend_config", "Logger",
+                     "c10d_logger", "logging_handlers"]),
+    ],
+    "torch.nn.parallel": [
+        (_DIST_CUDA_PARALLEL, ["comm", "gather", "parallel_apply", "replicate", "scatter",
+                               "scatter_gather"]),
+    ],
     "torch.nn.attention": [
         (_CUDA, ["varlen"]),
     ],
@@ -199,9 +235,6 @@ _ISSUE_9_FLEX = ("issue 9: flex attention (BlockMask's block-sparse layout, crea
                  "score) and the experimental paged attention built on it")
 
 PENDING = {
-    "torch": [
-        (_ISSUE_14, ["distributed"]),
-    ],
     "torch.Tensor": [
         (_ISSUE_8 + ": first-class dimensions (functorch.dim)", ["index"]),
     ],
@@ -209,8 +242,19 @@ PENDING = {
         (_ISSUE_8 + ": rearrange is built on first-class dimensions (functorch.dim), which "
          "chainrule lacks", ["rearrange"]),
     ],
-    "torch.nn": [
-        (_ISSUE_14 + ": data parallelism", ["DataParallel", "parallel"]),
+    "torch.distributed": [
+        (_ISSUE_14 + ": coalesced and single-tensor variants", [
+            "all_gather_coalesced", "all_gather_single", "all_reduce_coalesced",
+            "reduce_scatter_single"]),
+        (_ISSUE_14 + ": subgroup helpers", ["new_subgroups", "new_subgroups_by_enumeration",
+                                           "split_group", "shrink_group", "GroupName",
+                                           "RankType"]),
+        (_ISSUE_14 + ": debugging and configuration", [
+            "DebugLevel", "get_debug_level", "set_debug_level", "set_debug_level_from_env",
+            "breakpoint", "record_comm", "config", "constants"]),
+        (_ISSUE_14 + ": join, comm hooks and utilities", ["algorithms", "utils"]),
+        (_ISSUE_14 + ": the deprecated reduce_op and get_default_backend_for_device",
+         ["reduce_op", "get_default_backend_for_device"]),
     ],
     "torch.nn.attention": [
         (_ISSUE_9_FLEX, ["flex_attention", "experimental"]),

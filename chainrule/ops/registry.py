@@ -61,6 +61,9 @@ _ndarray = np.ndarray
 # Forward AD (autograd/forward_ad.py): the dual-level dispatcher while a level is active,
 # else None, so dispatch pays one global test when forward AD is unused.
 FORWARD_AD = None
+# torch.func.vmap (func/_batched.py): the batching dispatcher while a vmap runs its function
+# on BatchedTensors, else None (one global test when vmap is unused).
+VMAP = None
 _asarray = np.asarray
 
 
@@ -530,6 +533,8 @@ def dispatch(op, inputs, params):
     grad mode is on and some input requires grad."""
     if FORWARD_AD is not None:
         return FORWARD_AD(op, inputs, params)
+    if VMAP is not None:
+        return VMAP(op, inputs, params)
     arrays = []
     needs_grad = False
     first = None

@@ -105,3 +105,30 @@ def test_half_with_scalar_gradient():
         (x * 1e-8).backward(T.tensor([1000.0, 1.0], dtype=T.float16))
         return x.grad
     same(prog, atol=0, rtol=0)
+
+
+ACCUMULATION = [
+    lambda T: T.tensor([65504.0, 65504.0], dtype=T.float16).mean(),
+    lambda T: T.tensor([[65504.0, 65504.0]], dtype=T.float16).mean(1, keepdim=True),
+    lambda T: T.tensor([65504.0, 65504.0], dtype=T.float16).sum(),      # still inf
+    lambda T: T.tensor([1e30, -1e30]).std(),
+    lambda T: T.tensor([1e30, -1e30]).var(),      # inf in float32, as in PyTorch
+    lambda T: T.std_mean(T.tensor([[1e30, -1e30]]), 1),
+    lambda T: T.var_mean(T.tensor([1e20, -1e20])),
+    lambda T: T.tensor([65504.0, -65504.0], dtype=T.float16).std(),
+    lambda T: T.tensor([1e30j, -1e30j]).std(),      # complex64 accumulates in float32
+]
+
+
+@pytest.mark.parametrize("prog", ACCUMULATION, ids=range(len(ACCUMULATION)))
+def test_reductions_accumulate_as_pytorch(prog):
+    same(prog)
+
+
+def test_std_of_large_values_gradient():
+    def prog(T):
+        x = T.tensor([1e30, -1e30, 0.0], requires_grad=True)
+        y = x.std()
+        y.backward()
+        return y, x.grad
+    same(prog)

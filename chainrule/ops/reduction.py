@@ -146,11 +146,16 @@ def _mean(a, dim, keepdim, dtype):
             f"or complex dtype. Got: {_legacy(a)}")
     dims = _reduce_dims(dim, a.ndim)
     n = _numel(a.shape, dims)
-    total = a.sum(axis=dims, keepdims=keepdim, dtype=_np_dtype(dtype))
+    acc = _np_dtype(dtype)
+    # PyTorch sums float16 in float32 and rounds once: the mean of [65504, 65504] is finite
+    half = (acc or a.dtype) == np.float16
+    total = a.sum(axis=dims, keepdims=keepdim, dtype=np.float32 if half else acc)
     if n:
-        return total / n
-    with np.errstate(invalid="ignore"):    # the mean of nothing is nan, silently
-        return total / n
+        mean = total / n
+    else:
+        with np.errstate(invalid="ignore"):    # the mean of nothing is nan, silently
+            mean = total / n
+    return mean.astype(np.float16) if half else mean
 
 
 def _mean_backward(grad, self_shape, dim, keepdim):
@@ -392,11 +397,18 @@ def _moment(name, finish):
             warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                           "less than the reduction factor (input numel divided by output numel).",
                           UserWarning, stacklevel=5)
+        real = a.real.dtype
+        if a.dtype in _MOMENT_ACC:     # PyTorch accumulates in double: a var may overflow
+            a = a.astype(_MOMENT_ACC[a.dtype])     # float32 where its std does not
         if n and n > c:
-            return finish(_squared_deviations(a, dims, n, keepdim) / (n - c))
+            return finish(_squared_deviations(a, dims, n, keepdim) / (n - c)).astype(real)
         with np.errstate(invalid="ignore", divide="ignore"):    # inf or nan, as in PyTorch
-            return finish(_squared_deviations(a, dims, n, keepdim) / (n - c if n > c else 0))
+            return finish(_squared_deviations(a, dims, n, keepdim)
+                          / (n - c if n > c else 0)).astype(real)
     return forward
+
+
+_MOMENT_ACC = {np.dtype(np.float16): np.float64, np.dtype(np.float32): np.float64}
 
 
 def _squared_deviations(a, dims, n, keepdim):

@@ -33,7 +33,7 @@ from .aliasing import (_squeeze_dim_inplace as _squeeze_, _transpose_row as _tra
 from .nn_ops import div_scalar, mul_scalar
 from .pointwise import where
 from .reduction import (_evenly_distribute_backward, _reduce_dims, _select_backward,
-                        _squared_deviations, _sum_backward, _unsqueeze_to, _numel,
+                        _squared_deviations, _sum_backward, _MOMENT_ACC, _unsqueeze_to, _numel,
                         _vector_norm, _vector_norm_backward, _acc_dtype, _amax_backward,
                         _correction, _std_backward, _var_backward, vector_norm)
 from .registry import (EXACT, FUNCTIONS, NOT_IMPLEMENTED, OPS, check_out_kind, dispatch,
@@ -388,10 +388,12 @@ def _moment_mean(name, finish):
             warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                           "less than the reduction factor (input numel divided by output numel).",
                           UserWarning, stacklevel=5)
+        real, dtype = a.real.dtype, a.dtype
+        a = a.astype(_MOMENT_ACC.get(a.dtype, a.dtype), copy=False)    # as std and var do
         with np.errstate(invalid="ignore", divide="ignore"):   # inf or nan, as in PyTorch
             v = _squared_deviations(a, dims, n, keepdim) / (n - c if n > c else 0)
             mean = a.sum(axis=dims, keepdims=keepdim) / n
-        return finish(v), mean
+        return finish(v).astype(real, copy=False), mean.astype(dtype, copy=False)
     return forward
 
 

@@ -1,5 +1,5 @@
-"""chainrule's command line: `python -m chainrule [tour | demo]` (also the `chainrule`
-script)."""
+"""chainrule's command line: `python -m chainrule [tour | demo | graph SCRIPT.py]` (also the
+`chainrule` script)."""
 import argparse
 import sys
 
@@ -12,6 +12,11 @@ def _tour(args):
 def _demo(args):
     from .demo import run
     run(epochs=args.epochs, seed=args.seed)
+
+
+def _graph(args):
+    from .viz._script import graph_of_script
+    print(f"wrote {graph_of_script(args.script, out=args.out, var=args.var)}")
 
 
 def _positive(text):
@@ -33,6 +38,13 @@ def main(argv=None):
                       help="training epochs (default 200)")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     demo.set_defaults(run=_demo)
+    graph = commands.add_parser(
+        "graph", help="run a script and write the graph of the last tensor it calls backward "
+        "on as one interactive HTML page")
+    graph.add_argument("script", help="the Python script to run (it uses chainrule)")
+    graph.add_argument("--out", default="graph.html", help="the page to write (graph.html)")
+    graph.add_argument("--var", help="draw this global variable of the script instead")
+    graph.set_defaults(run=_graph)
     args = parser.parse_args(argv)
     getattr(args, "run", _tour)(args)
     return 0

@@ -219,3 +219,182 @@ def test_render_writes_through_dot_or_says_what_to_install(tmp_path, monkeypatch
     monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(RuntimeError, match="install Graphviz"):
         chainrule.viz.render(y, tmp_path / "g.svg")
+
+
+# ---- the interactive page --------------------------------------------------------------------
+
+def _model_graph():
+    """A small Module-built graph, with module scopes and recorded gradients."""
+    nn = chainrule.nn
+    chainrule.manual_seed(0)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 8))
+            self.head = nn.Linear(8, 2)
+
+        def forward(self, x):
+            return self.head(self.enc(x).tanh())
+
+    net = Net()
+    with chainrule.viz.record_modules() as scopes:
+        out = net(chainrule.randn(4, 3))
+    loss = out.pow(2).mean()
+    with chainrule.viz.record_gradients(loss):
+        loss.backward(retain_graph=True)
+    return net, scopes, loss
+
+
+def _page_data(path):
+    import json
+    text = open(path, encoding="utf-8").read()
+    start = text.index('type="application/json">') + len('type="application/json">')
+    return text, json.loads(text[start:text.index("</script>", start)])
+
+
+def test_explore_writes_one_self_contained_page(tmp_path):
+    from chainrule.autograd._inspect import walk, roots_of
+    net, scopes, loss = _model_graph()
+    path = chainrule.viz.explore(loss, path=tmp_path / "g.html", params=net, scopes=scopes)
+    text, data = _page_data(path)
+    assert "http" not in text and "<link" not in text and "src=" not in text   # offline
+    nodes, edges = walk(roots_of(loss))
+    assert data["backward_nodes"] == len(nodes) == 16
+    kinds = Counter(n["k"] for n in data["nodes"])
+    assert kinds == {"fn": 10, "acc": 6, "leaf": 6, "out": 1}
+    assert {m["name"]: m["cls"] for m in data["modules"]} == {
+        "Net": "Net", "Net.enc": "Sequential", "Net.enc.0": "Linear", "Net.enc.1": "ReLU",
+        "Net.enc.2": "Linear", "Net.head": "Linear"}
+    relu = next(n for n in data["nodes"] if n["l"] == "ReluBackward0")
+    assert data["modules"][relu["m"]]["name"] == "Net.enc.1"
+    assert relu["d"]["saved"][0]["shape"] == [4, 8] and relu["d"]["saved"][0]["bytes"] == 128
+    assert relu["d"]["grad"][0]["shape"] == [4, 8] and relu["d"]["grad"][0]["nan"] == 0
+    leaves = {n["d"]["param"] for n in data["nodes"] if n["k"] == "leaf"}
+    assert leaves == {name for name, _ in net.named_parameters()}
+
+
+def _chromium():
+    """(playwright's sync_playwright, a Chromium executable), or skip saying what is missing."""
+    import os
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("browser test skipped: Playwright for Python is not installed "
+                    "(pip install playwright)")
+    exe = os.environ.get("CHAINRULE_CHROMIUM") or next(
+        (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))
+         if p), None)
+    if exe is None:
+        pytest.skip("browser test skipped: no Chromium on PATH (apt-get install chromium)")
+    return sync_playwright, exe
+
+
+def open_page(sync_playwright, exe, path):
+    """Yield a Playwright page showing `path`, laid out; fail on script errors or on any
+    network request."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def session():
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=exe, args=["--no-sandbox"])
+            try:
+                page = browser.new_page(viewport={"width": 1400, "height": 900})
+                errors, requests = [], []
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                page.on("request", lambda r: r.url.startswith("file:") or requests.append(r.url))
+                page.goto(f"file://{path}")
+                page.wait_for_selector("body[data-ready='1']", timeout=30000)
+                yield page
+                assert not errors and not requests, (errors, requests)
+            finally:
+                browser.close()
+    return session()
+
+
+def test_explore_page_in_headless_chromium(tmp_path):
+    sync_playwright, exe = _chromium()
+    from chainrule.autograd._inspect import walk, roots_of
+    net, scopes, loss = _model_graph()
+    path = chainrule.viz.explore(loss, path=tmp_path / "g.html", params=net, scopes=scopes)
+    with open_page(sync_playwright, exe, path) as page:
+        assert int(page.inner_text("#node-count")) == len(walk(roots_of(loss))[0])
+        assert page.locator("g.n").count() == 23         # 16 nodes, 6 leaves, 1 output
+        page.fill("#search", "relu")
+        assert page.inner_text("#search-count") == "1 found"
+        page.click("g.n.hit")
+        assert page.inner_text("#panel-title") == "ReluBackward0"
+        assert page.locator("#saved td.saved-shape").all_inner_texts() == ["[4, 8]"]
+        panel = page.inner_text("#panel")
+        assert "Net.enc.1" in panel and "AddmmBackward0" in panel and "gradient in" in panel
+        # its AccumulateGrad, then the leaf: parameter name, requires_grad and .grad
+        page.fill("#search", "head.weight")
+        assert page.inner_text("#search-count") == "2 found"
+        page.press("#search", "Enter")
+        assert "leaf: head.weight" in page.inner_text("#panel")
+        page.press("#search", "Enter")
+        leaf = page.inner_text("#panel")
+        assert "leaf tensor head.weight" in leaf and "requires_grad: true" in leaf
+        assert ".grad\nshape" in leaf
+        # fold Net.enc into one box, then unfold
+        page.click("#modules [data-fold='1']")
+        assert page.locator("g.k-group").count() == 1
+        # its 5 nodes become one box (AccumulateGrads and leaves belong to no call)
+        assert page.locator("g.n").count() == 23 - 5 + 1
+        page.click("g.k-group")
+        assert "Net.enc" in page.inner_text("#panel-title")
+        page.click("#unfold-all")
+        assert page.locator("g.n").count() == 23
+        # pan and zoom move the view
+        before = page.get_attribute("#view", "transform")
+        page.mouse.move(300, 400)
+        page.mouse.wheel(0, -300)
+        assert page.get_attribute("#view", "transform") != before
+        shot = tmp_path / "page.png"
+        page.screenshot(path=str(shot))
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10000
+
+
+# ---- python -m chainrule graph ---------------------------------------------------------------
+
+SCRIPT = """
+import chainrule as torch
+nn = torch.nn
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(16, 4)
+for step in range(3):
+    loss = model(x).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+features = model[0](x)
+"""
+
+
+def test_graph_command_draws_the_last_backward_of_a_script(tmp_path, capsys):
+    from chainrule.__main__ import main
+    backward = chainrule.Tensor.backward
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT)
+    out = tmp_path / "g.html"
+    assert main(["graph", str(script), "--out", str(out)]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    _, data = _page_data(out)
+    assert data["backward_nodes"] == 11
+    relu = next(n for n in data["nodes"] if n["l"] == "ReluBackward0")
+    # run with retain_graph and gradient recording: saved tensors kept, gradients shown
+    assert not relu["d"]["saved"][0]["freed"] and relu["d"]["grad"][0]["shape"] == [16, 8]
+    assert data["modules"][relu["m"]]["name"] == "Sequential.1"
+    assert {n["d"]["param"] for n in data["nodes"] if n["k"] == "leaf"} == {
+        "0.weight", "0.bias", "2.weight", "2.bias"}
+    assert main(["graph", str(script), "--out", str(out), "--var", "features"]) == 0
+    assert _page_data(out)[1]["backward_nodes"] == 4      # Addmm, T, two AccumulateGrads
+    with pytest.raises(SystemExit, match="defines no variable 'nope'"):
+        main(["graph", str(script), "--out", str(out), "--var", "nope"])
+    quiet = tmp_path / "quiet.py"
+    quiet.write_text("import chainrule\ny = chainrule.ones(2) * 2\n")
+    with pytest.raises(SystemExit, match="called backward on no tensor"):
+        main(["graph", str(quiet), "--out", str(out)])
+    assert chainrule.Tensor.backward is backward        # put back after the run

@@ -120,8 +120,8 @@ def _interrupted_trials(seconds, rng, make_work):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         work = make_work()
-        signal.setitimer(signal.ITIMER_REAL, rng.uniform(2e-5, 2e-3))
-        try:
+        try:    # armed inside: a timer firing at once still lands in the `try`
+            signal.setitimer(signal.ITIMER_REAL, rng.uniform(2e-5, 2e-3))
             while True:     # until interrupted: the interrupt never lands outside the `try`
                 work()
         except KeyboardInterrupt:

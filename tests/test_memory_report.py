@@ -39,6 +39,7 @@ def test_mlp_totals_by_hand():
         "Sequential.0": {"count": 1, "bytes": x_b}}
     top = r["largest"][0]
     assert top["bytes"] == h_b and top["shape"] == (5, 4) and top["dtype"] == "torch.float32"
+    assert r["largest"][3]["shape"] == (2, 4)       # W2's storage, saved as W2.t()
     assert sorted(top["saved_by"]) == ["AddmmBackward0.mat1", "ReluBackward0.result"]
     assert [e["bytes"] for e in r["largest"]] == [h_b, x_b, out_b, w2_b]
     text = str(r)
@@ -102,6 +103,14 @@ def test_views_share_their_base_storage_and_freed_tensors_are_not_counted():
     after = memory_report(out)
     assert after["total_bytes"] == 0 and after["freed"] == 3
     assert "already freed" in str(after)
+
+
+def test_an_expanded_tensor_counts_the_storage_it_views():
+    a = chainrule.arange(4.).unsqueeze(-1).expand(4, 1000)     # stride 0: 4 floats stored
+    w = chainrule.randn(4, 1000, requires_grad=True)
+    r = memory_report((a * w).sum())         # MulBackward0 saves a (for w's gradient)
+    assert r["total_bytes"] == 4 * F32
+    assert r["largest"][0]["shape"] == (4,)   # the storage's shape, not the view's
 
 
 def test_in_place_on_a_view_keeps_the_wrapped_nodes_saved_tensors():

@@ -79,7 +79,8 @@ def walk(roots):
 class SavedInfo:
     """One tensor a node keeps for backward, read without unpacking it."""
     __slots__ = ("name", "shape", "dtype", "nbytes", "version", "now", "freed", "storage",
-                 "storage_nbytes", "is_leaf", "is_output", "hooked", "tensor", "data", "vc")
+                 "storage_nbytes", "storage_shape", "is_leaf", "is_output", "hooked", "tensor",
+                 "data", "vc")
 
     def __init__(self, name, data=None, version=None, now=None, freed=False, is_leaf=None,
                  is_output=False, hooked=None, tensor=None, vc=None):
@@ -94,19 +95,27 @@ class SavedInfo:
         self.hooked = hooked        # type name of what a pack hook returned, or None
         self.tensor = tensor        # the saved Tensor when the node holds one, else None
         if data is None:
-            self.shape = self.dtype = self.storage = None
+            self.shape = self.dtype = self.storage = self.storage_shape = None
             self.nbytes = self.storage_nbytes = 0
         else:
             from .._dtype import FROM_NP
             self.shape = tuple(data.shape)
             self.dtype = str(FROM_NP[data.dtype]) if data.dtype in FROM_NP else str(data.dtype)
             self.nbytes = data.nbytes
+            # a tensor saved by two nodes (or two views of one array) is one storage: the
+            # array at the end of the .base chain (which as_strided views, expand's, reach
+            # through a holder object)
             root = data
-            while isinstance(root.base, np.ndarray):
-                root = root.base
-            # a tensor saved by two nodes (or two views of one array) is one storage
-            self.storage = id(root) if root.base is None else id(root.base)
+            while True:
+                base = root.base
+                if base is not None and not isinstance(base, np.ndarray):
+                    base = getattr(base, "base", None)
+                if not isinstance(base, np.ndarray):
+                    break
+                root = base
+            self.storage = id(root)
             self.storage_nbytes = root.nbytes
+            self.storage_shape = root.shape
 
     @property
     def modified(self):
@@ -316,7 +325,7 @@ def memory_report(output, scopes=None):
             if info.storage is None:      # packed by a hook into something not a tensor
                 continue
             entry = storages.setdefault(
-                info.storage, [info.storage_nbytes, info.dtype, info.shape, [], module])
+                info.storage, [info.storage_nbytes, info.dtype, info.storage_shape, [], module])
             entry[3].append(f"{kind}.{info.name}")
             count(by_type, kind, info.storage, info.storage_nbytes)
             if module is not None:

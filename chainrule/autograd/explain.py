@@ -230,8 +230,8 @@ def explain(tensor, output=None):
         hooks = _hooks_of(t, path)
     if hooks:
         return Explanation("hook", f"{what} has no gradient, and a {hooks[0][0]} on its way "
-                           f"({_hook_name(hooks[0][1])}) may have returned None or replaced it.", t,
-                           hooks=hooks)
+                           f"({_hook_name(hooks[0][1])}) may have returned None or replaced "
+                           "it.", t, hooks=hooks)
     if nodes is None:
         return Explanation("before_backward", f"{what} requires grad but no backward has "
                            "reached it yet: call backward() on an output computed from it "

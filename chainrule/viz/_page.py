@@ -270,7 +270,10 @@ function layout(g) {
   for (let i = 0; i < n; i++) { outStart[i + 1] += outStart[i]; inStart[i + 1] += inStart[i]; }
   const outs = new Int32Array(m), ins = new Int32Array(m);
   const oFill = outStart.slice(0, n), iFill = inStart.slice(0, n);
-  for (let e = 0; e < m; e++) { outs[oFill[g.src[e]]++] = g.dst[e]; ins[iFill[g.dst[e]]++] = g.src[e]; }
+  for (let e = 0; e < m; e++) {
+    outs[oFill[g.src[e]]++] = g.dst[e];
+    ins[iFill[g.dst[e]]++] = g.src[e];
+  }
   const indeg = new Int32Array(n), layer = new Int32Array(n), done = new Uint8Array(n);
   for (let i = 0; i < n; i++) indeg[i] = inStart[i + 1] - inStart[i];
   const queue = new Int32Array(n);
@@ -306,8 +309,7 @@ function layout(g) {
   const layers = Array.from({length: maxL + 1}, () => []);
   for (let h = 0; h < n; h++) layers[layer[queue[h]]].push(queue[h]);
   const pos = new Float64Array(n);
-  const rank = () => { for (const L of layers) L.forEach((v, r) => pos[v] = (r + 0.5) / L.length); };
-  rank();
+  for (const L of layers) L.forEach((v, r) => pos[v] = (r + 0.5) / L.length);
   const key = new Float64Array(n);
   for (let sweep = 0; sweep < 4; sweep++) {
     const down = sweep % 2 === 0;
@@ -315,7 +317,8 @@ function layout(g) {
     for (const L of order) {
       for (const v of L) {
         let s = 0, c = 0;
-        const [st, en, adj] = down ? [inStart[v], inStart[v + 1], ins] : [outStart[v], outStart[v + 1], outs];
+        const [st, en, adj] = down ? [inStart[v], inStart[v + 1], ins]
+                                   : [outStart[v], outStart[v + 1], outs];
         for (let k = st; k < en; k++) { s += pos[adj[k]]; c++; }
         key[v] = c ? s / c : pos[v];
       }
@@ -329,7 +332,10 @@ function layout(g) {
     let total = -GAP_X;
     for (const v of L) total += g.items[v].w + GAP_X;
     let at = -total / 2;
-    for (const v of L) { const w = g.items[v].w; x[v] = at + w / 2; at += w + GAP_X; y[v] = l * (NODE_H + GAP_Y); }
+    for (const v of L) {
+      const w = g.items[v].w;
+      x[v] = at + w / 2; at += w + GAP_X; y[v] = l * (NODE_H + GAP_Y);
+    }
   }
   g.x = x; g.y = y; g.layers = layers.length;
 }
@@ -398,7 +404,8 @@ function fmt(v) { return v === null || v === undefined ? "" : typeof v === "numb
   (Number.isInteger(v) ? v : v.toPrecision(4)) : v; }
 
 function gradTable(gs) {
-  let h = "<table><tr><th>shape</th><th>norm</th><th>min</th><th>max</th><th>NaN</th><th>Inf</th></tr>";
+  let h = "<table><tr><th>shape</th><th>norm</th><th>min</th><th>max</th><th>NaN</th>" +
+          "<th>Inf</th></tr>";
   for (const s of gs) h += s ? "<tr><td>[" + s.shape + "]</td><td>" + fmt(s.norm) + "</td><td>" +
     fmt(s.min) + "</td><td>" + fmt(s.max) + "</td><td>" + fmt(s.nan) + "</td><td>" + fmt(s.inf) +
     "</td></tr>" : '<tr><td colspan="6">None</td></tr>';
@@ -408,14 +415,16 @@ function gradTable(gs) {
 function showNode(i) {
   const n = G.nodes[i], d = n.d, m = n.m >= 0 ? G.modules[n.m] : null;
   let h = '<h3 id="panel-title">' + esc(n.l) + "</h3>";
-  if (m) h += '<div>module <span class="mod" data-m="' + n.m + '">' + esc(m.name) + "</span></div>";
+  if (m) h += '<div>module <span class="mod" data-m="' + n.m + '">' + esc(m.name) +
+              "</span></div>";
   if (d.tensor) {
     h += "<div>" + (n.k === "leaf" ? "leaf tensor" : "output tensor") +
          (d.param ? " <b>" + esc(d.param) + "</b>" : "") + "</div>";
     h += "<div>requires_grad: " + d.requires_grad + "</div><h4>value</h4>" + gradTable([d.tensor]);
     h += "<h4>.grad</h4>" + (d.grad ? gradTable([d.grad]) : '<span class="muted">None</span>');
   } else {
-    h += '<div class="muted">' + esc(d.name) + (d.seq !== null ? ", sequence " + d.seq : "") + "</div>";
+    h += '<div class="muted">' + esc(d.name) + (d.seq !== null ? ", sequence " + d.seq : "") +
+         "</div>";
     if (d.leaf !== undefined) h += "<div>leaf: <b>" + esc(d.leaf || "(unnamed)") + "</b></div>";
     h += "<h4>next_functions</h4>";
     if (!d.next.length) h += '<span class="muted">()</span>';
@@ -425,13 +434,16 @@ function showNode(i) {
     h += "<h4>saved tensors</h4>";
     if (!d.saved.length) h += '<span class="muted">none</span>';
     else {
-      h += '<table id="saved"><tr><th>name</th><th>shape</th><th>dtype</th><th>bytes</th><th>version</th><th>state</th></tr>';
+      h += '<table id="saved"><tr><th>name</th><th>shape</th><th>dtype</th><th>bytes</th>' +
+           "<th>version</th><th>state</th></tr>";
       for (const s of d.saved) {
         const state = s.freed ? "freed" : s.hooked ? "packed: " + s.hooked :
-          s.version !== null && s.now !== null && s.now !== s.version ? "modified (now " + s.now + ")" : "kept";
+          s.version !== null && s.now !== null && s.now !== s.version ?
+          "modified (now " + s.now + ")" : "kept";
         h += "<tr><td>" + esc(s.name) + '</td><td class="saved-shape">' +
           (s.shape ? "[" + s.shape.join(", ") + "]" : "") + "</td><td>" + esc(s.dtype || "") +
-          "</td><td>" + s.bytes + "</td><td>" + fmt(s.version) + "</td><td>" + state + "</td></tr>";
+          "</td><td>" + s.bytes + "</td><td>" + fmt(s.version) + "</td><td>" + state +
+          "</td></tr>";
       }
       h += "</table>";
     }
@@ -454,7 +466,8 @@ function showGroup(gi) {
     count++;
     if (n.d.saved) for (const s of n.d.saved) bytes += s.bytes;
   }
-  document.getElementById("panel").innerHTML = '<h3 id="panel-title">' + esc(m.name) + "</h3><div>" +
+  document.getElementById("panel").innerHTML = '<h3 id="panel-title">' + esc(m.name) +
+    "</h3><div>" +
     esc(m.cls) + ", " + count + " nodes, " + bytes + " saved bytes</div>" +
     '<button data-unfold="' + gi + '">unfold</button>';
 }
@@ -479,7 +492,8 @@ function runSearch() {
     const it = vis.items[v];
     let text = it.label;
     if (it.node !== undefined) { const n = G.nodes[it.node];
-      text += " " + (n.d.param || "") + " " + (n.d.leaf || "") + " " + (n.m >= 0 ? G.modules[n.m].name : ""); }
+      text += " " + (n.d.param || "") + " " + (n.d.leaf || "") + " " +
+              (n.m >= 0 ? G.modules[n.m].name : ""); }
     if (text.toLowerCase().includes(q)) hits.push(v);
   }
   for (const v of hits) vis.els[v].classList.add("hit");
@@ -498,7 +512,10 @@ function renderModules() {
   document.getElementById("modules").innerHTML = h;
 }
 
-function toggle(i) { folded.has(i) ? folded.delete(i) : folded.add(i); renderModules(); rebuild(); }
+function toggle(i) {
+  if (folded.has(i)) folded.delete(i); else folded.add(i);
+  renderModules(); rebuild();
+}
 
 const stage = document.getElementById("stage");
 let drag = null;
@@ -541,7 +558,9 @@ document.getElementById("fold-all").onclick = () => {
   for (const i of kids.length ? kids : all.filter(i => modChain[i].length === 1)) folded.add(i);
   renderModules(); rebuild(); fit();
 };
-document.getElementById("unfold-all").onclick = () => { folded.clear(); renderModules(); rebuild(); fit(); };
+document.getElementById("unfold-all").onclick = () => {
+  folded.clear(); renderModules(); rebuild(); fit();
+};
 document.getElementById("fit").onclick = fit;
 
 document.getElementById("node-count").textContent = G.backward_nodes;
@@ -551,7 +570,8 @@ rebuild();
 fit();
 requestAnimationFrame(() => {
   window.layoutMs = performance.now() - T0;
-  document.getElementById("timing").textContent = "laid out in " + window.layoutMs.toFixed(0) + " ms";
+  document.getElementById("timing").textContent =
+    "laid out in " + window.layoutMs.toFixed(0) + " ms";
   document.body.dataset.ready = "1";
 });
 </script></body></html>

@@ -136,6 +136,7 @@ def __getattr__(name):
 _LAZY_MODULES |= {"futures", "functional", "return_types", "special", "multiprocessing",
                   "masked", "storage", "types"}
 _LAZY_MODULES |= {"hub", "distributions"}
+_LAZY_MODULES |= {"viz"}          # chainrule's own: the graph as DOT and as a page
 # PyTorch's private names real programs call: checks, logging, module-conversion switches,
 # multi-tensor (_foreach_*) ops, foreach_map
 _LAZY_MODULES |= {"_logging", "__future__", "_higher_order_ops"}

@@ -132,3 +132,44 @@ def test_std_of_large_values_gradient():
         y.backward()
         return y, x.grad
     same(prog)
+
+
+@pytest.mark.parametrize("base", [-2.0, -2, 0.5, 3])
+def test_pow_number_base_complex_exponent_gradient(base):
+    def prog(T):
+        y = T.tensor([1.5j, 2 - 1j], requires_grad=True)
+        r = base ** y
+        r.backward(T.tensor([1 + 0j, 1j]))
+        return r, y.grad
+    same(prog)
+
+
+def test_complex_python_scalar_gradients():
+    # conjugates of Python complex numbers in mul / div / sub / add formulas
+    def prog(T):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        g = T.tensor([1j, 1j])
+        outs = [x * 2j, 2j * x, x / 2j, 2j / x, T.add(x, 2j, alpha=1j), T.sub(x, 2j, alpha=1j),
+                x ** (1 + 2j), (1 - 1j) - x, T.add(T.tensor([1j]), x, alpha=1j)]
+        return [T.autograd.grad(o, x, g)[0] for o in outs]
+    same(prog)
+    same_error(lambda T: T.sub(T.tensor([1.0]), 1, alpha=1j))
+    same_error(lambda T: T.add(T.tensor([1.0]), 1, alpha=1j))
+
+
+def test_rsub_tensor_overload():
+    def prog(T):
+        a = T.tensor([1.0, 2.0], requires_grad=True)
+        b = T.tensor([3.0, 5.0], requires_grad=True)
+        r = T.rsub(a, b, alpha=2)
+        r.backward(T.tensor([1.0, 2.0]))
+        return r, a.grad, b.grad, T.rsub(a, 3), T.rsub(a, T.tensor(3.0))
+    same(prog)
+
+
+def test_lerp_complex_scalar_weight_gradient():
+    def prog(T):
+        a = T.tensor([1 + 1j, 2j], requires_grad=True)
+        b = T.tensor([3 - 1j, 1.0 + 0j], requires_grad=True)
+        return T.autograd.grad(T.lerp(a, b, 0.5 + 1.5j), (a, b), T.tensor([1j, 2 + 0j]))
+    same(prog)

@@ -95,6 +95,11 @@ def _times_alpha(a, b, alpha):
     elif dt.kind in "biu" and not isinstance(alpha, (int, np.integer)):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
+    elif isinstance(alpha, complex):
+        dt = np.result_type(a, b)
+        if dt.kind != "c":
+            raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
+                               "complex number.")
     return np.multiply(b, dt.type(alpha))
 
 
@@ -131,7 +136,7 @@ def _neg(a):
 
 
 def _scaled(grad, alpha):
-    return grad if alpha == 1 else grad * alpha
+    return grad if alpha == 1 else grad * _conj(alpha)
 
 
 add = op("add", "AddBackward0", "self, other, *, alpha=1", _add, promote=PROMOTE,
@@ -150,8 +155,19 @@ sub = op("sub", "SubBackward0", "self, other, *, alpha=1", _sub, numbers=True,
 
 rsub = op("rsub", "RsubBackward1", "self, other, alpha=1",
           lambda a, b, alpha: _sub(b, a, alpha), method=False, out=False,
-          dunders=("__rsub__",),
+          dunders=("__rsub__",), function=False,
           self=lambda grad, alpha: -_scaled(grad, alpha))
+
+rsub_tensor = op("rsub.Tensor", "RsubBackward0", "self, other, *, alpha=1",
+                 lambda a, b, alpha: _sub(b, a, alpha), promote=PROMOTE, method=False,
+                 function=False, self=lambda grad, alpha: -_scaled(grad, alpha),
+                 other=lambda grad: grad)
+
+
+@public("rsub", method=False)
+def _rsub_function(input, other, alpha=1):
+    """other - alpha * input."""
+    return (rsub_tensor if isinstance(other, Tensor) else rsub)(input, other, alpha=alpha)
 
 mul = op("mul", "MulBackward0", "self, other", np.multiply, promote=PROMOTE,
          numbers=True, method=("mul", "multiply"), function=("mul", "multiply"),
@@ -417,7 +433,8 @@ def _scalar_log(x):
 def _pow_base_scalar_grad(grad, self, exponent, result):
     if self == 0:
         return grad * where(exponent >= 0, 0.0, result * float("-inf"))
-    return grad * _conj(result * _scalar_log(self))
+    # a negative base has a complex log when the result is complex: log(-2) = log(2) + pi*i
+    return grad * _conj(result * _scalar_log(complex(self) if result.is_complex() else self))
 
 
 pow_scalar = op("pow.Scalar", "PowBackward2", "exponent, self", _pow_scalar,
@@ -997,8 +1014,8 @@ def _lerp_values(a, end, weight):
 
 lerp_scalar = op("lerp.Scalar", "LerpBackward0", "self, end, weight", _lerp,
                  function=False, method=False,
-                 self=lambda grad, weight: grad * (1 - weight),
-                 end=lambda grad, weight: grad * weight)
+                 self=lambda grad, weight: grad * _conj(1 - weight),
+                 end=lambda grad, weight: grad * _conj(weight))
 
 lerp_tensor = op("lerp.Tensor", "LerpBackward1", "self, end, weight", _lerp,
                  function=False, method=False,

@@ -191,6 +191,8 @@ OPS_DB = [OpInfo(name, fn, _unary(gen)) for name, fn, gen in UNARY] + [
            lambda rng: [Sample(randn(rng, 3, 4), _nonzero(rng, 3, 4)),
                         Sample(randn(rng, 3, 4), _nonzero(rng, 4))],
            ops=("atan2", "clone")),
+    OpInfo("rsub.Tensor", lambda lib, a, b: lib.rsub(a, b, alpha=2), _binary(),
+           ops=("rsub.Tensor",)),
     OpInfo("maximum", lambda lib, a, b: lib.maximum(a, b), _binary()),
     OpInfo("minimum", lambda lib, a, b: a.minimum(b), _binary()),
     OpInfo("maximum.ties", lambda lib, a, b: lib.stack([lib.maximum(a, b), lib.minimum(a, b)]),

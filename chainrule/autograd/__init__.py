@@ -138,30 +138,39 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 def _batched_grad(outputs, grads, keep_graph, create_graph, inputs, allow_unused):
     """grad's vector-Jacobian products for each index of dim 0 of `grads`, stacked: PyTorch
-    vmaps one backward pass; chainrule.func.vmap runs one per index, keeping the graph for
-    all but the last. Unused inputs give None, which vmap would not stack."""
+    vmaps one backward pass; here chainrule.func.vmap runs one per index, keeping the graph
+    for all but the last. Unused inputs give None, which vmap would not stack."""
+    from .. import arange
     from .._tensor import Tensor
     from ..func import vmap
     from .engine import run_backward
+    # PyTorch's vmap here is its legacy one: its checks, in its words
+    sizes = []
     for g in grads:
         if not isinstance(g, Tensor):
-            break                   # vmap refuses it, with PyTorch's message
-        if g.dim() == 0:            # a scalar output's implicit gradient: PyTorch's vmap here
-            raise ValueError(       # is its legacy one, whose bound reads `0 <= in_dim`
+            break                   # func.vmap refuses it with the same message
+        if g.dim() == 0:            # a scalar output's implicit gradient
+            raise ValueError(
                 "vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that "
                 "input is a Tensor of dimensionality 0 so expected in_dim to satisfy "
                 "0 <= in_dim < 0.")
-    done, used = [], []
+        sizes.append(g.shape[0])
+    else:
+        if len(set(sizes)) > 1:
+            raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                             f"dimension, got sizes {sizes} for the mapped dimension")
+    used = []
 
-    def vjp(rows):
-        done.append(True)
-        last = len(done) == grads[0].shape[0]
-        result = run_backward(outputs, list(rows), keep_graph or not last, create_graph,
-                              inputs, allow_unused=allow_unused, accumulate=False)
+    def vjp(rows, index):
+        # the backward pass frees the graph after the last row only; reading the index (data)
+        # also keeps a batching vmap from running the pass on the whole batch
+        keep = keep_graph or int(index) < sizes[0] - 1
+        result = run_backward(outputs, list(rows), keep, create_graph, inputs,
+                              allow_unused=allow_unused, accumulate=False)
         used[:] = [r is not None for r in result]
         return tuple(r for r in result if r is not None)
 
-    stacked = iter(vmap(vjp)(tuple(grads)))
+    stacked = iter(vmap(vjp)(tuple(grads), arange(sizes[0] if sizes else 0)))
     return [next(stacked) if u else None for u in used]
 
 

@@ -134,9 +134,46 @@ def test_independent_outputs_and_inputs(kw):
     lambda T: _fn(T).vhp(lambda a: a * 2, _inputs(T)[0], T.ones(3, dtype=T.float64)),
     lambda T: _fn(T).hvp(lambda a: (a * 2).sum(), _inputs(T)[0], T.ones(3, dtype=T.float64),
                          strict=True),
+    # strict mode: an unused input, or a product that does not depend on the inputs
+    lambda T: _fn(T).vjp(lambda a, b: a * 2, _inputs(T), T.ones(3, dtype=T.float64),
+                         strict=True),
+    lambda T: _fn(T).vjp(lambda a: a * 2, _inputs(T)[0], T.ones(3, dtype=T.float64),
+                         create_graph=True, strict=True),
+    lambda T: _fn(T).jvp(lambda a, b: a * 2, _inputs(T),
+                         (T.ones(3, dtype=T.float64), T.ones(2, 3, dtype=T.float64)),
+                         strict=True),
+    lambda T: _fn(T).jvp(lambda a: a * 2, _inputs(T)[0], T.ones(3, dtype=T.float64),
+                         create_graph=True, strict=True),
+    lambda T: _fn(T).vhp(lambda a, b: (a ** 3).sum(), _inputs(T),
+                         (T.ones(3, dtype=T.float64), T.ones(2, 3, dtype=T.float64)),
+                         strict=True),
+    lambda T: _fn(T).jacobian(lambda a: a * 2, _inputs(T)[0], create_graph=True, strict=True),
+    lambda T: _fn(T).hessian(lambda a, b: (a ** 3).sum(), _inputs(T), strict=True),
+    lambda T: _fn(T).hessian(lambda a: (a.sum(), a.sum()), _inputs(T)[0]),
+    # v of the wrong length, size or type
+    lambda T: _fn(T).vjp(lambda a: (a, a), _inputs(T)[0], (T.ones(3, dtype=T.float64),)),
+    lambda T: _fn(T).vjp(lambda a: (a, a), _inputs(T)[0],
+                         (T.ones(3, dtype=T.float64), T.ones(2, dtype=T.float64))),
+    lambda T: _fn(T).jvp(lambda a: a, _inputs(T)[0], (T.ones(3, dtype=T.float64), 1.0)),
+    lambda T: _fn(T).vhp(lambda a: a.sum(), _inputs(T)[0]),
+    # an output without elements has no rows to stack (vectorized it has, below)
+    lambda T: _fn(T).jacobian(lambda a: (a[:0], a * 2), _inputs(T)[0]),
+    # forward mode: PyTorch's message names no function; random ops are refused by its vmap
+    lambda T: _fn(T).jacobian(lambda a: (a, 3.0), _inputs(T)[0], vectorize=True,
+                              strategy="forward-mode"),
+    lambda T: _fn(T).jacobian(lambda a: a * T.rand(3, dtype=T.float64), _inputs(T)[0],
+                              vectorize=True, strategy="forward-mode"),
 ])
 def test_errors(prog):
     same_error(prog)
+
+
+@pytest.mark.parametrize("strategy", ["reverse-mode", "forward-mode"])
+def test_vectorized_jacobian_of_an_empty_output(strategy):
+    def prog(T):
+        return _fn(T).jacobian(lambda a: (a[:0], a * 2, a.sum()), _inputs(T)[0], vectorize=True,
+                               strategy=strategy)
+    same(prog)
 
 
 def test_module_names():

@@ -173,3 +173,37 @@ def test_lerp_complex_scalar_weight_gradient():
         b = T.tensor([3 - 1j, 1.0 + 0j], requires_grad=True)
         return T.autograd.grad(T.lerp(a, b, 0.5 + 1.5j), (a, b), T.tensor([1j, 2 + 0j]))
     same(prog)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("bad", [float("-inf"), float("nan")])
+def test_cross_entropy_ignored_rows_do_not_contribute(reduction, bad):
+    def prog(T):
+        x = T.tensor([[1.0, 2, 0], [bad] * 3, [0.5, 0.1, 0.2]], requires_grad=True)
+        loss = T.nn.functional.cross_entropy(x, T.tensor([1, -100, 2]), reduction=reduction)
+        grad, = T.autograd.grad(loss.sum(), x)
+        nll = T.nn.functional.nll_loss(x, T.tensor([1, -100, 2]), reduction=reduction,
+                                       weight=T.tensor([1.0, 2.0, 3.0]))
+        return loss, grad[0], nll
+    same(prog)
+
+
+@pytest.mark.parametrize("shape", [(1, 2), (2,), (1, 2, 2), (1, 2, 2, 2)])
+@pytest.mark.parametrize("dtype", ["int64", "bool", "complex64"])
+def test_nll_loss_refuses_non_floating_input(shape, dtype):
+    same_error(lambda T: T.nn.functional.nll_loss(
+        T.ones(shape).to(getattr(T, dtype)),
+        T.zeros(shape[:1] + shape[2:] if len(shape) > 1 else (), dtype=T.int64)))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_empty_probability_targets(reduction, weighted):
+    def prog(T):
+        x = T.zeros(0, 3, requires_grad=True)
+        loss = T.nn.functional.cross_entropy(x, T.zeros(0, 3), reduction=reduction,
+                                             weight=T.ones(3) if weighted else None)
+        loss.sum().backward()
+        node = loss.grad_fn
+        return loss, x.grad, node, node.next_functions[0][0]
+    same(prog)

@@ -223,6 +223,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             shape[class_dim] = n_classes
             logp = logp * weight.view(shape)
         if reduction == "mean":
+            if input.numel() == 0:     # PyTorch's graph: the sum filled with NaN, negated
+                return -(logp * target).sum().fill_(math.nan)
             return _ops.div_scalar(-(logp * target).sum(), input.numel() // n_classes)
         return -(logp * target).sum() if reduction == "sum" else -(logp * target).sum(class_dim)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)

@@ -184,8 +184,10 @@ def _nll_parts(x, target, weight, ignore_index):
 
 
 def _nll(x, target, weight, reduction, ignore_index):
-    xs, safe, wt, _ = _nll_parts(x, target, weight, ignore_index)
-    losses = -wt * np.take_along_axis(xs, safe[:, None], 1)[:, 0]
+    _not_for(x, "biuc", "nll_loss_out_frame" if x.ndim <= 2 else "nll_loss2d_forward_out_frame")
+    xs, safe, wt, ignored = _nll_parts(x, target, weight, ignore_index)
+    # an ignored row adds nothing, whatever its value (-inf, NaN)
+    losses = np.where(ignored, 0, -wt * np.take_along_axis(xs, safe[:, None], 1)[:, 0])
     if reduction == "none":
         return losses.reshape(target.shape)
     total = losses.sum()

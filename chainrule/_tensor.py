@@ -87,7 +87,8 @@ class Tensor:
                  "_fn_version", "_acc", "_extra", "__dict__", "__weakref__")
     # _vc: the version counter, a one-item list shared with views
     # _base: the tensor this one is a view of, or None
-    # _fn_version: for a view, the version when its grad_fn was set (Note [Stale views])
+    # _fn_version: for a view, the version when its grad_fn was set (Note [Stale views]); for
+    #   another tensor, unset, or registry.MADE_WITHOUT_GRAD (made under no_grad; for explain)
     # _acc: weak reference to this leaf's AccumulateGrad
     # _extra: None, or a _TensorExtra with hooks and flags few tensors use
 

@@ -183,7 +183,7 @@ def explain(tensor, output=None):
                            "inference_mode (or under torch.enable_grad()).", t)
     if not t._requires_grad:
         from ..ops.registry import MADE_WITHOUT_GRAD
-        if MADE_WITHOUT_GRAD.get(id(t)) is t:
+        if t._base is None and getattr(t, "_fn_version", None) == MADE_WITHOUT_GRAD:
             return Explanation("no_grad", f"{what} was computed with grad mode off (inside "
                                "torch.no_grad() or set_grad_enabled(False)) from tensors that "
                                "require grad, so it has no history: compute it with grad "

@@ -27,7 +27,6 @@ import inspect
 import numbers
 import types
 import warnings
-import weakref
 from collections import namedtuple
 
 import numpy as np
@@ -467,10 +466,10 @@ def _needs_promotion(op, first, mixed, number_category):
     return number_category > cat
 
 
-# Results of differentiable ops on inputs that require grad, computed with grad mode off
-# (no_grad, set_grad_enabled(False)), held weakly by id: autograd.explain tells a tensor
-# made that way from one that never had a history. Filled only off the grad-mode path.
-MADE_WITHOUT_GRAD = weakref.WeakValueDictionary()
+# The _fn_version of a result (not a view) that a differentiable op computed with grad mode
+# off (no_grad, set_grad_enabled(False)) from inputs that require grad: autograd.explain tells
+# a tensor made that way from one that never had a history. One slot store, off the grad path.
+MADE_WITHOUT_GRAD = -1
 
 
 # Ops whose Python integer operand PyTorch wraps to an integer tensor's dtype (it becomes an
@@ -592,8 +591,8 @@ def dispatch(op, inputs, params):
             result = make_tensor(out)
             if op.view:
                 _make_view(result, inputs[0], op)
-            if needs_grad and op.node_cls is not None:      # made under no_grad
-                MADE_WITHOUT_GRAD[id(result)] = result
+            elif needs_grad and op.node_cls is not None:    # made under no_grad
+                result._fn_version = MADE_WITHOUT_GRAD
             return result
         return _record(op, inputs, params, (out,))[0]
     out = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
@@ -602,9 +601,9 @@ def dispatch(op, inputs, params):
         if op.view:
             for r in results:
                 _make_view(r, inputs[0], op)
-        if needs_grad and op.node_cls is not None:
+        elif needs_grad and op.node_cls is not None:
             for r in results:
-                MADE_WITHOUT_GRAD[id(r)] = r
+                r._fn_version = MADE_WITHOUT_GRAD
     else:
         results = _record(op, inputs, params, out)
     if op.n_outputs == -1:

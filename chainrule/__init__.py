@@ -137,6 +137,7 @@ _LAZY_MODULES |= {"futures", "functional", "return_types", "special", "multiproc
                   "masked", "storage", "types"}
 _LAZY_MODULES |= {"hub", "distributions"}
 _LAZY_MODULES |= {"viz"}          # chainrule's own: the graph as DOT and as a page
+_LAZY_MODULES |= {"distributed"}  # MPI (mpi4py) loads at init_process_group only
 # PyTorch's private names real programs call: checks, logging, module-conversion switches,
 # multi-tensor (_foreach_*) ops, foreach_map
 _LAZY_MODULES |= {"_logging", "__future__", "_higher_order_ops"}

@@ -244,8 +244,7 @@ PENDING = {
     ],
     "torch.distributed": [
         (_ISSUE_14 + ": coalesced and single-tensor variants", [
-            "all_gather_coalesced", "all_gather_single", "all_reduce_coalesced",
-            "reduce_scatter_single"]),
+            "all_gather_coalesced", "all_reduce_coalesced"]),
         (_ISSUE_14 + ": subgroup helpers", ["new_subgroups", "new_subgroups_by_enumeration",
                                            "split_group", "shrink_group", "GroupName",
                                            "RankType"]),

@@ -6,6 +6,8 @@ from .parameter import (Buffer, Parameter, UninitializedBuffer,  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from . import utils  # noqa: F401
 from . import common_types, grad  # noqa: F401,E402
+from . import parallel  # noqa: F401,E402
+from .parallel import DataParallel  # noqa: F401,E402
 
 
 def factory_kwargs(kwargs):

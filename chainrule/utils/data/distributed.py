@@ -1,17 +1,15 @@
-"""DistributedSampler, as torch.utils.data.distributed. chainrule has no process groups: the
-number of replicas and the rank must be given, as PyTorch requires when none is initialized."""
+"""DistributedSampler, as torch.utils.data.distributed: each rank's share of a dataset. The
+number of replicas and the rank default to the default process group's
+(chainrule.distributed)."""
 import math
 from typing import TypeVar
 
-from ... import _random
+from ... import _random, distributed as dist
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
 
 _T_co = TypeVar("_T_co", covariant=True)
-
-_NO_PROCESS_GROUP = ("Default process group has not been initialized, please make sure to "
-                     "call init_process_group.")
 
 
 class DistributedSampler(Sampler[_T_co]):
@@ -22,8 +20,10 @@ class DistributedSampler(Sampler[_T_co]):
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
                  drop_last=False):
-        if num_replicas is None or rank is None:
-            raise ValueError(_NO_PROCESS_GROUP)
+        if num_replicas is None:
+            num_replicas = dist.get_world_size()
+        if rank is None:
+            rank = dist.get_rank()
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
                              f"[0, {num_replicas - 1}]")

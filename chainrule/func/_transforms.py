@@ -9,12 +9,23 @@ themselves, so a nested transform and an outer one keep their perturbations apar
 aliases (an outer transform's inputs, parameters that require grad); a result that depends
 on nothing but the transform's own aliases is detached, so at top level results do not
 require grad, as PyTorch's unwrapped tensors do not.
+
+Note [Transforms inside vmap]: autograd records the physical ops of BatchedTensors (Note
+[Batching rules] in _batched.py). Inside a batched vmap a transform's aliases are batched
+along every running level (an unbatched input, like the weights of per-sample gradients, is
+expanded first), so each batch element has inputs of its own, and the gradient of the
+physical outputs (summed over the batch) is each element's gradient. Jacobians batch their
+rows the same way: `func` runs again inside a vmap over the rows, on inputs expanded along
+it, and one backward pass with the identity's columns as cotangents gives every row (the
+row-by-row passes over the first run's graph remain where that run cannot be batched).
 """
 import contextlib
 import functools
 
 from .. import autograd
 from .._tensor import Tensor
+from . import _batched
+from ._batched import BatchedTensor, Unbatchable, wrap
 from ..autograd import forward_ad
 from ..autograd.graph import AccumulateGrad
 from ._pytree import tree_flatten, tree_map, tree_unflatten
@@ -50,10 +61,12 @@ class _Level:
         self.own = set()     # id() of the alias leaves (an alias view leads outside)
 
     def alias(self, x):
+        if _batched.SIZES and isinstance(x, Tensor):    # Note [Transforms inside vmap]
+            x = _batched.to_levels(x)
         a = _alias(x)
         self.aliases.append(a)
         if a.grad_fn is None:
-            self.own.add(id(a))
+            self.own.add(id(a._phys if type(a) is BatchedTensor else a))
         return a
 
     def reaches_outside(self, tensors):
@@ -102,6 +115,10 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=False, creat
     created from this one keeps it (an outer level differentiates through both)."""
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
+    if _batched.SIZES and any(type(t) is BatchedTensor for t in (*outputs, *inputs,
+                                                                 *grad_outputs)):
+        return _batched_autograd_grad(outputs, inputs, grad_outputs, retain_graph,
+                                      create_graph)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
     if not pairs:
         return tuple(i.new_zeros(i.shape) for i in inputs)
@@ -111,6 +128,30 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=False, creat
         grads = autograd.grad(outs, inputs, gos, retain_graph=retain_graph or create_graph,
                               create_graph=create_graph, allow_unused=True)
     return tuple(i.new_zeros(i.shape) if g is None else g for g, i in zip(grads, inputs))
+
+
+def _batched_autograd_grad(outputs, inputs, grad_outputs, retain_graph, create_graph):
+    """_autograd_grad on the physical tensors of batched ones (Note [Transforms inside
+    vmap]): inputs batched along every running level, outputs and cotangents laid out as
+    theirs."""
+    from .. import ones_like, zeros_like
+    levels = tuple(sorted(_batched.SIZES))
+    if any(type(i) is not BatchedTensor or i._levels != levels for i in inputs):
+        raise Unbatchable("grad")   # a cotangent batched over a graph that is not
+    outs, gos = [], []
+    for o, g in zip(outputs, grad_outputs):
+        if o.requires_grad:
+            p = _batched.full(o, levels)
+            outs.append(p)
+            gos.append(ones_like(p) if g is None else _batched.full(g, levels, o.dim()))
+    phys = [i._phys for i in inputs]
+    grads = [None] * len(phys)
+    if outs:
+        with _grad_on():
+            grads = _batched.unhooked(lambda: autograd.grad(
+                outs, phys, gos, retain_graph=retain_graph or create_graph,
+                create_graph=create_graph, allow_unused=True))
+    return tuple(wrap(zeros_like(p) if g is None else g, levels) for g, p in zip(grads, phys))
 
 
 # ---- argnums -------------------------------------------------------------------------------
@@ -305,6 +346,44 @@ def _jacobian(level, flat_out, flat_diff):
     return jac
 
 
+def _batched_jacobian(func, args, argnums, has_aux, flat_out, state):
+    """The Jacobian by one run of `func` batched over its rows (Note [Transforms inside
+    vmap]), from the generator state `state` of the first run so it draws the same; None
+    where that run cannot be batched."""
+    from .. import eye, get_rng_state, set_rng_state
+    from ._vmap import _remove_level, batch_level
+    m = sum(o.numel() for o in flat_out)
+    after = get_rng_state()
+    set_rng_state(state)
+    try:
+        with batch_level(m) as rows, _grad_on():
+            level = _Level()
+            args, diff = _differentiable_args(level, args, argnums)
+            out = func(*args)
+            flat, _ = tree_flatten(out[0] if has_aux else out)
+            flat_diff = tree_flatten(diff)[0]
+            cotangents, at = [], 0
+            for o in flat:
+                n = o.numel()
+                basis = eye(m, dtype=o.dtype)[:, at:at + n].reshape((m,) + tuple(o.shape))
+                cotangents.append(wrap(basis, (rows,)))
+                at += n
+            grads = _autograd_grad(flat, flat_diff, cotangents,
+                                   create_graph=level.reaches_outside(flat))
+            grads = [_remove_level(g, 0, rows, m) for g in grads]
+            jac, at = [], 0
+            for o in flat:
+                n = o.numel()
+                jac.append([g[at:at + n].reshape(tuple(o.shape) + tuple(d.shape))
+                            for g, d in zip(grads, flat_diff)])
+                at += n
+            return jac
+    except (Unbatchable, Exception):   # noqa: BLE001  (the row-by-row passes decide)
+        return None
+    finally:
+        set_rng_state(after)
+
+
 def _jac_wrapper(func, argnums, has_aux, name, api, randomness=None):
     @functools.wraps(func)
     def wrapper_fn(*args):
@@ -317,11 +396,20 @@ def _jac_wrapper(func, argnums, has_aux, name, api, randomness=None):
                 if not (p.is_floating_point() or p.is_complex()):
                     raise ValueError("Expected primal to be floating point or complex, but "
                                      f"got: {p.dtype}")
-        with _random_ops(randomness) if randomness else contextlib.nullcontext():
+        from .. import get_rng_state
+        state = get_rng_state()
+        guard = functools.partial(_random_ops, randomness) if randomness else \
+            contextlib.nullcontext
+        with guard():
             level, output, flat_out, out_spec, flat_diff, primals_spec, aux = _vjp_core(
                 func, args, argnums, has_aux, api)
         _error_if_complex(name, flat_out, is_input=False)
-        jac = _jacobian(level, flat_out, flat_diff)
+        jac = None
+        if sum(o.numel() for o in flat_out) > 1:
+            with guard():
+                jac = _batched_jacobian(func, args, argnums, has_aux, flat_out, state)
+        if jac is None:
+            jac = _jacobian(level, flat_out, flat_diff)
         per_out = [tree_unflatten(j, primals_spec) for j in jac]
         result = tree_unflatten(per_out, out_spec)
         return (result, aux) if has_aux else result

@@ -1,22 +1,30 @@
 """torch.func.vmap: `func` mapped over a dimension of its inputs.
 
-Note [vmap by elements]: PyTorch runs `func` once on BatchedTensors and batches every op with
-a batching rule. chainrule runs `func` once per batch element, on `select`ed slices (views,
-so gradients flow to the batched inputs and out of them), and stacks what it returns at
-out_dims. Results are the same; it is slower than batching rules, and ops PyTorch refuses
-on batched tensors (`.item()`, data-dependent control flow) work here. PyTorch's checks of
-in_dims, out_dims, randomness and chunk_size are kept with its messages. Randomness follows
-from the loop: 'different' draws element after element (PyTorch's values where its sampler
-draws serially), 'same' replays the generator's state for every element, and 'error' makes
-every draw raise while the vmap runs.
+vmap first runs `func` once on BatchedTensors, each op batched by a rule (Note [Batching
+rules] in _batched.py). What cannot run batched (a hand-written function reading an array,
+`.item()`, data-dependent control flow, in-place ops, randomness='different') raises there,
+and the function runs again element by element:
+
+Note [vmap by elements]: `func` runs once per batch element, on `select`ed slices (views,
+so gradients flow to the batched inputs and out of them), and what it returns is stacked at
+out_dims. Results are the same as batching's; ops PyTorch refuses on batched tensors
+(`.item()`, data-dependent control flow) work here. PyTorch's checks of in_dims, out_dims,
+randomness and chunk_size are kept with its messages. Randomness follows from the loop:
+'different' draws element after element (PyTorch's values where its sampler draws
+serially), 'same' replays the generator's state for every element (a batched run draws
+once), and 'error' makes every draw raise while the vmap runs.
 """
 import contextlib
 import functools
+import itertools
 
 import numpy as np
 
 from .._random import Generator
 from .._tensor import Tensor
+from ..ops import registry
+from . import _batched
+from ._batched import BatchedTensor, Unbatchable, wrap
 from ._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
 
@@ -195,15 +203,78 @@ def _empty_batch(func, flat_in_dims, flat_args, args_spec, out_dims, randomness,
                           spec)
 
 
+_LEVELS = itertools.count(1)    # vmap levels: later (inner) vmaps get larger ones
+
+
+@contextlib.contextmanager
+def batch_level(size):
+    """Within: a new vmap level of `size` elements runs batched; yields the level."""
+    level = next(_LEVELS)
+    _batched.SIZES[level] = size
+    hook, registry.VMAP = registry.VMAP, _batched._dispatch
+    try:
+        yield level
+    finally:
+        registry.VMAP = hook
+        del _batched.SIZES[level]
+
+
+def add_level(x, dim, level):
+    """`x` batched along `level` at its dim `dim` (the level's dim goes after x's others)."""
+    if type(x) is BatchedTensor:
+        k = len(x._levels)
+        p = x._phys if dim == 0 else x._phys.movedim(k + dim, k)
+        return wrap(p, x._levels + (level,))
+    return wrap(x if dim == 0 else x.movedim(dim, 0), (level,))
+
+
+def _remove_level(x, out_dim, level, size):
+    """An output of the batched run with `level`'s dim at out_dim (Unbatchable where the
+    element-by-element run gives PyTorch's error or result)."""
+    batched = type(x) is BatchedTensor and level in x._levels
+    if out_dim is None:
+        if batched:
+            raise Unbatchable("out_dims")
+        return x
+    if not isinstance(x, Tensor):
+        raise Unbatchable("out_dims")
+    r = x.dim()
+    if not -(r + 1) <= out_dim <= r:
+        raise Unbatchable("out_dims")
+    rest = tuple(lv for lv in x._levels if lv != level) if type(x) is BatchedTensor else ()
+    to = len(rest) + out_dim % (r + 1)
+    p = x._phys if type(x) is BatchedTensor else x
+    if batched:
+        at = x._levels.index(level)
+        return wrap(p if at == to else p.movedim(at, to), rest)
+    p = p.unsqueeze(to)
+    return wrap(p.expand(tuple(p.shape[:to]) + (size,) + tuple(p.shape[to + 1:])), rest)
+
+
+def _batched_run(func, batch_size, flat_in_dims, flat_args, args_spec, out_dims, randomness,
+                 kwargs):
+    """`func` run once on BatchedTensors (Note [Batching rules])."""
+    with _random_ops(randomness), batch_level(batch_size) as level:
+        args = [a if d is None else add_level(a, d, level)
+                for a, d in zip(flat_args, flat_in_dims)]
+        out = func(*tree_unflatten(args, args_spec), **kwargs)
+        flat, spec = tree_flatten(out)
+        dims = _flat_out_dims(out_dims, out, spec, func)
+        return tree_unflatten([_remove_level(o, d, level, batch_size)
+                               for o, d in zip(flat, dims)], spec)
+
+
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """torch.func.vmap: `func` mapped over dimension `in_dims` of its inputs, the results
-    stacked at `out_dims` (Note [vmap by elements])."""
+    stacked at `out_dims`: batched where it can (Note [Batching rules]), else element by
+    element (Note [vmap by elements])."""
     _check_randomness_arg(randomness)
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
+        from .. import get_rng_state, set_rng_state
         _check_out_dims(out_dims, func)
         batch_size, flat_in_dims, flat_args, args_spec = _process_batched_inputs(
             in_dims, args, func)
@@ -212,6 +283,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                                 randomness, kwargs)
         # chunks change how PyTorch batches, not the results: 'same' replays one state for
         # every chunk as for every element, and chunks are whole elements here
+        if randomness != "different":    # 'different' draws per element: the loop's job
+            state = get_rng_state()
+            try:
+                return _batched_run(func, batch_size, flat_in_dims, flat_args, args_spec,
+                                    out_dims, randomness, kwargs)
+            except (Unbatchable, Exception):   # the loop raises PyTorch's errors
+                set_rng_state(state)
         outputs = _map(func, batch_size, flat_in_dims, flat_args, args_spec, randomness,
                        kwargs)
         return _stack_outputs(outputs, out_dims, func)

@@ -1,0 +1,600 @@
+"""BatchedTensor and batching rules: how torch.func.vmap runs a function once on a whole batch.
+
+Note [Batching rules]: while a vmap runs batched, registry.dispatch hands every op to
+`_dispatch` (the VMAP hook; one global test when no vmap runs). A BatchedTensor is a chainrule
+Tensor standing for one batch element (its shape, dtype, dim() are the element's) over a plain
+*physical* tensor `_phys` whose leading dims are the batch dims of the running vmaps in
+`_levels` (outermost first; a level the tensor does not vary along has no dim). A rule maps an
+op on BatchedTensors to ops on physical tensors, chosen by the row's kind, so most rows need
+no rule of their own:
+  element-wise rows (pointwise and special families, `where`): operands aligned (missing
+    levels and logical ranks padded with size-1 dims, NumPy broadcasting does the rest);
+  rows taking `dim` (reductions, softmax, select, slice, cumsum, ...): dims shifted past the
+    batch dims; full reductions (sum, mean) become reductions over the element's dims;
+  views and reshapes, the matmul family (batched matmul), mse_loss, cat and stack: own rules.
+Any other row falls back to a loop over the batch elements of that op alone (PyTorch's
+fallback, without a warning: PyTorch's only warns for ops it lacks a rule for, which are
+not the same ops), so correctness never depends on a rule existing.
+Autograd records the physical ops, so gradients of the physical inputs are gradients of the
+batch (grad of vmap). A transform inside a vmap (vmap of grad) differentiates with respect to
+inputs batched along every running level (an unbatched input is expanded first), so the
+gradient of the physical output's sum is each element's own gradient; see _transforms.
+Hand-written functions that read a tensor's array (`x._data`: NumPy code outside the op
+table, `.item()`, printing, in-place ops) cannot see a batch: a BatchedTensor has no `_data`,
+and reading it raises `Unbatchable`, upon which vmap runs the function again element by
+element (Note [vmap by elements] in _vmap.py), the random generator's state restored first.
+"""
+import math
+
+from .._tensor import Tensor, _size
+from ..ops import registry
+from ..ops.registry import OPS, dispatch
+
+
+class Unbatchable(BaseException):
+    """Raised where a batch cannot be run at once; vmap then maps element by element. A
+    BaseException, so user code's `except Exception` does not swallow it."""
+
+
+SIZES = {}        # level -> batch size, for the running batched vmaps
+
+
+class BatchedTensor(Tensor):
+    """One batch element's view of the physical tensor `_phys` (Note [Batching rules])."""
+    __slots__ = ("_phys", "_levels")
+
+    def __getattr__(self, name):
+        # the Tensor slots (_data, _grad_fn, _base, ...) are never set on a BatchedTensor:
+        # code reading them works on arrays and cannot see the batch
+        raise Unbatchable(name)
+
+    @property
+    def shape(self):
+        return self._phys.shape[len(self._levels):]
+
+    def size(self, dim=None):
+        shape = self._phys.shape[len(self._levels):]
+        if dim is None:
+            return shape
+        return shape[_wrap(dim, len(shape))]
+
+    def dim(self):
+        return self._phys.dim() - len(self._levels)
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return self._phys.dim() - len(self._levels)
+
+    def numel(self):
+        return math.prod(self._phys.shape[len(self._levels):])
+
+    nelement = numel
+
+    @property
+    def dtype(self):
+        return self._phys.dtype
+
+    def is_floating_point(self):
+        return self._phys.is_floating_point()
+
+    def is_complex(self):
+        return self._phys.is_complex()
+
+    def element_size(self):
+        return self._phys.element_size()
+
+    def __len__(self):
+        if self.dim() == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def is_contiguous(self, *, memory_format=None):
+        return True     # as PyTorch's BatchedTensors say: the element has no strides of its own
+
+    @property
+    def requires_grad(self):
+        return self._phys.requires_grad
+
+    def requires_grad_(self, requires_grad=True):
+        self._phys.requires_grad_(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._phys.grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._phys.is_leaf
+
+    def detach(self):
+        return wrap(self._phys.detach(), self._levels)
+
+    def __repr__(self, *, tensor_contents=None):
+        raise Unbatchable("repr")
+
+    def __getitem__(self, item):
+        if not isinstance(item, tuple):
+            item = (item,)
+        if not all(i is None or i is Ellipsis or type(i) in (int, slice) for i in item):
+            raise Unbatchable("index")
+        return unhooked(lambda: wrap(self._phys[(slice(None),) * len(self._levels) + item],
+                                      self._levels))
+
+    def new_zeros(self, *size, **kwargs):
+        return self._phys.new_zeros(*size, **kwargs)
+
+    def new_ones(self, *size, **kwargs):
+        return self._phys.new_ones(*size, **kwargs)
+
+    def new_empty(self, *size, **kwargs):
+        return self._phys.new_empty(*size, **kwargs)
+
+    def reshape(self, *shape):
+        return dispatch(OPS["view"], (self,), (_shape_arg(shape),))
+
+    view = reshape
+
+    def view_as(self, other):
+        return self.reshape(other.shape)
+
+    reshape_as = view_as
+
+    def expand_as(self, other):
+        return dispatch(OPS["expand"], (self,), (tuple(other.shape),))
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        shape = tuple(self.shape)
+        if not shape:
+            return self.reshape(1)
+        s, e = _wrap(start_dim, len(shape)), _wrap(end_dim, len(shape))
+        if s >= e:
+            if s > e:
+                raise Unbatchable("flatten")
+            return self
+        return self.reshape(shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
+
+    def contiguous(self, memory_format=None):
+        return self
+
+    def sum_to_size(self, *size):
+        size = _shape_arg(size)
+        shape = tuple(self.shape)
+        if shape == size:
+            return self
+        lead = len(shape) - len(size)
+        if lead < 0 or any(s != 1 and s != n for s, n in zip(size, shape[lead:])):
+            raise Unbatchable("sum_to_size")
+        dims = [i for i in range(len(shape)) if i < lead or (size[i - lead] == 1 and shape[i] != 1)]
+        out = dispatch(OPS["sum.dim_IntList"], (self,), (dims, True, None)) if dims else self
+        return out.reshape(size) if lead else out
+
+    def matmul(self, other):
+        return unhooked(lambda: matmul(self, other))
+
+    def __matmul__(self, other):
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return self.matmul(other)
+
+    def __rmatmul__(self, other):
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return unhooked(lambda: matmul(other, self))
+
+
+_new = object.__new__
+
+
+def wrap(phys, levels):
+    """A BatchedTensor over `phys`, batched along `levels`; `phys` itself when no level."""
+    if not levels:
+        return phys
+    b = _new(BatchedTensor)
+    b._phys = phys
+    b._levels = levels
+    return b
+
+
+def _wrap(d, n):
+    if not -max(n, 1) <= d < max(n, 1):
+        raise Unbatchable("dim")
+    return d % max(n, 1)
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, _size)):
+        return tuple(shape[0])
+    return tuple(shape)
+
+
+def unhooked(f):
+    """f() with the hook off (rules work on physical tensors), restored after."""
+    hook, registry.VMAP = registry.VMAP, None
+    try:
+        return f()
+    finally:
+        registry.VMAP = hook
+
+
+def to_levels(x):
+    """x batched along every running level (expanded where it is not)."""
+    levels = tuple(sorted(SIZES))
+    if type(x) is BatchedTensor and x._levels == levels:
+        return x
+    return wrap(unhooked(lambda: full(x, levels)), levels)
+
+
+# ---- the hook ------------------------------------------------------------------------------
+
+def _batched_in(x):
+    return type(x) is BatchedTensor or (type(x) in (list, tuple) and any(
+        type(y) is BatchedTensor for y in x))
+
+
+def _dispatch(op, inputs, params):
+    """registry.dispatch while a vmap runs batched (Note [Batching rules])."""
+    registry.VMAP = None
+    try:
+        if any(_batched_in(p) for p in params):
+            # a tensor parameter (a target, running statistics the row updates in place)
+            # is read as an array: the element-by-element run's business
+            raise Unbatchable(op.name)
+        if any(_batched_in(x) for x in inputs):
+            return RULES.get(op.name, _loop)(op, inputs, params)
+        return dispatch(op, inputs, params)
+    finally:
+        registry.VMAP = _dispatch
+
+
+def _levels_of(tensors):
+    levels = None
+    for x in tensors:
+        if type(x) is BatchedTensor:
+            if levels is None:
+                levels = x._levels
+            elif x._levels != levels:
+                levels = tuple(sorted(set(levels) | set(x._levels)))
+    return levels
+
+
+def _phys(x, levels, rank):
+    """x's physical tensor laid out for `levels` and an element rank of `rank`: size-1 dims
+    where x has no such level and before its own dims (a plain tensor: as it is, NumPy
+    broadcasting aligns it from the right)."""
+    if type(x) is not BatchedTensor:
+        return x
+    p, own = x._phys, x._levels
+    r = p.dim() - len(own)
+    if own == levels and r == rank:
+        return p
+    shape, ps, j = [], p.shape, 0
+    for level in levels:
+        if j < len(own) and own[j] == level:
+            shape.append(ps[j])
+            j += 1
+        else:
+            shape.append(1)
+    return p.reshape(shape + [1] * (rank - r) + list(ps[len(own):]))
+
+
+def full(x, levels, rank=None):
+    """x's physical tensor laid out for `levels` and `rank` (default: x's element rank) as
+    _phys does, every batch dim at its full size."""
+    if rank is None:
+        rank = x.dim()
+    sizes = tuple(SIZES[level] for level in levels)
+    if type(x) is not BatchedTensor:
+        x = x.reshape((1,) * (rank - x.dim()) + tuple(x.shape))
+        return x.expand(sizes + tuple(x.shape))
+    p = _phys(x, levels, rank)
+    return p if tuple(p.shape[:len(levels)]) == sizes else p.expand(sizes + tuple(p.shape[
+        len(levels):]))
+
+
+def _wrap_out(op, out, levels):
+    if op.n_outputs == 1:
+        return wrap(out, levels)
+    wrapped = [wrap(o, levels) for o in out]
+    return tuple(wrapped) if op.n_outputs == -1 else type(out)(*wrapped)
+
+
+# ---- the fallback: the op alone, element by element ----------------------------------------
+
+def _loop(op, inputs, params):
+    """`op` on each batch element's slices, the results stacked (PyTorch's fallback)."""
+    from ._vmap import _MODES
+    levels = _levels_of(y for x in inputs + params
+                        for y in (x if type(x) in (list, tuple) else (x,)))
+    sizes = tuple(SIZES[level] for level in levels)
+    n = math.prod(sizes)
+
+    def flat(x):
+        if type(x) is BatchedTensor:
+            return _Flat(full(x, levels, x.dim()).reshape((n,) + tuple(x.shape)))
+        if type(x) in (list, tuple):
+            return type(x)(flat(y) for y in x)
+        return x
+
+    def element(x, i):
+        if type(x) is _Flat:
+            return dispatch(_SELECT, (x.t,), (0, i))
+        if type(x) in (list, tuple):
+            return type(x)(element(y, i) for y in x)
+        return x
+
+    flat_inputs = tuple(flat(x) for x in inputs)
+    flat_params = tuple(flat(p) for p in params)
+    replay = "same" in _MODES
+    if replay:
+        from .. import get_rng_state, set_rng_state
+        state = get_rng_state()
+    outs = []
+    for i in range(n):
+        if replay:
+            set_rng_state(state)
+        outs.append(dispatch(op, tuple(element(x, i) for x in flat_inputs),
+                             tuple(element(p, i) for p in flat_params)))
+    stack = OPS["stack"]
+
+    def stacked(column):
+        return wrap(dispatch(stack, tuple(column), (0,)).reshape(
+            sizes + tuple(column[0].shape)),
+                    levels)
+    if op.n_outputs == 1:
+        return stacked(outs)
+    wrapped = [stacked([o[j] for o in outs]) for j in range(len(outs[0]))]
+    return tuple(wrapped) if op.n_outputs == -1 else type(outs[0])(*wrapped)
+
+
+class _Flat:
+    """A batched argument of the fallback: its elements along dim 0 of `t`."""
+    __slots__ = ("t",)
+
+    def __init__(self, t):
+        self.t = t
+
+
+_SELECT = OPS["select.int"]
+
+
+# ---- rules ---------------------------------------------------------------------------------
+
+def _pointwise(op, inputs, params):
+    levels = _levels_of(inputs)
+    rank = max(x.dim() for x in inputs if isinstance(x, Tensor))
+    if rank and any(type(x) is BatchedTensor and x.dim() == 0 for x in inputs):
+        # a batched 0-d operand is physically dimensioned: type promotion would differ
+        dtypes = {x.dtype for x in inputs if isinstance(x, Tensor)}
+        if len(dtypes) > 1:
+            return _loop(op, inputs, params)
+    phys = tuple(_phys(x, levels, rank) for x in inputs)
+    return _wrap_out(op, dispatch(op, phys, params), levels)
+
+
+def _shift(d, r, k):
+    """Element dim(s) `d` of a rank-r element as physical dims past k batch dims."""
+    if type(d) in (tuple, list):
+        return type(d)(_shift(x, r, k) for x in d)
+    if type(d) is not int or not -r <= d < r:
+        raise _Fallback
+    return d % r + k
+
+
+class _Fallback(Exception):
+    """A rule's case it does not cover: the op goes to the loop."""
+
+
+def _dims_rule(*names, rank_offset=0, all_dims=False):
+    """A rule for single-input rows whose params `names` are element dims."""
+    def rule(op, inputs, params):
+        x = inputs[0]
+        if type(x) is not BatchedTensor or len(inputs) != 1 or any(
+                _batched_in(p) or isinstance(p, Tensor) for p in params):
+            return _loop(op, inputs, params)
+        k, r = len(x._levels), x.dim() + rank_offset
+        params = list(params)
+        try:
+            if r == 0:
+                raise _Fallback
+            for name in names:
+                i = op.params.index(name)
+                d = params[i]
+                if all_dims and (d is None or d == () or d == []):
+                    params[i] = tuple(range(k, k + r))
+                else:
+                    params[i] = _shift(d, r, k)
+        except _Fallback:
+            return _loop(op, inputs, tuple(params))
+        return _wrap_out(op, dispatch(op, (x._phys,), tuple(params)), x._levels)
+    return rule
+
+
+def _full_reduction(target):
+    def rule(op, inputs, params):
+        x = inputs[0]
+        if type(x) is not BatchedTensor or x.dim() == 0:
+            return _loop(op, inputs, params)
+        k = len(x._levels)
+        row = OPS[target]
+        return wrap(dispatch(row, (x._phys,), (tuple(range(k, k + x.dim())), False) + params),
+                    x._levels)
+    return rule
+
+
+def _view(op, inputs, params):
+    x = inputs[0]
+    k = len(x._levels)
+    size = tuple(params[0])
+    return wrap(x._phys.reshape(tuple(x._phys.shape[:k]) + size), x._levels)
+
+
+def _expand(op, inputs, params):
+    x = inputs[0]
+    size = tuple(params[0])
+    levels, k = x._levels, len(x._levels)
+    if len(size) < x.dim():
+        return _loop(op, inputs, params)
+    p = _phys(x, levels, len(size))
+    new = tuple(p.shape[:k]) + tuple(p.shape[k + j] if s == -1 else s
+                                     for j, s in enumerate(size))
+    return wrap(dispatch(op, (p,), (new,) + tuple(params[1:])), levels)
+
+
+def _permute(op, inputs, params):
+    x = inputs[0]
+    k, r = len(x._levels), x.dim()
+    dims = params[0]
+    if len(dims) != r or r == 0:
+        return _loop(op, inputs, params)
+    try:
+        dims = tuple(range(k)) + _shift(tuple(dims), r, k)
+    except _Fallback:
+        return _loop(op, inputs, params)
+    return wrap(dispatch(op, (x._phys,), (dims,)), x._levels)
+
+
+def _t(op, inputs, params):
+    x = inputs[0]
+    if x.dim() < 2:
+        return wrap(dispatch(OPS["alias"], (x._phys,), ()), x._levels)
+    if x.dim() > 2:
+        return _loop(op, inputs, params)
+    k = len(x._levels)
+    return wrap(dispatch(OPS["transpose.int"], (x._phys,), (k, k + 1)), x._levels)
+
+
+def _squeeze(op, inputs, params):
+    x = inputs[0]
+    k = len(x._levels)
+    dims = tuple(k + i for i, s in enumerate(x.shape) if s == 1)
+    if not dims:
+        return wrap(dispatch(OPS["alias"], (x._phys,), ()), x._levels)
+    return wrap(dispatch(OPS["squeeze.dims"], (x._phys,), (dims,)), x._levels)
+
+
+def _same(op, inputs, params):
+    """Rows acting on each element alone whatever its layout (clone, alias, dtype casts)."""
+    x = inputs[0]
+    if len(inputs) != 1 or any(_batched_in(p) for p in params):
+        return _loop(op, inputs, params)
+    return _wrap_out(op, dispatch(op, (x._phys,), params), x._levels)
+
+
+def matmul(a, b):
+    """Element-wise torch.matmul of (possibly) batched a and b, by one physical matmul
+    (its broadcasting over leading dims covers the batch dims)."""
+    from ..ops.linalg import matmul as physical
+    levels = _levels_of((a, b))
+    ra, rb = a.dim(), b.dim()
+    if ra == 0 or rb == 0:
+        raise Unbatchable("matmul")
+    rank = max(ra, rb, 2)
+
+    def operand(x, r, at):
+        if type(x) is not BatchedTensor:
+            return x.unsqueeze(at) if r == 1 else x
+        p = x._phys.unsqueeze(at) if r == 1 else x._phys
+        return _phys(wrap(p, x._levels), levels, rank)
+    out = physical(operand(a, ra, -2), operand(b, rb, -1))
+    if rb == 1:
+        out = out.squeeze(-1)
+    if ra == 1:
+        out = out.squeeze(-1 if rb == 1 else -2)
+    return wrap(out, levels)
+
+
+def _matmul_rule(op, inputs, params):
+    return matmul(*inputs)
+
+
+def _addmm(op, inputs, params):
+    bias, m1, m2 = inputs
+    beta, alpha = params
+    if type(bias) is not BatchedTensor and type(m2) is not BatchedTensor:
+        # one BLAS call over the batch folded into mat1's rows
+        k = len(m1._levels)
+        p = m1._phys
+        rows = p.reshape((-1, p.shape[-1]))
+        out = dispatch(op, (bias, rows, m2), params)
+        return wrap(out.reshape(tuple(p.shape[:k]) + (p.shape[-2], out.shape[-1])), m1._levels)
+    out = matmul(m1, m2)
+    p, levels = out._phys, out._levels
+    if alpha != 1:
+        p = p * alpha
+    if beta != 0:
+        b = _phys(bias, _levels_of((bias, out)), 2)
+        p = p + (b if beta == 1 else b * beta)
+    return wrap(p, _levels_of((bias, out)))
+
+
+def _mse_loss(op, inputs, params):
+    x, t = inputs
+    reduction = params[0]
+    levels = _levels_of(inputs)
+    rank = max(x.dim(), t.dim())
+    loss = dispatch(op, (_phys(x, levels, rank), _phys(t, levels, rank)), ("none",))
+    if reduction == "none":
+        return wrap(loss, levels)
+    dims = tuple(range(len(levels), loss.dim()))
+    if not dims:
+        return wrap(loss, levels)
+    row = OPS["mean.dim" if reduction == "mean" else "sum.dim_IntList"]
+    return wrap(dispatch(row, (loss,), (dims, False, None)), levels)
+
+
+def _joining(op, inputs, params):
+    tensors = inputs     # a list input's tensors are the inputs
+    dim = params[0]
+    ranks = {x.dim() for x in tensors}
+    if len(ranks) != 1 or type(dim) is not int:
+        return _loop(op, inputs, params)
+    r = ranks.pop() + (op.name == "stack")
+    levels = _levels_of(tensors)
+    try:
+        d = _shift(dim, r, len(levels))
+    except _Fallback:
+        return _loop(op, inputs, params)
+    rank = r - (op.name == "stack")
+    phys = [full(x, levels, rank) for x in tensors]
+    return wrap(dispatch(op, tuple(phys), (d,) + tuple(params[1:])), levels)
+
+
+def _pointwise_rows():
+    """The element-wise rows: the pointwise and special families' rows with no dims, sizes
+    or lists among their parameters."""
+    from ..ops import pointwise, special, special_bessel, special_polynomials
+    shaped = {"dim", "dims", "size", "shape", "indices", "index", "output_size", "dtype_out"}
+    rows = set()
+    for module in (pointwise, special, special_bessel, special_polynomials):
+        for value in vars(module).values():
+            row = getattr(value, "op", None)
+            if (type(row) is registry.Op and not row.list_input and row.n_outputs != -1
+                    and not shaped.intersection(row.params) and row.inputs):
+                rows.add(row.name)
+    return rows
+
+
+RULES = {name: _pointwise for name in _pointwise_rows()}
+RULES.update({
+    "where.self": _pointwise,
+    "sum": _full_reduction("sum.dim_IntList"), "mean": _full_reduction("mean.dim"),
+    "view": _view, "_unsafe_view": _view, "_reshape_alias": _view, "view_copy": _view,
+    "expand": _expand, "permute": _permute, "t": _t, "squeeze": _squeeze,
+    "transpose.int": _dims_rule("dim0", "dim1"), "unsqueeze": _dims_rule("dim", rank_offset=1),
+    "unsqueeze_copy": _dims_rule("dim", rank_offset=1),
+    "mm": _matmul_rule, "bmm": _matmul_rule, "mv": _matmul_rule, "dot": _matmul_rule,
+    "addmm": _addmm, "mse_loss": _mse_loss, "cat": _joining, "stack": _joining,
+    "alias": _same, "clone": _same, "detach_copy": _same, "_to_copy": _same,
+})
+for _name in ("sum.dim_IntList", "mean.dim", "amax", "amin", "nansum"):
+    RULES[_name] = _dims_rule("dim", all_dims=True)
+# rows whose `dim` is the one dim they keep (the others are reduced over together)
+_ALL_BUT_DIM = ("renorm", "_weight_norm", "_weight_norm_interface", "norm_except_dim")
+for _name, _row in OPS.items():
+    if _name not in RULES and "dim" in _row.params and len(_row.inputs) == 1 and \
+            not _row.list_input and not {"size", "index", "indices", "dims"} & set(_row.params) \
+            and _name.split(".")[0] not in _ALL_BUT_DIM:
+        RULES[_name] = _dims_rule("dim")

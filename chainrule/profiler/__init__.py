@@ -6,7 +6,6 @@ JSON execution trace of the same events. Off, it costs nothing. `itt` has no ITT
 instrumentation behind it (see chainrule/profiler/itt.py)."""
 import os
 
-from ..autograd.profiler import KinetoStepTracker
 from ..optim.optimizer import register_optimizer_step_post_hook
 from . import itt  # noqa: F401
 from ._collector import record_function
@@ -20,8 +19,22 @@ __all__ = ["profile", "schedule", "supported_activities", "tensorboard_trace_han
            "record_function", "ExecutionTraceObserver"]
 
 
+def __getattr__(name):
+    # KinetoStepTracker is autograd.profiler's, which imports this package's modules: taken
+    # on first use, so that either of the two can be imported first
+    if name == "KinetoStepTracker":
+        from ..autograd.profiler import KinetoStepTracker
+        return KinetoStepTracker
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"KinetoStepTracker"})
+
+
 def _optimizer_post_hook(optimizer, args, kwargs):
     """Counts optimizer steps as profiler steps (registered with KINETO_USE_DAEMON set)."""
+    from ..autograd.profiler import KinetoStepTracker
     KinetoStepTracker.increment_step("Optimizer")
 
 

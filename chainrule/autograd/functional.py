@@ -327,12 +327,14 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
+    def scalar(*args):
+        return _called(func, args, "hessian", strict, scalar=True)[1][0].squeeze()
+
     def gradient(*args):
         if outer_jacobian_strategy == "forward-mode":
             # the dual inputs must require grad, or the inner jacobian would detach them
             args = tuple(a.requires_grad_(True) for a in args)
-        grads = jacobian(lambda *a: _called(func, a, "hessian", strict, True)[1][0].squeeze(),
-                         args, create_graph=True)
+        grads = jacobian(scalar, args, create_graph=True)
         _strict_check(grads, "jacobian", strict)
         return grads
 

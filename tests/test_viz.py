@@ -208,6 +208,11 @@ def test_to_dot_labels_and_conventions():
     freed = to_dot(y, z, show_saved=True)
     assert freed.count("darkolivegreen1") == 2
     assert "(freed)" in freed
+    # a custom Function's saved tensors, freed too
+    out, _ = custom_function(chainrule)
+    assert to_dot(out).count("orange") == 2 and "(freed)" not in to_dot(out)
+    out.backward()
+    assert to_dot(out).count("(freed)") == 1
 
 
 def test_render_writes_through_dot_or_says_what_to_install(tmp_path, monkeypatch):

@@ -160,6 +160,8 @@ def saved_of(node, inner=True):
         items = ((f"saved_tensors[{i}]", v) for i, v in enumerate(saved))
     elif saved is None and getattr(node, "_to_save", None):
         items = ((f"saved_tensors[{i}]", v) for i, v in enumerate(node._to_save))
+    elif saved is None and getattr(node, "_packed", False):
+        out.append(SavedInfo("saved_tensors", freed=True))      # freed by backward
     op = getattr(type(node), "_op", None)
     inputs = op.inputs if op is not None else ()
     for name, value in items:

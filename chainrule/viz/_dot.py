@@ -6,6 +6,7 @@ import shutil
 import subprocess
 
 from ..autograd._inspect import roots_of, saved_of, walk
+from ..autograd.function import BackwardCFunction
 
 __all__ = ["to_dot", "render", "Dot"]
 
@@ -126,7 +127,7 @@ def to_dot(*outputs, params=None, show_attrs=False, show_saved=False, max_attr_c
     late = []      # a custom Function's saved tensors, drawn last as torchviz does
     for i, node in enumerate(nodes):
         saved = saved_of(node, inner=False)     # what dir() shows, as torchviz reads
-        if hasattr(node, "saved_tensors"):
+        if isinstance(node, BackwardCFunction):
             late.extend((node, info) for info in saved)
         elif show_saved:
             for info in saved:

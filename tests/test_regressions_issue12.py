@@ -207,3 +207,31 @@ def test_cross_entropy_empty_probability_targets(reduction, weighted):
         node = loss.grad_fn
         return loss, x.grad, node, node.next_functions[0][0]
     same(prog)
+
+
+REFUSED = [
+    lambda T: T.where(T.tensor([1.0, 0.0]), T.tensor([1.0, 2.0]), T.tensor([3.0, 4.0])),
+    lambda T: T.where(T.tensor([1, 0]), 1.0, 0.0),
+    lambda T: T.tensor([1.0, 2.0]).where(T.tensor([1j, 0]), 0.0),
+    lambda T: T.tensor([1j]) < T.tensor([2j]),
+    lambda T: T.tensor([1j]) >= 1,
+    lambda T: T.softmax(T.tensor([1, 2]), 0),
+    lambda T: T.nn.functional.softmax(T.tensor([1, 2]), 0),
+    lambda T: T.log_softmax(T.tensor([[1, 2]]), 1),
+    lambda T: T.pow(T.tensor([True]), T.tensor([True])),
+    lambda T: T.nn.functional.cross_entropy(T.ones(1, 2, dtype=T.int64), T.zeros(1, dtype=T.int64)),
+]
+
+
+@pytest.mark.parametrize("prog", REFUSED, ids=range(len(REFUSED)))
+def test_refused_as_pytorch(prog):
+    same_error(prog)
+
+
+def test_where_uint8_condition_still_works():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same(lambda T: T.where(T.tensor([1, 0], dtype=T.uint8), T.tensor([1.0, 2.0]),
+                               T.tensor([3.0, 4.0])))
+        same(lambda T: T.where(T.tensor([1, 0], dtype=T.uint8)))

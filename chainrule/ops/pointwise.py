@@ -9,6 +9,7 @@ backward op that is itself a row with its own formulas, so double backward keeps
 import builtins
 import cmath
 import math
+import warnings
 
 import numpy as np
 
@@ -1046,6 +1047,23 @@ def _where(condition, self, other):
     return np.where(condition, self, other)
 
 
+def _check_condition(condition, stacklevel):
+    # before promotion, which would cast the condition to the values' dtype
+    dtype = condition._data.dtype if isinstance(condition, Tensor) else np.bool_
+    if dtype != np.bool_:
+        if dtype != np.uint8:
+            raise RuntimeError("where expected condition to be a boolean tensor, but got a "
+                               f"tensor with dtype {FROM_NP[dtype].legacy}")
+        if not _WARNED_UINT8_CONDITION:     # PyTorch warns once per process
+            _WARNED_UINT8_CONDITION.append(True)
+            warnings.warn("where received a uint8 condition tensor. This behavior is deprecated "
+                          "and will be removed in a future version of PyTorch. Use a boolean "
+                          "condition instead.", UserWarning, stacklevel=stacklevel)
+
+
+_WARNED_UINT8_CONDITION = []
+
+
 where_ = op("where.self", "WhereBackward0", "condition, self, other", _where, promote=PROMOTE,
             numbers=True, function=False, method=False,
             condition=None,
@@ -1062,11 +1080,13 @@ def where(condition, input=None, other=None):
         # two numbers: the result has their promoted dtype, which NumPy would not pick
         t = _dtype.result_type((input, other)).np
         input, other = make_tensor(np.asarray(input, t)), make_tensor(np.asarray(other, t))
+    _check_condition(condition, 4)     # the user's line: above where's out= wrapper
     return where_(condition, input, other)
 
 
 @public("where", function=False)
 def _where_method(self, condition, y):
+    _check_condition(condition, 3)
     return where_(condition, self, y)
 
 

@@ -173,3 +173,20 @@ def test_a_failing_rank_ends_the_job_with_its_error():
     assert code != 0, out
     assert "[rank1]: ValueError: rank 1 failed on purpose" in out, out
     assert "RESULT" not in out
+
+
+@needs_mpi
+@pytest.mark.skipif(importlib.util.find_spec("sklearn") is None,
+                    reason="the digits examples need scikit-learn")
+def test_ddp_digits_example_matches_pytorch_on_two_ranks():
+    """examples/ddp_digits.py under the launcher prints the same losses and accuracies on
+    chainrule (MPI) as on PyTorch (gloo)."""
+    script = str(HERE.parent / "examples" / "ddp_digits.py")
+    outs = []
+    for extra in ([], ["--torch", "--port", str(29500 + os.getpid() % 1000)]):
+        code, out = _run([sys.executable, "-m", "chainrule.distributed.run", "-n", "2",
+                          script, "--epochs", "2", *extra])
+        assert code == 0, out
+        outs.append([line.split("  ", 1)[1] for line in out.splitlines()
+                     if line.startswith("epoch")])
+    assert len(outs[0]) == 2 and outs[0] == outs[1], outs

@@ -235,3 +235,42 @@ def test_where_uint8_condition_still_works():
         same(lambda T: T.where(T.tensor([1, 0], dtype=T.uint8), T.tensor([1.0, 2.0]),
                                T.tensor([3.0, 4.0])))
         same(lambda T: T.where(T.tensor([1, 0], dtype=T.uint8)))
+
+
+POOLS = [
+    # windows wholly in the padding (dilation): PyTorch's start index, no size mismatch
+    ((1, 1, 3, 1), 2, dict(padding=1, dilation=2)),
+    ((1, 2, 2, 4), 2, dict(stride=3, padding=1, dilation=3)),
+    ((2, 1, 5), 2, dict(stride=3, padding=1, dilation=2)),
+    ((1, 1, 2, 3, 1), 2, dict(padding=1, dilation=2)),
+]
+
+
+@pytest.mark.parametrize("shape, kernel, kwargs", POOLS)
+def test_max_pool_windows_in_padding(shape, kernel, kwargs):
+    def prog(T):
+        x = T.arange(float(np_prod(shape))).reshape(shape).requires_grad_()
+        f = getattr(T.nn.functional, f"max_pool{len(shape) - 2}d")
+        y, i = f(x, kernel, return_indices=True, **kwargs)
+        if i.numel() and i.max() >= np_prod(shape[2:]):
+            return y, i      # PyTorch's backward writes outside the input there
+        y.backward(T.ones_like(y))
+        return y, i, x.grad
+    same(prog)
+
+
+def np_prod(shape):
+    out = 1
+    for n in shape:
+        out *= n
+    return out
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_max_pool_signed_zero(nd):
+    def prog(T):
+        x = T.tensor([-0.0, 0.0, 0.0, -0.0, -1.0, -0.0]).reshape((1, 1) + (6,) + (1,) * (nd - 1))
+        f = getattr(T.nn.functional, f"max_pool{nd}d")
+        return 1 / f(x, (2,) + (1,) * (nd - 1))
+    same(prog)
+    same(lambda T: 1 / T.nn.functional.max_pool2d(T.tensor([[[[-0.0, 0.0], [0.0, -0.0]]]]), 2))

@@ -872,10 +872,19 @@ def _max_pool(x, kernel, stride, padding, dilation, out):
     for tap, _, _ in taps[1:]:
         np.maximum(values, tap, out=values)        # propagates NaN
     # the first maximum inside the input: earlier taps override later ones (the last tap
-    # needs no test: every window's maximum is at one of its positions inside the input)
+    # needs no test when every window has a position inside the input: its maximum is there)
     indices = np.empty(values.shape, np.int64)
-    indices[...] = taps[-1][1]
-    for tap, index, inside in reversed(taps[:-1]):
+    if (row_in.any(1)[:, None] & col_in.any(1)).all():
+        indices[...] = taps[-1][1]
+        tested = taps[:-1]
+    else:
+        # a window wholly in the padding (dilation) keeps PyTorch's start: its first row and
+        # column that are not negative
+        first_row = rows[np.arange(oh), np.argmax(rows >= 0, axis=1)]
+        first_col = cols[np.arange(ow), np.argmax(cols >= 0, axis=1)]
+        indices[...] = first_row[:, None] * w + first_col
+        tested = taps
+    for tap, index, inside in reversed(tested):
         hit = tap == values
         if inside is not None:
             hit &= inside
@@ -883,19 +892,28 @@ def _max_pool(x, kernel, stride, padding, dilation, out):
     if x.dtype.kind in "fV" and np.isnan(values).any():
         for tap, index, _ in taps:
             indices = np.where(np.isnan(tap), index, indices)
+    if x.dtype.kind == "f" and not values.all():
+        # a maximum of 0.0 and -0.0 is the first one, as PyTorch's (NumPy's pick varies)
+        planes = x.reshape(-1, h * w)
+        first = np.take_along_axis(planes, np.minimum(indices.reshape(len(planes), -1),
+                                                      h * w - 1), 1)
+        values = np.where(values == 0, first.reshape(values.shape), values)
     return values, indices
 
 
 def _max_pool_backward(g, x, indices, kernel, stride, dilation):
     h, w = x.shape[-2:]
     planes, outs = int(np.prod(x.shape[:-2])), indices.shape[-2] * indices.shape[-1]
-    if all(s > (k - 1) * d for k, s, d in zip(kernel, stride, dilation)):
+    # a window wholly in the padding points past its plane (PyTorch's start index): PyTorch
+    # writes there, into the next plane; past the last plane the gradient is dropped
+    if (all(s > (k - 1) * d for k, s, d in zip(kernel, stride, dilation))
+            and not (indices.size and indices.max() >= h * w)):
         # disjoint windows: no input position takes two gradients, a scatter suffices
         gi = np.zeros((planes, h * w), x.dtype)
         np.put_along_axis(gi, indices.reshape(planes, outs), g.reshape(planes, outs), 1)
         return gi.reshape(x.shape)
     flat = (indices.reshape(planes, outs) + np.arange(planes)[:, None] * (h * w)).ravel()
-    gi = np.bincount(flat, g.ravel(), planes * h * w)
+    gi = np.bincount(flat, g.ravel(), planes * h * w)[:planes * h * w]
     return gi.astype(x.dtype).reshape(x.shape)
 
 

@@ -1815,12 +1815,25 @@ def _window_max(x, positions, masks):
     values = np.full(out_shape, low, x.dtype)
     for tap, _, inside in taps:
         np.maximum(values, np.where(inside, tap, low), out=values)   # NaN propagates
+    # a window wholly in the padding keeps PyTorch's start index: its first position that is
+    # not negative in each dim (which may lie past the input)
     indices = np.zeros(out_shape, np.int64)
+    for d, pos in enumerate(positions):
+        shape = [1] * nd
+        shape[d] = -1
+        first = pos[np.arange(len(pos)), np.argmax(pos >= 0, axis=1)] if pos.size else pos[:, 0]
+        indices = indices + first.reshape(shape) * strides[d]
     for tap, flat, inside in reversed(taps):
         indices = np.where((tap == values) & inside, flat, indices)
     if x.dtype.kind in "fV" and np.isnan(values).any():
         for tap, flat, inside in taps:
             indices = np.where(np.isnan(tap) & inside, flat, indices)
+    if x.dtype.kind == "f" and not values.all():
+        # a maximum of 0.0 and -0.0 is the first one, as PyTorch's (NumPy's pick varies)
+        planes = x.reshape(-1, int(np.prod(sizes)))
+        first = np.take_along_axis(planes, np.minimum(indices.reshape(len(planes), -1),
+                                                      planes.shape[1] - 1), 1)
+        values = np.where(values == 0, first.reshape(values.shape), values)
     return values, indices
 
 
@@ -1842,7 +1855,10 @@ def _scatter_max_grad(g, x, indices, nd):
     plane = int(np.prod(x.shape[-nd:]))
     outs = int(np.prod(indices.shape[-nd:]))
     flat = (indices.reshape(planes, outs) + np.arange(planes)[:, None] * plane).ravel()
-    return np.bincount(flat, g.ravel(), planes * plane).astype(x.dtype).reshape(x.shape)
+    # an index past its plane (a window wholly in the padding) lands in the next plane, as in
+    # PyTorch; past the last plane it is dropped
+    gi = np.bincount(flat, g.ravel(), planes * plane)[:planes * plane]
+    return gi.astype(x.dtype).reshape(x.shape)
 
 
 def _max_pool_double_backward(grad, indices, nd):

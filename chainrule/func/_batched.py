@@ -26,8 +26,13 @@ element (Note [vmap by elements] in _vmap.py), the random generator's state rest
 """
 import math
 
-from .._tensor import Tensor, _size
+import numpy as np
+
+from .._creation import ones_like, zeros_like
+from .._random import get_rng_state, set_rng_state
+from .._tensor import Tensor, _size, make_tensor
 from ..ops import registry
+from ..ops.linalg import matmul as physical_matmul
 from ..ops.registry import OPS, dispatch
 
 
@@ -224,6 +229,10 @@ def to_levels(x):
     levels = tuple(sorted(SIZES))
     if type(x) is BatchedTensor and x._levels == levels:
         return x
+    if type(x) is not BatchedTensor and not x.requires_grad:
+        # nothing to record: the array itself, broadcast
+        sizes = tuple(SIZES[level] for level in levels)
+        return wrap(make_tensor(np.broadcast_to(x._data, sizes + x._data.shape)), levels)
     return wrap(unhooked(lambda: full(x, levels)), levels)
 
 
@@ -287,7 +296,8 @@ def full(x, levels, rank=None):
         rank = x.dim()
     sizes = tuple(SIZES[level] for level in levels)
     if type(x) is not BatchedTensor:
-        x = x.reshape((1,) * (rank - x.dim()) + tuple(x.shape))
+        if rank > x.dim():
+            x = x.reshape((1,) * (rank - x.dim()) + tuple(x.shape))
         return x.expand(sizes + tuple(x.shape))
     p = _phys(x, levels, rank)
     return p if tuple(p.shape[:len(levels)]) == sizes else p.expand(sizes + tuple(p.shape[
@@ -329,7 +339,6 @@ def _loop(op, inputs, params):
     flat_params = tuple(flat(p) for p in params)
     replay = "same" in _MODES
     if replay:
-        from .. import get_rng_state, set_rng_state
         state = get_rng_state()
     outs = []
     for i in range(n):
@@ -358,6 +367,7 @@ class _Flat:
 
 
 _SELECT = OPS["select.int"]
+_BMM = OPS["bmm"]
 
 
 # ---- rules ---------------------------------------------------------------------------------
@@ -486,7 +496,6 @@ def _same(op, inputs, params):
 def matmul(a, b):
     """Element-wise torch.matmul of (possibly) batched a and b, by one physical matmul
     (its broadcasting over leading dims covers the batch dims)."""
-    from ..ops.linalg import matmul as physical
     levels = _levels_of((a, b))
     ra, rb = a.dim(), b.dim()
     if ra == 0 or rb == 0:
@@ -498,7 +507,11 @@ def matmul(a, b):
             return x.unsqueeze(at) if r == 1 else x
         p = x._phys.unsqueeze(at) if r == 1 else x._phys
         return _phys(wrap(p, x._levels), levels, rank)
-    out = physical(operand(a, ra, -2), operand(b, rb, -1))
+    pa, pb = operand(a, ra, -2), operand(b, rb, -1)
+    if pa.dim() == 3 and pb.dim() == 3 and pa.shape[0] == pb.shape[0] and len(levels) == 1:
+        out = dispatch(_BMM, (pa, pb), ())      # one batch dim, both full: bmm itself
+    else:
+        out = physical_matmul(pa, pb)
     if rb == 1:
         out = out.squeeze(-1)
     if ra == 1:
@@ -520,6 +533,12 @@ def _addmm(op, inputs, params):
         rows = p.reshape((-1, p.shape[-1]))
         out = dispatch(op, (bias, rows, m2), params)
         return wrap(out.reshape(tuple(p.shape[:k]) + (p.shape[-2], out.shape[-1])), m1._levels)
+    levels = _levels_of(inputs)
+    if len(levels) == 1 and m1.dim() == 2 and m2.dim() == 2 and all(
+            type(m) is BatchedTensor for m in (m1, m2)) and bias.dim() <= 2:
+        # baddbmm: the product and the bias in one row
+        return wrap(dispatch(OPS["baddbmm"], (_phys(bias, levels, 2), m1._phys, m2._phys),
+                             params), levels)
     out = matmul(m1, m2)
     p, levels = out._phys, out._levels
     if alpha != 1:

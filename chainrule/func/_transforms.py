@@ -134,7 +134,6 @@ def _batched_autograd_grad(outputs, inputs, grad_outputs, retain_graph, create_g
     """_autograd_grad on the physical tensors of batched ones (Note [Transforms inside
     vmap]): inputs batched along every running level, outputs and cotangents laid out as
     theirs."""
-    from .. import ones_like, zeros_like
     levels = tuple(sorted(_batched.SIZES))
     if any(type(i) is not BatchedTensor or i._levels != levels for i in inputs):
         raise Unbatchable("grad")   # a cotangent batched over a graph that is not
@@ -143,7 +142,7 @@ def _batched_autograd_grad(outputs, inputs, grad_outputs, retain_graph, create_g
         if o.requires_grad:
             p = _batched.full(o, levels)
             outs.append(p)
-            gos.append(ones_like(p) if g is None else _batched.full(g, levels, o.dim()))
+            gos.append(_batched.ones_like(p) if g is None else _batched.full(g, levels, o.dim()))
     phys = [i._phys for i in inputs]
     grads = [None] * len(phys)
     if outs:
@@ -151,7 +150,7 @@ def _batched_autograd_grad(outputs, inputs, grad_outputs, retain_graph, create_g
             grads = _batched.unhooked(lambda: autograd.grad(
                 outs, phys, gos, retain_graph=retain_graph or create_graph,
                 create_graph=create_graph, allow_unused=True))
-    return tuple(wrap(zeros_like(p) if g is None else g, levels) for g, p in zip(grads, phys))
+    return tuple(wrap(_batched.zeros_like(p) if g is None else g, levels) for g, p in zip(grads, phys))
 
 
 # ---- argnums -------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import itertools
 
 import numpy as np
 
-from .._random import Generator
+from .._random import Generator, get_rng_state, set_rng_state
 from .._tensor import Tensor
 from ..ops import registry
 from . import _batched
@@ -178,7 +178,6 @@ def _stack_outputs(outputs, out_dims, func):
 def _map(func, batch_size, flat_in_dims, flat_args, args_spec, randomness, kwargs):
     """`func` on each batch element's slices: the list of what it returned ('same' replays
     the default generator's state for each)."""
-    from .. import get_rng_state, set_rng_state
     state = get_rng_state() if randomness == "same" else None
     outputs = []
     with _random_ops(randomness):
@@ -274,7 +273,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
-        from .. import get_rng_state, set_rng_state
         _check_out_dims(out_dims, func)
         batch_size, flat_in_dims, flat_args, args_spec = _process_batched_inputs(
             in_dims, args, func)
@@ -284,12 +282,14 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         # chunks change how PyTorch batches, not the results: 'same' replays one state for
         # every chunk as for every element, and chunks are whole elements here
         if randomness != "different":    # 'different' draws per element: the loop's job
-            state = get_rng_state()
+            # 'error' refuses draws before they change the generator; 'same' may draw
+            state = get_rng_state() if randomness == "same" else None
             try:
                 return _batched_run(func, batch_size, flat_in_dims, flat_args, args_spec,
                                     out_dims, randomness, kwargs)
             except (Unbatchable, Exception):   # the loop raises PyTorch's errors
-                set_rng_state(state)
+                if state is not None:
+                    set_rng_state(state)
         outputs = _map(func, batch_size, flat_in_dims, flat_args, args_spec, randomness,
                        kwargs)
         return _stack_outputs(outputs, out_dims, func)

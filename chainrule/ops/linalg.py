@@ -59,6 +59,10 @@ def _matmul(a, b):
     # float16 products accumulate in float32, as PyTorch's CPU kernels do
     if a.dtype == np.float16:
         return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
+    if a.ndim > 2 and a.shape[-1] == 1 and b.ndim > 1 and b.shape[-2] == 1:
+        # stacked outer products (per-sample weight gradients): one broadcast product, where
+        # NumPy would call BLAS once per matrix
+        return a * b
     return np.matmul(a, b)
 
 

@@ -274,3 +274,15 @@ def test_max_pool_signed_zero(nd):
         return 1 / f(x, (2,) + (1,) * (nd - 1))
     same(prog)
     same(lambda T: 1 / T.nn.functional.max_pool2d(T.tensor([[[[-0.0, 0.0], [0.0, -0.0]]]]), 2))
+
+
+def test_integer_target_of_a_requires_grad_source_records_nothing():
+    def prog(T):
+        y = T.zeros(3, dtype=T.int8)
+        y[0] = T.tensor(2.5, requires_grad=True)
+        z = T.zeros(3, dtype=T.int32)
+        z.copy_(T.tensor([2.5, 1.0, 1.0], requires_grad=True))
+        w = T.zeros(3, dtype=T.bool)
+        w[:2].copy_(T.tensor([2.5, 0.0], requires_grad=True))
+        return y, z, w
+    same(prog)

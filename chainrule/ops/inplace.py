@@ -65,9 +65,11 @@ def dispatch_inplace(op, inputs, params):
     if self._data.dtype.kind in "iu" and op.name in registry._WRAPPED_INTS:
         inputs, params = registry.wrap_ints(op, inputs, params, self._data.dtype)
     # a view requires grad when its base does (even one made in no_grad mode)
+    # (an integer or bool self records nothing: it cannot require grad, as in PyTorch)
     records = _state.grad_enabled and op.node_cls is not None and (any(
         isinstance(x, Tensor) and x._requires_grad for x in inputs) or (
-        self._base is not None and self._base._requires_grad))
+        self._base is not None and self._base._requires_grad)) and (
+        self._data.dtype.kind in registry._DIFFERENTIABLE_KINDS)
     check_inplace(self, records)
     if self._base is not None:
         refresh_view_history(self)     # Note [Stale views]

@@ -286,3 +286,30 @@ def test_integer_target_of_a_requires_grad_source_records_nothing():
         w[:2].copy_(T.tensor([2.5, 0.0], requires_grad=True))
         return y, z, w
     same(prog)
+
+
+EMPTY = [
+    lambda T: T.nn.functional.softmax(T.zeros(0, 3), 0),
+    lambda T: T.nn.functional.log_softmax(T.zeros(2, 0), 1),
+    lambda T: T.nn.functional.softmax(T.zeros(0, 3, dtype=T.float16), 1),
+    lambda T: T.softmax(T.zeros(0, 3, dtype=T.int64), 0),
+    lambda T: T.div(T.zeros(0, dtype=T.int8), T.tensor([0], dtype=T.int8), rounding_mode="floor"),
+    lambda T: T.div(T.zeros(1, dtype=T.int8), T.zeros(0, dtype=T.int8), rounding_mode="trunc"),
+    lambda T: T.zeros(0, dtype=T.int8) // 0,
+    lambda T: T.zeros(0, dtype=T.int8) % 0,
+    lambda T: T.remainder(5, T.zeros(0, dtype=T.int8)),
+]
+
+
+@pytest.mark.parametrize("prog", EMPTY, ids=range(len(EMPTY)))
+def test_empty_tensors(prog):
+    same(prog)
+
+
+def test_empty_softmax_gradient():
+    def prog(T):
+        x = T.zeros(0, 3, requires_grad=True)
+        y = T.softmax(x, 0)
+        y.sum().backward()
+        return y, x.grad
+    same(prog)

@@ -81,7 +81,8 @@ def _not_tensor(name, arg, position, value):
 
 def _nonzero_divisor(a, b):
     # Integer division by zero is an error in PyTorch, not NumPy's 0 with a warning.
-    if a.dtype.kind in "iu" and not np.all(b):
+    # (an empty result divides nothing)
+    if a.dtype.kind in "iu" and not np.all(b) and a.size:
         raise RuntimeError("ZeroDivisionError")
 
 

@@ -80,9 +80,14 @@ def _infer_array(data, dtype=None, copy_numpy=True):
         a = np.array(data, dtype=object)    # integers past int64 (NumPy made uint64 or floats)
     kind = a.dtype.kind
     if kind in "US":
-        if isinstance(data, str):
-            raise TypeError("new(): invalid data type 'str'")
-        raise ValueError("too many dimensions 'str'")
+        # PyTorch sizes the data by first elements (a str there has endless dims), then
+        # meets the string among the numbers
+        first = data
+        while isinstance(first, (list, tuple)) and first:
+            first = first[0]
+        if isinstance(first, str) and first is not data:
+            raise ValueError("too many dimensions 'str'")
+        raise TypeError(f"new(): invalid data type '{'bytes' if kind == 'S' else 'str'}'")
     if kind == "O":
         _check_nested(data)
         bad = [v for v in a.flat if not isinstance(v, numbers.Number)]

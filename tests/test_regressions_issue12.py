@@ -313,3 +313,37 @@ def test_empty_softmax_gradient():
         y.sum().backward()
         return y, x.grad
     same(prog)
+
+
+NUMPY_ERRORS = [
+    lambda T: T.zeros(4).add_(T.zeros(3)),
+    lambda T: T.zeros(4).mul_(T.zeros(2, 1)),
+    lambda T: T.tensor([1], dtype=T.uint8) | 2.5,
+    lambda T: T.tensor([1, "a"]),
+    lambda T: T.tensor([[1, "a"]]),
+    lambda T: T.tensor(["a", 1]),
+    lambda T: T.tensor([1, b"a"]),
+    lambda T: T.from_numpy(__import__("numpy").arange(3, dtype=">f4")),
+    lambda T: T.zeros(3, dtype=T.complex64) + T.zeros(4, dtype=T.complex64),
+    lambda T: T.zeros(3, dtype=T.complex64) * T.zeros(4),
+    lambda T: T.zeros(3, dtype=T.complex128).sub_(T.zeros(2, dtype=T.complex128)),
+]
+
+
+@pytest.mark.parametrize("prog", NUMPY_ERRORS, ids=range(len(NUMPY_ERRORS)))
+def test_pytorch_errors_not_numpy_errors(prog):
+    same_error(prog)
+
+
+ACCEPTED = [
+    lambda T: T.tensor([5.0, -3.0]) // 2,
+    lambda T: 5 % T.tensor([3.0, -2.0]),
+    lambda T: 5 // T.tensor([3.0, -2.0]),
+    lambda T: T.tensor([5, -3]) // 2,
+    lambda T: 5 % T.tensor([3, -2]),
+]
+
+
+@pytest.mark.parametrize("prog", ACCEPTED, ids=range(len(ACCEPTED)))
+def test_number_operands_accepted(prog):
+    same(prog)

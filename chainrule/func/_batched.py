@@ -500,6 +500,10 @@ def matmul(a, b):
     ra, rb = a.dim(), b.dim()
     if ra == 0 or rb == 0:
         raise Unbatchable("matmul")
+    if type(a) is not BatchedTensor and ra == 2 and rb == 1:
+        # matrix times a batch of vectors: the batch of rows times the matrix's transpose,
+        # one matrix product (the matrix is not copied once per element)
+        return wrap(physical_matmul(_phys(b, levels, 1), a.mT), levels)
     rank = max(ra, rb, 2)
 
     def operand(x, r, at):

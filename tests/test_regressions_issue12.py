@@ -347,3 +347,21 @@ ACCEPTED = [
 @pytest.mark.parametrize("prog", ACCEPTED, ids=range(len(ACCEPTED)))
 def test_number_operands_accepted(prog):
     same(prog)
+
+
+LIMITED_SUB = [
+    lambda T: T.tensor([1], dtype=T.uint16) - T.tensor([1.0]),
+    lambda T: T.tensor([1], dtype=T.uint16) - 1.5,
+    lambda T: T.tensor([1], dtype=T.uint32).sub(T.tensor([1.0]), alpha=2),
+    lambda T: 1.5 - T.tensor([1], dtype=T.uint16),
+]
+
+
+@pytest.mark.parametrize("prog", LIMITED_SUB, ids=range(len(LIMITED_SUB)))
+def test_limited_unsigned_sub_computes_in_the_promoted_dtype(prog):
+    same(prog)
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "uint64"])
+def test_limited_unsigned_sub_kernel_still_refused(dtype):
+    same_error(lambda T: T.tensor([1], dtype=getattr(T, dtype)) - T.tensor([1], dtype=getattr(T, dtype)))

@@ -217,6 +217,7 @@ _KERNELS = {
     "round.decimals": (("round_cpu", "ufgec"),),
     "rsqrt": (("rsqrt_cpu", "fgec"),),
     "rsub": (("add_stub", "fge"),),
+    "rsub.Tensor": (("add_stub", "ufge"),),
     "scatter.reduce": (("scatter_gather_tensor_cpu", "ufgec"),),
     "scatter.src": (("scatter_gather_tensor_cpu", "ufgec"),),
     "scatter.value": (("scatter_gather_scalar_cpu", "ufgec"),),
@@ -359,7 +360,7 @@ def _target(op, inputs, arrays, params):
     if d is not None:
         return d
     kind = op.promote
-    if kind is NONE:
+    if kind is NONE and op.name != "sub":     # sub promotes in its forward (its bool check)
         first = FROM_NP[next(a for a in arrays if type(a) is np.ndarray).dtype]
         bounds = [b for b in (_argument(op, p, inputs, params) for p in _NUMBER_PARAMS.get(
             op.name, ())) if b is not None]

@@ -22,7 +22,9 @@ one of these dtypes (`_dtype.SPECIAL_NP`). Two things happen:
    (original_scalar_value<opmath_t>). Views keep their arrays (they must share memory),
    and a row given an explicit `dtype=` returns what that dtype says.
 float16 is not here: NumPy's float16 ufuncs already compute in float32 and round once,
-with weak Python scalars, and composite forwards use pointwise._opmath.
+with weak Python scalars, and composite forwards use pointwise._opmath. NumPy rounds such a
+scalar to float16 first, though: mul, div and floor_divide, which read it at full precision
+in PyTorch, go through registry.half_opmath instead.
 """
 import numpy as np
 

@@ -121,18 +121,26 @@ def _interrupted_trials(seconds, rng, make_work):
     while time.monotonic() < deadline:
         work = make_work()
         try:    # armed inside: a timer firing at once still lands in the `try`
-            signal.setitimer(signal.ITIMER_REAL, rng.uniform(2e-5, 2e-3))
+            _Alarm.armed = True
+            # repeating, in case something swallows an interrupt (a callback run from C)
+            signal.setitimer(signal.ITIMER_REAL, rng.uniform(2e-5, 2e-3), 1e-3)
             while True:     # until interrupted: the interrupt never lands outside the `try`
                 work()
         except KeyboardInterrupt:
-            pass
+            _Alarm.armed = False    # first: no bytecode before it can run the handler
+        signal.setitimer(signal.ITIMER_REAL, 0)
         trials += 1
         assert _state() == before, f"trial {trials}: {_state()} != {before}"
     return trials
 
 
+class _Alarm:
+    armed = False
+
+
 def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
+    if _Alarm.armed:
+        raise KeyboardInterrupt
 
 
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs signal.setitimer")

@@ -277,3 +277,86 @@ def test_ensemble_gradients_reach_stacked_parameters():
         return ({k: (v.detach(), v.requires_grad) for k, v in per_model.items()},
                 {k: v.grad for k, v in params.items()})
     same(prog)
+
+
+def _no_rerun(monkeypatch):
+    """Make chainrule's element-by-element rerun fail: these functions must run batched."""
+    import chainrule.func._vmap as vmap_module
+
+    def refuse(func, *args):
+        raise AssertionError(f"{func} was run element by element")
+    monkeypatch.setattr(vmap_module, "_map", refuse)
+
+
+def test_batching_rules_match_torch(monkeypatch):
+    # one rule of each kind (element-wise, dim-taking, views, matmul family, losses, joining)
+    # and an op without a rule (flip: the loop over that op alone), against PyTorch's vmap
+    _no_rerun(monkeypatch)
+
+    def prog(T):
+        vmap, F = T.func.vmap, T.nn.functional
+        b, c, d = t(T, B), t(T, C), t(T, D)
+        return [vmap(lambda x: F.softmax(x, 0) * x.exp().mean() - x.amax())(b),
+                vmap(lambda x, y: (x > 0) * x + y.sum())(b, b),
+                vmap(lambda x: x.view(2, 2).t().reshape(4).unsqueeze(0).expand(3, 4).permute(
+                    1, 0).squeeze())(b),
+                vmap(lambda x: x[1:3, None] + x.select(0, 1))(b),
+                vmap(lambda x: T.cat([x, x * 2], 0) + T.stack([x, x], 1).sum(1).repeat(2))(b),
+                vmap(T.mm, in_dims=(0, None))(d, c), vmap(T.mv, in_dims=(None, 0))(c, t(T, B.T)),
+                vmap(T.dot)(b, b),
+                vmap(T.bmm)(t(T, np.stack([D, D])), t(T, np.stack([C, C])[None].repeat(2, 0))),
+                vmap(T.addmm, in_dims=(None, 0, None))(t(T, np.ones(3)), d, c),
+                vmap(lambda m, v: m @ v, in_dims=(None, 0))(c, t(T, B.T)),
+                vmap(F.mse_loss)(b, b.flip(1)), vmap(lambda x: x.flip(0).cumsum(0))(b),
+                vmap(vmap(lambda x, y: (x * y).sum()), in_dims=(0, None))(d, d[0]),
+                vmap(lambda x: x.sum(), out_dims=0)(t(T, D)), vmap(lambda x: x.t(), in_dims=2)(d)]
+    same(prog)
+
+
+def test_per_sample_gradients_and_jacobians_batched(monkeypatch):
+    _no_rerun(monkeypatch)
+
+    def prog(T):
+        F = T.func
+        T.manual_seed(0)
+        model = T.nn.Sequential(T.nn.Linear(4, 5), T.nn.Tanh(), T.nn.Linear(5, 2)).double()
+        params = {k: v.detach() for k, v in model.named_parameters()}
+        x, y = t(T, D.reshape(6, 4)), t(T, D.reshape(6, 4)[:, :2])
+
+        def loss(p, xi, yi):
+            return T.nn.functional.mse_loss(F.functional_call(model, p, (xi,)), yi)
+        w = t(T, C)
+        return (F.vmap(F.grad(loss), in_dims=(None, 0, 0))(params, x, y),
+                F.hessian(lambda v: (w.t() @ v).tanh().sum())(t(T, B[0])),
+                F.jacrev(lambda v: (v.sin() @ w, v.sum()))(t(T, B)),
+                F.vmap(F.jacfwd(lambda v: v.outer(v)))(t(T, B)))
+    same(prog)
+
+
+def test_batched_run_calls_the_function_once():
+    # a batched run calls the function once; one that reads an array (.item()) is run again
+    # element by element; a Jacobian runs the function once more, batched over its rows
+    import chainrule as T
+    b, w, calls = T.tensor(B), T.tensor(C), []
+
+    def f(x):
+        calls.append(1)
+        return x.flip(0).sin().sum()
+    assert T.allclose(T.vmap(f)(b), b.sin().sum(1)) and len(calls) == 1
+    calls.clear()
+
+    def g(x):
+        calls.append(1)
+        return x * x.sum().item()
+    assert T.allclose(T.vmap(g)(b), b * b.sum(1, keepdim=True)) and len(calls) == 1 + 3
+    calls.clear()
+
+    def loss(w, x):
+        calls.append(1)
+        return (x @ w).tanh().sum()
+    per_sample = T.func.vmap(T.func.grad(loss), in_dims=(None, 0))(w, b)
+    assert len(calls) == 1 and per_sample.shape == (3, 4, 3)
+    assert T.allclose(per_sample[1], T.func.grad(loss)(w, b[1]))
+    calls.clear()
+    T.func.hessian(lambda x: loss(w, x))(b[0])
+    assert len(calls) == 2

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._creation import ones_like, zeros_like
 from .._random import get_rng_state, set_rng_state
-from .._tensor import Tensor, _size, make_tensor
+from .._tensor import Size, Tensor, make_tensor
 from ..ops import registry
 from ..ops.linalg import matmul as physical_matmul
 from ..ops.registry import OPS, dispatch
@@ -210,7 +210,7 @@ def _wrap(d, n):
 
 
 def _shape_arg(shape):
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list, _size)):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
         return tuple(shape[0])
     return tuple(shape)
 

@@ -14,7 +14,7 @@ def _dtypes(T):
              "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"]
     try:
         import ml_dtypes  # noqa: F401
-        names.append("bfloat16")
+        names += ["bfloat16", "float8_e4m3fn", "float8_e5m2", "complex32"]
     except ImportError:
         pass
     return [getattr(T, n) for n in names]
@@ -37,8 +37,7 @@ def _close(got, want, what):
 
 def _arr(t):
     """A tensor's values as float64/complex128 NumPy (bfloat16 and bool included)."""
-    a = np.asarray(t._data)
-    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+    return np.asarray(t._data).astype(np.complex128 if t.dtype.is_complex else np.float64)
 
 
 # ---- every collective against NumPy -------------------------------------------------------
@@ -50,10 +49,12 @@ def collectives(T):
     r, p = dist.get_rank(), dist.get_world_size()
     assert dist.is_initialized() and dist.get_backend() == "mpi"
     warnings.simplefilter("ignore", FutureWarning)   # the deprecated names are checked below
+    warnings.filterwarnings("ignore", "ComplexHalf support is experimental")
     assert dist.is_mpi_available() and dist.is_gloo_available()
     assert isinstance(dist.group.WORLD, dist.ProcessGroup) and dist.group.WORLD.size() == p
     assert dist.distributed_c10d.ReduceOp is R
-    assert isinstance(dist.barrier(async_op=True), dist.Work)
+    work = dist.barrier(async_op=True)
+    assert isinstance(work, dist.Work) and work.wait()
     checked = 0
     for dtype in _dtypes(T):
         inputs = [_arr(_input(T, dtype, k)) for k in range(p)]
@@ -74,6 +75,8 @@ def collectives(T):
                 want = want.astype(bool).astype(np.float64)
             elif is_int:
                 want = want.astype(dtype.np).astype(np.float64)     # wraps as the dtype does
+            else:                                                   # rounds to the dtype
+                want = _arr(T.tensor(want).to(dtype))
             t = _input(T, dtype, r)
             v = t._version
             assert dist.all_reduce(t, op=op) is None
@@ -107,6 +110,7 @@ def collectives(T):
         # every rank's input is p blocks of 2 elements; rank r gets block r of the sum
         big = [_arr(_input(T, dtype, k, (p, 2))) for k in range(p)]
         bsum = np.sum(big, 0) if dtype != T.bool else np.any(big, 0)
+        bsum = _arr(T.tensor(bsum).to(dtype))         # rounded to the dtype
         out = T.zeros(2, dtype=dtype)
         dist.reduce_scatter_tensor(out, _input(T, dtype, r, (p, 2)).reshape(-1))
         _close(_arr(out), bsum[r], f"reduce_scatter_tensor {dtype}")
@@ -343,7 +347,10 @@ def single(T, init_file):
                     dist.is_torchelastic_launched(),
                     issubclass(dist.DistBackendError, dist.DistError),
                     issubclass(dist.QueueEmptyError, dist.DistStoreError),
-                    issubclass(dist.DistNetworkError, RuntimeError)]
+                    issubclass(dist.DistNetworkError, RuntimeError),
+                    err(lambda: dist.broadcast(T.ones(1))), err(lambda: dist.reduce(T.ones(1))),
+                    err(lambda: dist.broadcast(T.ones(1), src=0, group_src=0)),
+                    err(lambda: dist.send(T.ones(1))), err(lambda: dist.send(T.ones(1), 0))]
     t = T.arange(3.0)
     work = dist.all_reduce(t, async_op=True)
     out["work"] = [type(work).__name__, work.wait(), work.is_completed(), t.tolist()]

@@ -309,7 +309,11 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
         if r < 0 or r >= size:
             raise ValueError("The new group's rank should be within the world_size set by "
                              "init_process_group")
-    comm = world._comm.Create(world._comm.Get_group().Incl(ranks))
+    everyone = world._comm.Get_group()
+    members = everyone.Incl(ranks)
+    comm = world._comm.Create(members)
+    members.Free()
+    everyone.Free()
     _World.count += 1
     if comm == _World.MPI.COMM_NULL:
         return GroupMember.NON_GROUP_MEMBER
@@ -381,14 +385,17 @@ def get_pg_count():
     return _World.count
 
 
-def _peer(pg, rank, group_rank, what):
-    """A peer's rank within pg from PyTorch's pair: a global `rank` or a `group_rank`."""
+def _peer(pg, rank, group_rank, default=None):
+    """A peer's rank within pg from PyTorch's pair: a global `rank` or a `group_rank`
+    (`default`, a group rank, when neither is given and the call has one)."""
     if rank is not None and group_rank is not None:
-        raise ValueError(f"Can not specify both {what} and group_{what}")
+        raise ValueError("Can't specify both group_rank and global_rank")
     if group_rank is not None:
         return group_rank
     if rank is None:
-        rank = 0
+        if default is None:
+            raise ValueError("Must specify global_rank or group_rank")
+        return default
     if pg is _World.default:
         return rank
     return get_group_rank(pg, rank)
@@ -521,12 +528,21 @@ def _native(dtype, op):
 
 
 def _reduce_stack(stack, op):
-    """Reduce the ranks' arrays stacked on axis 0, in NumPy (bool reduces as 0/1)."""
-    if stack.dtype == np.bool_:
+    """Reduce the ranks' arrays stacked on axis 0, in NumPy (AVG included): bool as 0/1, and
+    the narrow floating types (float16, bfloat16, float8, complex32) in float32 or complex64,
+    rounded once at the end, as PyTorch computes them."""
+    dt = stack.dtype
+    if dt == np.bool_:
         return _reduce_stack(stack.astype(np.uint8), op).astype(np.bool_)
-    if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and stack.dtype.kind not in "iu":
+    if dt.kind not in "iu" and op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR):
         raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
-    return _NP_OPS[op].reduce(stack, axis=0)
+    if dt.kind not in "iu" and dt.char not in "fdFD":
+        wide = np.complex64 if dt.kind in "cW" else np.float32
+        return _reduce_stack(stack.astype(wide), op).astype(dt)
+    out = np.asarray(_NP_OPS[op].reduce(stack, axis=0))
+    if op is ReduceOp.AVG:
+        _average(out, len(stack))
+    return out
 
 
 def _average(array, size):
@@ -556,7 +572,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     mpi_op = _native(a.dtype, op)
 
     def finish():
-        if op is ReduceOp.AVG:
+        if op is ReduceOp.AVG and mpi_op is not None:
             _average(buf.array, comm.Get_size())
         buf.done()
     if mpi_op is None:
@@ -574,7 +590,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     pg = _group(group)
     if pg is None:
         return _not_in_group("reduce")
-    op, root = _op(op), _peer(pg, dst, group_dst, "dst")
+    op, root = _op(op), _peer(pg, dst, group_dst)
     buf = _Buffer(tensor)
     comm, a = pg._comm, buf.array
     mine = comm.Get_rank() == root
@@ -582,7 +598,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
 
     def finish():
         if mine:
-            if op is ReduceOp.AVG:
+            if op is ReduceOp.AVG and mpi_op is not None:
                 _average(a, comm.Get_size())
             buf.done()
     if mpi_op is None:
@@ -607,8 +623,8 @@ def _reduce_scatter_arrays(comm, full, out, op):
             comm.Get_rank()]
     else:
         comm.Reduce_scatter_block(full, out, mpi_op)
-    if op is ReduceOp.AVG:
-        _average(out, comm.Get_size())
+        if op is ReduceOp.AVG:
+            _average(out, comm.Get_size())
 
 
 def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -657,7 +673,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     pg = _group(group)
     if pg is None:
         return _not_in_group("broadcast")
-    root = _peer(pg, src, group_src, "src")
+    root = _peer(pg, src, group_src)
     comm = pg._comm
     if not 0 <= root < comm.Get_size():
         raise RuntimeError(f"ProcessGroupMPI::broadcast: invalid root rank: {root}")
@@ -722,7 +738,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     pg = _group(group)
     if pg is None:
         return _not_in_group("gather")
-    root = _peer(pg, dst, group_dst, "dst")
+    root = _peer(pg, dst, group_dst, 0)
     comm = pg._comm
     mine = comm.Get_rank() == root
     if mine:
@@ -750,7 +766,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     pg = _group(group)
     if pg is None:
         return _not_in_group("scatter")
-    root = _peer(pg, src, group_src, "src")
+    root = _peer(pg, src, group_src, 0)
     comm = pg._comm
     mine = comm.Get_rank() == root
     if mine:
@@ -842,11 +858,13 @@ def _p2p_args(tensor, peer, group, group_peer, what, op_name):
     if pg is None:
         _not_in_group(op_name)
         return None, None
-    if peer is None and group_peer is None and what == "dst":
-        raise ValueError("Must specify either dst or group_dst")
-    if peer is None and group_peer is None:
+    if peer is None and group_peer is None and what == "src":
         return pg, _World.MPI.ANY_SOURCE
-    return pg, _peer(pg, peer, group_peer, what)
+    peer = _peer(pg, peer, group_peer)
+    if what == "dst" and peer == pg.rank():
+        raise ValueError("Invalid destination rank: destination rank should not be the same "
+                         "as the rank of the current process.")
+    return pg, peer
 
 
 def _global(pg, rank):
@@ -857,9 +875,6 @@ def send(tensor, dst=None, group=None, tag=0, group_dst=None):
     """Send the tensor to rank dst (blocking)."""
     pg, peer = _p2p_args(tensor, dst, group, group_dst, "dst", "send")
     if pg is not None:
-        if peer == pg.rank():
-            raise ValueError("Invalid destination rank: should not be the same as the rank of "
-                             "the current process.")
         pg._comm.Send(_Buffer(tensor).bytes, peer, tag)
 
 
@@ -927,7 +942,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     pg = _group(group)
     if pg is None:
         return _not_in_group("broadcast_object_list")
-    root = _peer(pg, src, group_src, "src")
+    root = _peer(pg, src, group_src, 0)
     mine = pg.rank() == root
     object_list[:] = pg._comm.bcast(list(object_list) if mine else None, root)
 
@@ -937,7 +952,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     pg = _group(group)
     if pg is None:
         return _not_in_group("gather_object")
-    root = _peer(pg, dst, group_dst, "dst")
+    root = _peer(pg, dst, group_dst, 0)
     mine = pg.rank() == root
     if mine and object_gather_list is None:
         raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
@@ -958,7 +973,7 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     if not isinstance(scatter_object_output_list, list) or len(scatter_object_output_list) < 1:
         raise ValueError("Expected argument scatter_object_output_list to be a list of size at "
                          "least 1.")
-    root = _peer(pg, src, group_src, "src")
+    root = _peer(pg, src, group_src, 0)
     mine = pg.rank() == root
     scatter_object_output_list[0] = pg._comm.scatter(
         list(scatter_object_input_list) if mine else None, root)
@@ -970,7 +985,7 @@ def send_object_list(object_list, dst=None, group=None, device=None, group_dst=N
     pg = _group(group)
     if pg is None:
         return _not_in_group("send_object_list")
-    pg._comm.send(list(object_list), _peer(pg, dst, group_dst, "dst"))
+    pg._comm.send(list(object_list), _peer(pg, dst, group_dst))
 
 
 def recv_object_list(object_list, src=None, group=None, device=None, group_src=None,
@@ -981,7 +996,7 @@ def recv_object_list(object_list, src=None, group=None, device=None, group_src=N
         _not_in_group("recv_object_list")
         return -1
     peer = _World.MPI.ANY_SOURCE if src is None and group_src is None \
-        else _peer(pg, src, group_src, "src")
+        else _peer(pg, src, group_src)
     status = _World.MPI.Status()
     got = pg._comm.recv(None, peer, _World.MPI.ANY_TAG, status)
     object_list[:len(got)] = got

@@ -432,7 +432,7 @@ class _Decoder:
 
     def storage(self, i, entry):
         _check(isinstance(entry, dict) and set(entry) == {"dtype", "numel"}
-               and entry["dtype"] in _BY_NAME and _is_int(entry["numel"]),
+               and entry["dtype"] in _BY_NAME and _is_int(entry["numel"]) and entry["numel"] >= 0,
                f"storage entry {i} is malformed")
         stored, numel = _stored(entry["dtype"]), entry["numel"]
         info = self.zf.getinfo(_storage_name(i))

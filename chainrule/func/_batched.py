@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from .. import _dtype as _dtypes
 from .._creation import ones_like, zeros_like
 from .._random import get_rng_state, set_rng_state
 from .._tensor import Size, Tensor, make_tensor
@@ -164,6 +165,13 @@ class BatchedTensor(Tensor):
     def contiguous(self, memory_format=None):
         return self
 
+    def to(self, *args, **kwargs):
+        out = unhooked(lambda: self._phys.to(*args, **kwargs))
+        return self if out is self._phys else wrap(out, self._levels)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
     def sum_to_size(self, *size):
         size = _shape_arg(size)
         shape = tuple(self.shape)
@@ -172,7 +180,8 @@ class BatchedTensor(Tensor):
         lead = len(shape) - len(size)
         if lead < 0 or any(s != 1 and s != n for s, n in zip(size, shape[lead:])):
             raise Unbatchable("sum_to_size")
-        dims = [i for i in range(len(shape)) if i < lead or (size[i - lead] == 1 and shape[i] != 1)]
+        dims = [i for i in range(len(shape))
+                if i < lead or (size[i - lead] == 1 and shape[i] != 1)]
         out = dispatch(OPS["sum.dim_IntList"], (self,), (dims, True, None)) if dims else self
         return out.reshape(size) if lead else out
 
@@ -189,6 +198,19 @@ class BatchedTensor(Tensor):
             return NotImplemented
         return unhooked(lambda: matmul(other, self))
 
+
+def _converter(dtype):
+    def convert(self, memory_format=None):
+        return self.to(dtype)
+    return convert
+
+
+for _name in ("float", "double", "half", "long", "int", "short", "char", "byte", "bool",
+              "cfloat", "cdouble", "bfloat16", "chalf"):
+    setattr(BatchedTensor, _name, _converter(getattr(_dtypes, {
+        "float": "float32", "double": "float64", "half": "float16", "long": "int64",
+        "int": "int32", "short": "int16", "char": "int8", "byte": "uint8",
+        "cfloat": "complex64", "cdouble": "complex128", "chalf": "complex32"}.get(_name, _name))))
 
 _new = object.__new__
 

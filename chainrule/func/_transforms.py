@@ -150,7 +150,8 @@ def _batched_autograd_grad(outputs, inputs, grad_outputs, retain_graph, create_g
             grads = _batched.unhooked(lambda: autograd.grad(
                 outs, phys, gos, retain_graph=retain_graph or create_graph,
                 create_graph=create_graph, allow_unused=True))
-    return tuple(wrap(_batched.zeros_like(p) if g is None else g, levels) for g, p in zip(grads, phys))
+    return tuple(wrap(_batched.zeros_like(p) if g is None else g, levels)
+                 for g, p in zip(grads, phys))
 
 
 # ---- argnums -------------------------------------------------------------------------------

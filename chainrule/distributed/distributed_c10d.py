@@ -362,9 +362,10 @@ def get_process_group_ranks(group):
 
 
 def get_global_rank(group, group_rank):
-    """The global rank of the group's member number group_rank."""
+    """The global rank of the group's member number group_rank (itself on the default
+    group)."""
     if group is None or group is _World.default:
-        raise ValueError("group.WORLD does not have local rank to global rank mapping")
+        return group_rank
     ranks = group._ranks
     if not 0 <= group_rank < len(ranks):
         raise ValueError(f"Group rank {group_rank} is not part of group {group}")
@@ -372,9 +373,10 @@ def get_global_rank(group, group_rank):
 
 
 def get_group_rank(group, global_rank):
-    """The rank within the group of the process whose global rank is global_rank."""
+    """The rank within the group of the process whose global rank is global_rank (itself
+    on the default group)."""
     if group is None or group is _World.default:
-        raise ValueError("group.WORLD does not have local rank to global rank mapping")
+        return global_rank
     if global_rank not in group._ranks:
         raise ValueError(f"Global rank {global_rank} is not part of group {group}")
     return group._ranks.index(global_rank)

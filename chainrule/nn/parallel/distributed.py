@@ -163,7 +163,7 @@ class DistributedDataParallel(Module):
         with grad_mode.no_grad():
             for ts in by_dtype.values():
                 flat = make_tensor(np.concatenate([t._data.reshape(-1) for t in ts]))
-                dist.broadcast(flat, 0, group=self.process_group)
+                dist.broadcast(flat, group=self.process_group, group_src=0)
                 start = 0
                 for t in ts:
                     t._data[...] = flat._data[start:start + t.numel()].reshape(t._data.shape)
@@ -199,15 +199,16 @@ class DistributedDataParallel(Module):
     # ---- one step ------------------------------------------------------------------------
 
     def forward(self, *inputs, **kwargs):
-        if self._expect_hooks and self._started:
+        grad_enabled = grad_mode.is_grad_enabled()
+        if grad_enabled and self._expect_hooks and self._started:
             missing = [i for i in range(len(self._params)) if not self._ready[i]]
-            raise RuntimeError(_UNFINISHED.format(rank=dist.get_rank(),
+            raise RuntimeError(_UNFINISHED.format(rank=self.process_group.rank(),
                                                   indices=" ".join(map(str, missing))))
         if self.forward_sync_buffers and self.require_forward_param_sync \
                 and self._buffers_to_sync:
             self._broadcast(self._buffers_to_sync)
         output = self.module(*inputs, **kwargs)
-        self._expect_hooks = grad_mode.is_grad_enabled() and self.require_backward_grad_sync
+        self._expect_hooks = grad_enabled and self.require_backward_grad_sync
         if self._expect_hooks:
             self._started = False
             self._ready = [False] * len(self._params)

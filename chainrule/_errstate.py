@@ -17,7 +17,7 @@ import contextvars
 
 import numpy as np
 
-__all__ = ["quiet", "quietly"]
+__all__ = ["quietly"]
 
 try:
     from numpy._core.umath import _extobj_contextvar as _var, _make_extobj
@@ -30,11 +30,6 @@ try:
         ctx = _copy_context()
         ctx.run(_set, QUIET)
         return ctx.run(fn, *args, **kwargs)
-
-    def enter():
-        return _set(QUIET)
-
-    leave = _var.reset    # C: no bytecode between the call and the reset
 except ImportError:  # an older NumPy: the public, slower way
     QUIET = object()
 
@@ -44,25 +39,3 @@ except ImportError:  # an older NumPy: the public, slower way
     def quietly(fn, *args, **kwargs):
         with np.errstate(all="ignore"):
             return fn(*args, **kwargs)
-
-    def enter():
-        state = np.errstate(all="ignore")
-        state.__enter__()
-        return state
-
-    def leave(token):
-        token.__exit__(None, None, None)
-
-
-class quiet:
-    """Context manager: NumPy's warnings off inside. For a few lines of NumPy only: an
-    interrupt between its enter and the `with` body can leave them off; run longer code,
-    or code that calls back into user code, through quietly."""
-    __slots__ = ("token",)
-
-    def __enter__(self):
-        self.token = enter() if get() is not QUIET else None
-
-    def __exit__(self, *exc):
-        if self.token is not None:
-            leave(self.token)

@@ -159,6 +159,7 @@ def test_keyboard_interrupts_during_backward_leave_state(gc_switch, user_gc, ano
             y = (x * 2.0).exp().sin() / 3.0
             g, = torch.autograd.grad(y.sum(), x, create_graph=True)
             (g * y).sum().backward()
+            y.detach().mul_(0.5).add_(torch.ones(6, dtype=torch.float64))    # in-place paths
         return work
     previous = signal.signal(signal.SIGALRM, _raise_interrupt)
     try:

@@ -86,8 +86,7 @@ def dispatch_inplace(op, inputs, params):
         if records:
             inputs = _snapshot_if_read(op, self, inputs)
         try:
-            with _errstate.quiet():
-                op.inplace_ufunc(target, other, out=target)
+            _errstate.quietly(op.inplace_ufunc, target, other, out=target)
         except ValueError:
             pass   # does not broadcast into self: the general path below raises the error
         else:
@@ -106,8 +105,7 @@ def dispatch_inplace(op, inputs, params):
     elif op.promote is not registry.NONE:
         arrays = registry._promote(op, inputs, arrays, params)
     try:
-        with _errstate.quiet():
-            out = np.asarray(forward(*arrays, *params))
+        out = np.asarray(_errstate.quietly(forward, *arrays, *params))
     except ValueError:
         registry.check_broadcast(arrays)
         raise
@@ -124,13 +122,13 @@ def dispatch_inplace(op, inputs, params):
                            f"broadcast shape {sizes_str(np.broadcast_shapes(out.shape, target.shape))}")
     if records:
         inputs = _snapshot_if_read(op, self, inputs)
-    with _errstate.quiet():     # a value out of self's range becomes inf, as in PyTorch
-        if overlapping:
-            # fill_ / index_put_ / masked_fill_ through an expanded view: write only the
-            # elements the op changed, so a changed element is not overwritten by an alias
-            np.copyto(target, out, casting="unsafe", where=out != target)
-        else:
-            np.copyto(target, out, casting="unsafe")
+    # a value out of self's range becomes inf, as in PyTorch
+    if overlapping:
+        # fill_ / index_put_ / masked_fill_ through an expanded view: write only the
+        # elements the op changed, so a changed element is not overwritten by an alias
+        _errstate.quietly(np.copyto, target, out, casting="unsafe", where=out != target)
+    else:
+        _errstate.quietly(np.copyto, target, out, casting="unsafe")
     if records:
         _rebase(op, self, inputs, params, out)
     else:

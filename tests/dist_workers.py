@@ -314,6 +314,18 @@ def ddp(T):
     vs = [None] * p
     dist.all_gather_object(vs, bn.running_var.tolist())
     assert all(v == vs[0] for v in vs), vs
+    # DDP over a subgroup of the last two ranks: they average between themselves only, from
+    # the weights of the group's rank 0
+    g = dist.new_group([p - 2, p - 1])
+    k = r - (p - 2)
+    if k >= 0:
+        model = DDP(_model(T, 10 + k), process_group=g)
+        ref = _model(T, 10)
+        for q in range(2):
+            ((ref(X[q::2]) - Y[q::2]) ** 2).mean().div(2).backward()
+        ((model(X[k::2]) - Y[k::2]) ** 2).mean().backward()
+        diff = _max_diff([q.grad for q in ref.parameters()], [q.grad for q in model.parameters()])
+        assert diff < 1e-6, f"DDP over a subgroup differs by {diff}"
     dist.destroy_process_group()
     return {"ranks": p}
 

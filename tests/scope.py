@@ -252,8 +252,6 @@ PENDING = {
             "DebugLevel", "get_debug_level", "set_debug_level", "set_debug_level_from_env",
             "breakpoint", "record_comm", "config", "constants"]),
         (_ISSUE_14 + ": join, comm hooks and utilities", ["algorithms", "utils"]),
-        (_ISSUE_14 + ": the deprecated reduce_op and get_default_backend_for_device",
-         ["reduce_op", "get_default_backend_for_device"]),
     ],
     "torch.nn.attention": [
         (_ISSUE_9_FLEX, ["flex_attention", "experimental"]),

@@ -9,6 +9,7 @@ import pathlib
 import signal
 import subprocess
 import sys
+import warnings
 
 import pytest
 import torch
@@ -17,7 +18,7 @@ import torch.distributed
 import chainrule
 import chainrule.distributed
 from chainrule.distributed import run as launcher
-from helpers import compare, same, same_error
+from helpers import compare, same, same_error, same_warnings
 
 HERE = pathlib.Path(__file__).resolve().parent
 WORKERS = str(HERE / "dist_workers.py")
@@ -103,6 +104,16 @@ def test_before_init_process_group_errors_are_pytorchs():
     if "LOCAL_RANK" not in os.environ and "MPI_LOCALRANKID" not in os.environ:
         same(lambda T: T.distributed.get_node_local_rank(fallback_rank=3))
         same_error(lambda T: T.distributed.get_node_local_rank())
+
+
+def test_reduce_op_and_default_backends():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)      # checked below
+        same(lambda T: [repr(T.distributed.reduce_op.MAX), repr(T.distributed.reduce_op.SUM),
+                        [T.distributed.get_default_backend_for_device(d)
+                         for d in ("cpu", "cuda", "xpu", T.device("cpu"))]])
+    same_warnings(lambda T: T.distributed.reduce_op.PRODUCT)
+    same_error(lambda T: T.distributed.get_default_backend_for_device("meta"))
 
 
 def test_data_parallel_runs_the_module_on_a_cpu_only_build():

@@ -19,7 +19,7 @@ import numpy as np
 from .._tensor import Tensor
 
 __all__ = [
-    "Backend", "ReduceOp", "Work", "ProcessGroup", "GroupMember", "group", "P2POp",
+    "Backend", "ReduceOp", "reduce_op", "get_default_backend_for_device", "Work", "ProcessGroup", "GroupMember", "group", "P2POp",
     "DistError", "DistBackendError", "DistNetworkError", "DistStoreError", "QueueEmptyError",
     "default_pg_timeout", "is_available", "is_mpi_available", "is_gloo_available",
     "is_nccl_available", "is_ucc_available", "is_xccl_available", "is_backend_available",
@@ -108,6 +108,31 @@ class ReduceOp:
     BOR = _RedOpType.BOR
     BXOR = _RedOpType.BXOR
     PREMUL_SUM = _RedOpType.PREMUL_SUM
+
+
+class _reduce_op:
+    """reduce_op, ReduceOp's deprecated name: its members, with a FutureWarning."""
+
+    def __getattribute__(self, key):
+        warnings.warn("`torch.distributed.reduce_op` is deprecated, please use "
+                      "`torch.distributed.ReduceOp` instead", FutureWarning, stacklevel=2)
+        if key in _RedOpType.__members__:
+            return _RedOpType[key]
+        return object.__getattribute__(self, key)
+
+
+reduce_op = _reduce_op()
+
+_DEFAULT_BACKENDS = {"cpu": Backend.GLOO, "cuda": Backend.NCCL, "xpu": Backend.XCCL}
+
+
+def get_default_backend_for_device(device):
+    """The backend PyTorch pairs with a device type ('gloo' for the CPU, which chainrule
+    runs on MPI)."""
+    kind = device if isinstance(device, str) else device.type
+    if kind not in _DEFAULT_BACKENDS:
+        raise ValueError(f"Default backend not registered for device : {device}")
+    return _DEFAULT_BACKENDS[kind]
 
 
 class GroupMember:

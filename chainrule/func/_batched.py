@@ -139,7 +139,9 @@ class BatchedTensor(Tensor):
         return self._phys.new_empty(*size, **kwargs)
 
     def reshape(self, *shape):
-        return dispatch(OPS["view"], (self,), (_shape_arg(shape),))
+        shape = _shape_arg(shape)
+        return unhooked(lambda: wrap(self._phys.reshape(
+            tuple(self._phys.shape[:len(self._levels)]) + shape), self._levels))
 
     view = reshape
 
@@ -267,17 +269,24 @@ def _batched_in(x):
 
 def _dispatch(op, inputs, params):
     """registry.dispatch while a vmap runs batched (Note [Batching rules])."""
-    registry.VMAP = None
-    try:
-        if any(_batched_in(p) for p in params):
+    for p in params:
+        if type(p) is BatchedTensor or type(p) in _SEQUENCES and _batched_in(p):
             # a tensor parameter (a target, running statistics the row updates in place)
             # is read as an array: the element-by-element run's business
             raise Unbatchable(op.name)
-        if any(_batched_in(x) for x in inputs):
-            return RULES.get(op.name, _loop)(op, inputs, params)
-        return dispatch(op, inputs, params)
+    rule = None
+    for x in inputs:
+        if type(x) is BatchedTensor:
+            rule = RULES.get(op.name, _loop)
+            break
+    registry.VMAP = None
+    try:
+        return dispatch(op, inputs, params) if rule is None else rule(op, inputs, params)
     finally:
         registry.VMAP = _dispatch
+
+
+_SEQUENCES = (list, tuple)
 
 
 def _levels_of(tensors):

@@ -201,6 +201,16 @@ def collectives(T):
         assert str(w[0].message) == (f"Running all_reduce on global rank {r} which does not "
                                      "belong to the given group."), w
         dist.destroy_process_group(g)
+    # subgroups: one rank each, then rank 0 alone and the others together
+    mine, groups = dist.new_subgroups(1)
+    assert len(groups) == p and dist.get_process_group_ranks(mine) == [r]
+    t = T.tensor([float(r + 1)])
+    dist.all_reduce(t, group=mine)
+    assert t.item() == r + 1
+    mine, groups = dist.new_subgroups_by_enumeration([[0], list(range(1, p))])
+    t = T.tensor([float(r + 1)])
+    dist.all_reduce(t, group=mine)
+    assert t.item() == (1 if r == 0 else sum(range(2, p + 1))), t
     # the sampler takes its rank and world size from the default group
     s = T.utils.data.DistributedSampler(range(10), seed=3)
     assert (s.rank, s.num_replicas) == (r, p)
@@ -363,6 +373,11 @@ def single(T, init_file):
                     err(lambda: dist.broadcast(T.ones(1))), err(lambda: dist.reduce(T.ones(1))),
                     err(lambda: dist.broadcast(T.ones(1), src=0, group_src=0)),
                     err(lambda: dist.send(T.ones(1))), err(lambda: dist.send(T.ones(1), 0))]
+    out["subgroups"] = [err(dist.new_subgroups), err(lambda: dist.new_subgroups(0)),
+                        err(lambda: dist.new_subgroups(2)),
+                        err(lambda: dist.new_subgroups_by_enumeration([])),
+                        err(lambda: dist.new_subgroups_by_enumeration([[0], [0]])),
+                        dist.get_process_group_ranks(dist.new_subgroups(1)[0])]
     t = T.arange(3.0)
     work = dist.all_reduce(t, async_op=True)
     out["work"] = [type(work).__name__, work.wait(), work.is_completed(), t.tolist()]

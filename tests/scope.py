@@ -245,8 +245,7 @@ PENDING = {
     "torch.distributed": [
         (_ISSUE_14 + ": coalesced and single-tensor variants", [
             "all_gather_coalesced", "all_reduce_coalesced"]),
-        (_ISSUE_14 + ": subgroup helpers", ["new_subgroups", "new_subgroups_by_enumeration",
-                                           "split_group", "shrink_group", "GroupName",
+        (_ISSUE_14 + ": subgroup helpers", ["split_group", "shrink_group", "GroupName",
                                            "RankType"]),
         (_ISSUE_14 + ": debugging and configuration", [
             "DebugLevel", "get_debug_level", "set_debug_level", "set_debug_level_from_env",

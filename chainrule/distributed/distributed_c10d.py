@@ -25,7 +25,7 @@ __all__ = [
     "is_nccl_available", "is_ucc_available", "is_xccl_available", "is_backend_available",
     "is_torchelastic_launched", "supports_complex", "get_node_local_rank",
     "init_process_group", "is_initialized", "destroy_process_group",
-    "new_group", "get_rank", "get_world_size", "get_backend", "get_global_rank",
+    "new_group", "new_subgroups", "new_subgroups_by_enumeration", "get_rank", "get_world_size", "get_backend", "get_global_rank",
     "get_group_rank", "get_process_group_ranks", "get_pg_count", "barrier", "monitored_barrier",
     "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
     "all_gather_single", "reduce_scatter", "reduce_scatter_tensor", "reduce_scatter_single",
@@ -345,6 +345,49 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     pg = ProcessGroup(comm, ranks, world._backend)
     _World.groups.append(pg)
     return pg
+
+
+def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=None, backend=None,
+                                 pg_options=None, group_desc=None):
+    """A group for each list of ranks (disjoint lists; every rank calls it with the same
+    ones): (this rank's group, all the groups)."""
+    if not ranks_per_subgroup_list:
+        raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
+    owner = {}
+    for ranks in ranks_per_subgroup_list:
+        for r in ranks:
+            if r in owner:
+                raise ValueError(f"Rank {r} has appeared in both subgroup {owner[r]} and "
+                                 f"{ranks}")
+            owner[r] = ranks
+    groups = [new_group(ranks, timeout, backend, pg_options, group_desc=group_desc)
+              for ranks in ranks_per_subgroup_list]
+    me = get_rank()
+    mine = next((g for g, ranks in zip(groups, ranks_per_subgroup_list) if me in ranks), None)
+    return mine, groups
+
+
+def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_options=None,
+                  group_desc=None):
+    """The group's ranks cut into consecutive subgroups of group_size:
+    (this rank's subgroup, all of them)."""
+    if group_size is None:
+        # PyTorch's default is the number of CUDA devices
+        raise ValueError("Default group size only takes effect when CUDA is available.If your "
+                         "subgroup using a backend that does not depend on CUDA,please pass in "
+                         "'group_size' correctly.")
+    if group_size <= 0:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must be positive")
+    size = get_world_size(group)
+    if size < group_size:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must not exceed the world size "
+                         f"({size})")
+    if size % group_size:
+        raise ValueError(f"The world size ({size}) must be divisible by '{group_size=}'")
+    ranks = get_process_group_ranks(group)
+    return new_subgroups_by_enumeration(
+        [ranks[i:i + group_size] for i in range(0, size, group_size)], timeout, backend,
+        pg_options, group_desc)
 
 
 def _group(group):

@@ -113,7 +113,23 @@ def _functions(T):
             a, b = ctx.saved_tensors
             return g * b * 3, g * a
 
+    class WrongJvp(T.autograd.Function):         # forward-mode derivative twice too large
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_forward(a)
+            return a.sin()
+
+        @staticmethod
+        def jvp(ctx, t):
+            a, = ctx.saved_tensors
+            return t * a.cos() * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
     return {
+        "wrong_jvp": WrongJvp.apply,
         "sin": T.sin,
         "right": Right.apply,
         "doubled": Doubled.apply,
@@ -181,6 +197,9 @@ GRADCHECK_CASES = [
     ("cumsum", {"check_batched_grad": True}, True),
     ("softmax_pair", {"check_batched_grad": True}, True),
     ("cumsum", {"check_forward_ad": True, "check_batched_forward_grad": True}, True),
+    ("two_outputs", {"check_forward_ad": True}, True),
+    ("wrong_jvp", {"check_forward_ad": True, "check_backward_ad": False},
+     "Jacobian computed with forward mode mismatch for output 0 with respect to input 0"),
     ("two_outputs", {"check_forward_ad": True, "check_batched_forward_grad": True,
                      "check_backward_ad": False, "check_undefined_grad": False}, True),
     ("doubled", {}, "Jacobian mismatch for output 0 with respect to input 0"),

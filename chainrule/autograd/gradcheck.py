@@ -203,7 +203,8 @@ def _slow_backward_check(func, inputs, wrt, all_outputs, positions, eps, atol, r
 # is a central difference along u, dotted with v; the analytical side one backward with v,
 # dotted with u. atol is scaled by sum(u) * sum(v), the v^T (all ones) u a matrix of atol
 # becomes. As in PyTorch, the numerical side pairs the floating outputs, differentiable or
-# not, with the differentiable outputs' v, in order. On a mismatch the message also gives
+# not, with the differentiable outputs' v, in order. Forward mode draws no v: it compares
+# the vectors J u themselves (atol scaled by sum(u)). On a mismatch the message also gives
 # the slow-mode Jacobians of the pair.
 
 _FAST_FAIL_SLOW_OK = """
@@ -272,12 +273,57 @@ def _fast_backward_check(func, inputs, wrt, all_outputs, positions, eps, atol, r
                     func, inputs, wrt, all_outputs, outputs, i, k, eps, atol, rtol))
 
 
-def _slow_report(func, inputs, wrt, all_outputs, outputs, i, k, eps, atol, rtol):
+def _forward_directional(func, inputs, t, u):
+    """J u by forward AD, for each floating output: `t`'s tangent is u, the other inputs
+    requiring grad carry zero tangents (PyTorch's duals)."""
+    import chainrule
+    from .._creation import from_numpy
+    from .._tensor import Tensor
+    from . import forward_ad
+    with forward_ad.dual_level():
+        args = [x if not (isinstance(x, Tensor) and x.requires_grad) else
+                forward_ad.make_dual(x.detach(), from_numpy(u.reshape(x._data.shape))
+                                     if x is t else chainrule.zeros_like(x))
+                for x in inputs]
+        result = []
+        for out in _floating(func(*args)):
+            tangent = forward_ad.unpack_dual(out).tangent
+            result.append(np.zeros(out._data.size, out._data.dtype) if tangent is None
+                          else tangent._data.reshape(-1).copy())
+    return result
+
+
+def _fast_forward_check(func, inputs, wrt, all_outputs, eps, atol, rtol):
+    """Fast mode in forward AD: J u from tangents against J u from differences, per input
+    and floating output (atol scaled by sum(u)); no v is drawn."""
+    import chainrule
+    from .._creation import from_numpy
+    generator = chainrule.Generator()
+    us = [_unit_vector(t, generator) for t in wrt]
+    for i, (t, u) in enumerate(zip(wrt, us)):
+        numerical = _directional_difference(func, inputs, t, u, eps)
+        analytical = _forward_directional(func, inputs, t, u)
+        for k, (a, n) in enumerate(zip(analytical, numerical)):
+            if not np.allclose(a, n, rtol=rtol, atol=atol * u.sum()):
+                raise GradcheckError(
+                    _mismatch("computed with forward mode ", k, i, from_numpy(n),
+                              from_numpy(a))
+                    + _slow_report(func, inputs, wrt, all_outputs, _floating(all_outputs), i,
+                                   k, eps, atol, rtol, forward=True))
+
+
+def _slow_report(func, inputs, wrt, all_outputs, outputs, i, k, eps, atol, rtol,
+                 forward=False):
     """The slow-mode Jacobians of input i and output k, for a fast-mode failure."""
     from .._creation import from_numpy
     numerical = _numerical_jacobian(func, inputs, wrt[i:i + 1], all_outputs,
                                     range(len(all_outputs)), eps)[0][k]
-    analytical = _analytical_rows(outputs[k], wrt, _one_hots(outputs[k]))[0][i]
+    if forward:
+        position = next(n for n, o in enumerate(all_outputs) if o is outputs[k])
+        analytical = _forward_jacobian(func, inputs, wrt[i:i + 1], outputs[k:k + 1],
+                                       [position])[0][0]
+    else:
+        analytical = _analytical_rows(outputs[k], wrt, _one_hots(outputs[k]))[0][i]
     msg = ("\nThe above quantities relating the numerical and analytical jacobians are "
            "computed \nin fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for "
            "more background \nabout fast mode. Below, we recompute numerical and analytical "
@@ -555,7 +601,12 @@ def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
         check = _fast_backward_check if fast else _slow_backward_check
         check(func, inputs, wrt, all_outputs, positions, eps, atol, rtol, nondet_tol,
               check_grad_dtypes)
-    if positions and check_forward_ad:
+    if positions and check_forward_ad and fast_mode and not any(
+            t.is_complex() for t in list(wrt) + outputs):
+        _fast_forward_check(func, inputs, wrt, all_outputs, eps, atol, rtol)
+        if check_undefined_grad:
+            _check_undefined_forward(func, inputs)
+    elif positions and check_forward_ad:
         from .._creation import from_numpy
         numerical = _numerical_jacobian(func, inputs, wrt, outputs, positions, eps)
         forward = _forward_jacobian(func, inputs, wrt, outputs, positions)

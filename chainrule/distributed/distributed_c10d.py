@@ -19,20 +19,21 @@ import numpy as np
 from .._tensor import Tensor
 
 __all__ = [
-    "Backend", "ReduceOp", "reduce_op", "get_default_backend_for_device", "Work", "ProcessGroup", "GroupMember", "group", "P2POp",
-    "DistError", "DistBackendError", "DistNetworkError", "DistStoreError", "QueueEmptyError",
-    "default_pg_timeout", "is_available", "is_mpi_available", "is_gloo_available",
-    "is_nccl_available", "is_ucc_available", "is_xccl_available", "is_backend_available",
-    "is_torchelastic_launched", "supports_complex", "get_node_local_rank",
-    "init_process_group", "is_initialized", "destroy_process_group",
-    "new_group", "new_subgroups", "new_subgroups_by_enumeration", "get_rank", "get_world_size", "get_backend", "get_global_rank",
-    "get_group_rank", "get_process_group_ranks", "get_pg_count", "barrier", "monitored_barrier",
-    "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
-    "all_gather_single", "reduce_scatter", "reduce_scatter_tensor", "reduce_scatter_single",
-    "gather", "scatter", "all_to_all",
-    "all_to_all_single", "send", "recv", "isend", "irecv", "batch_isend_irecv",
-    "all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list",
-    "send_object_list", "recv_object_list",
+    "Backend", "ReduceOp", "reduce_op", "Work", "ProcessGroup", "GroupMember", "group",
+    "P2POp", "DistError", "DistBackendError", "DistNetworkError", "DistStoreError",
+    "QueueEmptyError", "default_pg_timeout", "is_available", "is_mpi_available",
+    "is_gloo_available", "is_nccl_available", "is_ucc_available", "is_xccl_available",
+    "is_backend_available", "is_torchelastic_launched", "supports_complex",
+    "get_node_local_rank", "get_default_backend_for_device", "init_process_group",
+    "is_initialized", "destroy_process_group", "new_group", "new_subgroups",
+    "new_subgroups_by_enumeration", "get_rank", "get_world_size", "get_backend",
+    "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_pg_count", "barrier",
+    "monitored_barrier", "all_reduce", "broadcast", "reduce", "all_gather",
+    "all_gather_into_tensor", "all_gather_single", "reduce_scatter", "reduce_scatter_tensor",
+    "reduce_scatter_single", "gather", "scatter", "all_to_all", "all_to_all_single", "send",
+    "recv", "isend", "irecv", "batch_isend_irecv", "all_gather_object",
+    "broadcast_object_list", "gather_object", "scatter_object_list", "send_object_list",
+    "recv_object_list",
 ]
 
 default_pg_timeout = datetime.timedelta(minutes=30)

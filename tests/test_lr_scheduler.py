@@ -14,8 +14,13 @@ LIBS = (chainrule, torch)
 
 
 def _id(v):
+    # stable across processes (pytest-xdist collects in each worker): functions by name
+    if callable(v):
+        return getattr(v, "__name__", type(v).__name__)
     if isinstance(v, dict):
-        return ",".join(f"{k}={getattr(x, '__name__', x)}" for k, x in v.items())
+        return ",".join(f"{k}={_id(x)}" for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_id(x) for x in v) + "]"
     return str(v)
 
 

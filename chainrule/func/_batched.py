@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from .. import _dtype as _dtypes
-from .._creation import ones_like, zeros_like
+from .._creation import zeros_like
 from .._random import get_rng_state, set_rng_state
 from .._tensor import Size, Tensor, make_tensor
 from ..ops import registry
@@ -246,6 +246,11 @@ def unhooked(f):
         return f()
     finally:
         registry.VMAP = hook
+
+
+def ones(p):
+    """Ones shaped as the plain tensor p (the cotangent of a batch of scalars)."""
+    return make_tensor(np.ones(p._data.shape, p._data.dtype))
 
 
 def to_levels(x):

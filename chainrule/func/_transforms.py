@@ -142,7 +142,7 @@ def _batched_autograd_grad(outputs, inputs, grad_outputs, retain_graph, create_g
         if o.requires_grad:
             p = _batched.full(o, levels)
             outs.append(p)
-            gos.append(_batched.ones_like(p) if g is None else _batched.full(g, levels, o.dim()))
+            gos.append(_batched.ones(p) if g is None else _batched.full(g, levels, o.dim()))
     phys = [i._phys for i in inputs]
     grads = [None] * len(phys)
     if outs:

@@ -360,3 +360,7 @@ def test_batched_run_calls_the_function_once():
     calls.clear()
     T.func.hessian(lambda x: loss(w, x))(b[0])
     assert len(calls) == 2
+    # nothing stays batched once vmap returns, whether it ran batched or again per element
+    from chainrule.func import _batched
+    from chainrule.ops import registry
+    assert registry.VMAP is None and not _batched.SIZES

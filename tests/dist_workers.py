@@ -201,6 +201,14 @@ def collectives(T):
         assert str(w[0].message) == (f"Running all_reduce on global rank {r} which does not "
                                      "belong to the given group."), w
         dist.destroy_process_group(g)
+    # the deprecated coalesced forms
+    ts = [T.full((2,), float(r)), T.full((3,), r)]
+    dist.all_reduce_coalesced(ts)
+    assert ts[0].tolist() == [sum(range(p))] * 2 and ts[1].tolist() == [sum(range(p))] * 3
+    outs = [[T.zeros(2), T.zeros(1, dtype=T.int64)] for _ in range(p)]
+    dist.all_gather_coalesced(outs, [T.full((2,), float(r)), T.tensor([r])])
+    assert [o[0].tolist() for o in outs] == [[float(k)] * 2 for k in range(p)], outs
+    assert [o[1].item() for o in outs] == list(range(p)), outs
     # subgroups: one rank each, then rank 0 alone and the others together
     mine, groups = dist.new_subgroups(1)
     assert len(groups) == p and dist.get_process_group_ranks(mine) == [r]
@@ -408,6 +416,8 @@ def single(T, init_file):
         nn.parallel.DistributedDataParallelCPU(nn.Linear(2, 2))
         dist.all_gather_into_tensor(T.zeros(2), T.ones(2))
         dist.reduce_scatter_tensor(T.zeros(2), T.ones(2))
+        dist.all_reduce_coalesced([T.ones(1), T.ones(2)])
+        dist.all_gather_coalesced([[T.zeros(1)]], [T.ones(1)])
     out["warnings"] = [(c.category.__name__, str(c.message)) for c in w]
     x = T.randn(4, 2)
     d = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(2, 3), nn.Tanh(),

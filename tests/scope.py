@@ -243,8 +243,6 @@ PENDING = {
          "chainrule lacks", ["rearrange"]),
     ],
     "torch.distributed": [
-        (_ISSUE_14 + ": coalesced and single-tensor variants", [
-            "all_gather_coalesced", "all_reduce_coalesced"]),
         (_ISSUE_14 + ": subgroup helpers", ["split_group", "shrink_group", "GroupName",
                                            "RankType"]),
         (_ISSUE_14 + ": debugging and configuration", [

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, make_tensor
 
 __all__ = [
     "Backend", "ReduceOp", "reduce_op", "Work", "ProcessGroup", "GroupMember", "group",
@@ -28,7 +28,8 @@ __all__ = [
     "is_initialized", "destroy_process_group", "new_group", "new_subgroups",
     "new_subgroups_by_enumeration", "get_rank", "get_world_size", "get_backend",
     "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_pg_count", "barrier",
-    "monitored_barrier", "all_reduce", "broadcast", "reduce", "all_gather",
+    "monitored_barrier", "all_reduce", "all_reduce_coalesced", "all_gather_coalesced",
+    "broadcast", "reduce", "all_gather",
     "all_gather_into_tensor", "all_gather_single", "reduce_scatter", "reduce_scatter_tensor",
     "reduce_scatter_single", "gather", "scatter", "all_to_all", "all_to_all_single", "send",
     "recv", "isend", "irecv", "batch_isend_irecv", "all_gather_object",
@@ -655,6 +656,30 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     return _run(True, comm.Iallreduce(_World.MPI.IN_PLACE, a, mpi_op), finish, [tensor])
 
 
+def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
+    """all_reduce of several tensors, packed into one buffer per dtype (deprecated)."""
+    warnings.warn("`torch.distributed.all_reduce_coalesced` will be deprecated. If you must "
+                  "use it, please revisit our documentation later at "
+                  "https://pytorch.org/docs/main/distributed.html#collective-functions",
+                  FutureWarning, stacklevel=2)
+    _check_tensor_list(tensors, "tensor")
+    pg = _group(group)
+    if pg is None:
+        return _not_in_group("all_reduce_coalesced")
+    by_dtype = {}
+    for t in tensors:
+        by_dtype.setdefault(t.dtype, []).append(t)
+    for ts in by_dtype.values():
+        flat = make_tensor(np.concatenate([t._data.reshape(-1) for t in ts]))
+        all_reduce(flat, op, pg)
+        start = 0
+        for t in ts:
+            t._data[...] = flat._data[start:start + t.numel()].reshape(t._data.shape)
+            t._vc[0] += 1
+            start += t.numel()
+    return _run(async_op, None, None, tensors)
+
+
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     """Reduce the tensor over the group into rank dst's tensor (the others keep theirs)."""
     _check_tensor(tensor, "tensor")
@@ -801,6 +826,21 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     warnings.warn("`torch.distributed.all_gather_into_tensor` is deprecated. Please use "
                   "`torch.distributed.all_gather_single` instead.", FutureWarning, stacklevel=2)
     return all_gather_single(output_tensor, input_tensor, group, async_op)
+
+
+def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, async_op=False):
+    """output_tensor_lists[i][j] = rank i's input_tensor_list[j] (deprecated)."""
+    warnings.warn("`torch.distributed.all_gather_coalesced` will be deprecated. If you must "
+                  "use it, please revisit our documentation later at "
+                  "https://pytorch.org/docs/main/distributed.html#collective-functions",
+                  FutureWarning, stacklevel=2)
+    _check_tensor_list(input_tensor_list, "input_tensor_list")
+    pg = _group(group)
+    if pg is None:
+        return _not_in_group("all_gather_coalesced")
+    for j, t in enumerate(input_tensor_list):
+        all_gather([outputs[j] for outputs in output_tensor_lists], t, pg)
+    return _run(async_op, None, None, output_tensor_lists)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):

@@ -89,12 +89,12 @@ def _softmax_kernel(name, f):
 
 
 def _softmax_array(a, axis):
-    e = np.exp(a - a.max(axis, keepdims=True))
+    e = np.exp(a - a.max(axis, keepdims=True, initial=-np.inf))     # (initial: empty axes)
     return e / e.sum(axis, keepdims=True)
 
 
 def _log_softmax_array(a, axis):
-    shifted = a - a.max(axis, keepdims=True)
+    shifted = a - a.max(axis, keepdims=True, initial=-np.inf)
     return shifted - np.log(np.exp(shifted).sum(axis, keepdims=True))
 
 

@@ -280,6 +280,9 @@ def _dispatch(op, inputs, params):
             # is read as an array: the element-by-element run's business
             raise Unbatchable(op.name)
     rule = None
+    if op.name.split(".")[0].endswith("_"):
+        # an in-place row writes into its input's array: the element-by-element run's
+        raise Unbatchable(op.name)
     for x in inputs:
         if type(x) is BatchedTensor:
             rule = RULES.get(op.name, _loop)
@@ -411,7 +414,7 @@ _BMM = OPS["bmm"]
 def _pointwise(op, inputs, params):
     levels = _levels_of(inputs)
     rank = max(x.dim() for x in inputs if isinstance(x, Tensor))
-    if rank and any(type(x) is BatchedTensor and x.dim() == 0 for x in inputs):
+    if any(type(x) is BatchedTensor and x.dim() == 0 for x in inputs):
         # a batched 0-d operand is physically dimensioned: type promotion would differ
         dtypes = {x.dtype for x in inputs if isinstance(x, Tensor)}
         if len(dtypes) > 1:
@@ -631,7 +634,8 @@ def _pointwise_rows():
         for value in vars(module).values():
             row = getattr(value, "op", None)
             if (type(row) is registry.Op and not row.list_input and row.n_outputs != -1
-                    and not shaped.intersection(row.params) and row.inputs):
+                    and not shaped.intersection(row.params) and row.inputs
+                    and not row.name.split(".")[0].endswith("_")):     # not in place
                 rows.add(row.name)
     return rows
 

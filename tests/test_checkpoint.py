@@ -467,3 +467,25 @@ def test_reading_saved_tensors_recomputes():
 
     ours, _ = same(prog)
     assert ours[-1] == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("use_reentrant, debug", [(True, False), (False, False),
+                                                   (False, True)])
+def test_recomputation_under_the_forwards_autocast(use_reentrant, debug):
+    """Backward runs outside autocast; the recomputation runs under the forward's settings
+    (else the saved dtypes would differ), and debug's op log leaves autocast working."""
+
+    def prog(T):
+        T.manual_seed(0)
+        x = T.randn(3, 4, requires_grad=True)
+        w = T.randn(4, 2, requires_grad=True)
+        with T.autocast("cpu", dtype=T.bfloat16):
+            # PyTorch's debug mode (a logging dispatch mode) fails on this matmul once an
+            # earlier debug checkpoint has run in the process: debug is chainrule's alone
+            y = _ckpt(T).checkpoint(lambda a: (a @ w).relu() * a.sum(), x,
+                                    use_reentrant=use_reentrant, debug=debug and T is chainrule)
+            after = x @ w
+        y.float().sum().backward()
+        return y.dtype, y.float(), after.dtype, x.grad, w.grad
+
+    same(prog, atol=1e-2, rtol=1e-2)

@@ -12,6 +12,7 @@ runs the function again to get those values back. Two variants, as PyTorch's:
 Only the CPU's generator exists in chainrule, so device RNG states are always empty.
 """
 import contextlib
+import functools
 import itertools
 import threading
 import warnings
@@ -539,11 +540,16 @@ class _OpLog:
             self.stacks.append(traceback.extract_stack()[:-1])
             return call(row, inputs, params)
 
-        registry.intercept(hook)
+        # wrap each dispatcher as it is now, so autocast's and the profiler's hooks (see
+        # chainrule._hooks) keep running inside, and put the same ones back after
+        installed = [(ns, key, ns[key]) for ns, key, _ in registry._GENERATED]
+        for ns, key, current in installed:
+            ns[key] = functools.partial(hook, current)
         try:
             yield
         finally:
-            registry.intercept(None)
+            for ns, key, current in installed:
+                ns[key] = current
 
     def report(self, label):
         out = ""

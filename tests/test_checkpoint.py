@@ -489,3 +489,46 @@ def test_recomputation_under_the_forwards_autocast(use_reentrant, debug):
         return y.dtype, y.float(), after.dtype, x.grad, w.grad
 
     same(prog, atol=1e-2, rtol=1e-2)
+
+
+@pytest.mark.parametrize("use_reentrant", VARIANTS)
+def test_outputs_that_do_not_require_grad(use_reentrant):
+    def prog(T):
+        x = T.tensor([0.3, -0.7], requires_grad=True)
+        a, b = _ckpt(T).checkpoint(lambda q: (q.sin(), q.detach() + 1), x,
+                                   use_reentrant=use_reentrant)
+        (a.sum() + b.sum()).backward()
+        return a, b, x.grad
+
+    same(prog)
+
+
+def test_tensor_kwargs_get_gradients():
+    def prog(T):
+        x = T.tensor([0.3, -0.7], requires_grad=True)
+        s = T.tensor([2.0, 3.0], requires_grad=True)
+        y = _ckpt(T).checkpoint(lambda a, *, scale: a.sin() * scale, x, scale=s,
+                                use_reentrant=False)
+        y.sum().backward()
+        return x.grad, s.grad
+
+    same(prog)
+
+
+@pytest.mark.parametrize("use_reentrant", VARIANTS)
+def test_saved_input_modified_in_place_and_freed_graph(use_reentrant):
+    def modified(T):
+        x = T.tensor([0.3, -0.7], requires_grad=True)
+        h = x * 2
+        y = _ckpt(T).checkpoint(lambda a: a.sin(), h, use_reentrant=use_reentrant)
+        h.mul_(2)
+        y.sum().backward()
+
+    def twice(T):
+        x = T.tensor([0.3, -0.7], requires_grad=True)
+        y = _ckpt(T).checkpoint(lambda a: a.sin().exp(), x, use_reentrant=use_reentrant).sum()
+        y.backward()
+        y.backward()
+
+    same_error(modified)
+    same_error(twice)

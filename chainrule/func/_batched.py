@@ -658,6 +658,7 @@ for _name in ("sum.dim_IntList", "mean.dim", "amax", "amin", "nansum"):
 _ALL_BUT_DIM = ("renorm", "_weight_norm", "_weight_norm_interface", "norm_except_dim")
 for _name, _row in OPS.items():
     if _name not in RULES and "dim" in _row.params and len(_row.inputs) == 1 and \
-            not _row.list_input and not {"size", "index", "indices", "dims"} & set(_row.params) \
-            and _name.split(".")[0] not in _ALL_BUT_DIM:
+            not _row.list_input and not {"index", "indices", "dims"} & set(_row.params) \
+            and not any("size" in p or "shape" in p for p in _row.params) \
+            and _name.split(".")[0] not in _ALL_BUT_DIM:     # sizes would be the element's
         RULES[_name] = _dims_rule("dim")

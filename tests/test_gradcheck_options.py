@@ -147,6 +147,7 @@ def _functions(T):
         "detached_first": lambda a: (a.detach(), a.sin()),
         "no_grad_output": lambda a: a.detach() * 2,
         "constant": lambda a: T.zeros(2, dtype=T.float64),
+        "bool_output": lambda a: a > 0,
         "softmax_pair": lambda a, b: (a.softmax(0) * b, a.tanh()),
     }
 
@@ -216,6 +217,7 @@ GRADCHECK_CASES = [
     ("right", {"masked": True}, True),
     ("no_grad_output", {}, "Numerical gradient for function expected to be zero"),
     ("constant", {}, True),
+    ("bool_output", {}, None),     # PyTorch's RuntimeError for subtracting bool tensors
 ]
 
 
@@ -226,6 +228,8 @@ def test_gradcheck_outcomes(name, options, expected, fast_mode):
     result = _same_outcome("gradcheck", name, fast_mode=fast_mode, **options)
     if isinstance(expected, str):
         assert result[0] == "GradcheckError" and result[1].startswith(expected), result
+    elif expected is None:
+        assert result[0] == "RuntimeError", result
     else:
         assert result is expected
 

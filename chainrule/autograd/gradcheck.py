@@ -35,6 +35,15 @@ def _tensor_outputs(outputs):
     return [o for o in _as_tuple(outputs) if isinstance(o, Tensor)]
 
 
+def _central(plus, minus, eps):
+    """The central difference of two output arrays, flattened (PyTorch subtracts tensors,
+    which bool outputs refuse)."""
+    if plus.dtype == np.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    return ((plus - minus) / (2 * eps)).reshape(-1)
+
+
 def _numerical_jacobian(func, inputs, wrt, outputs, positions, eps):
     """positions: which tensor outputs are differentiable (under no_grad none requires
     grad, so they are picked by position)."""
@@ -55,7 +64,7 @@ def _numerical_jacobian(func, inputs, wrt, outputs, positions, eps):
                 plus = [outs[p]._data.copy() for p in positions]
             data[idx] = orig
             for k, (p, m) in enumerate(zip(plus, minus)):
-                jac[i][k][j] = ((p - m) / (2 * eps)).reshape(-1)
+                jac[i][k][j] = _central(p, m, eps)
     return jac
 
 
@@ -245,7 +254,7 @@ def _directional_difference(func, inputs, t, u, eps):
             plus = [o._data.copy() for o in outs]
     finally:
         data[...] = orig
-    return [((p - m) / (2 * eps)).reshape(-1) for o, p, m in zip(outs, plus, minus)
+    return [_central(p, m, eps) for o, p, m in zip(outs, plus, minus)
             if o.is_floating_point() or o.is_complex()]
 
 

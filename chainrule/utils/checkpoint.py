@@ -520,10 +520,9 @@ Operations executed during recomputation:
 
 
 class _OpLog:
-    """Logs the ops run under it, each with the Python stack that called it. PyTorch logs
-    aten calls through a dispatch mode; chainrule logs its op rows through the registry's
-    interception, as `aten.<op>` with the node names PyTorch's log shows for the same code
-    where the op is the same (the formats of the two logs are not the same)."""
+    """Logs the ops run under it, as `aten.<op>`, each with the Python stack that called
+    it. PyTorch logs aten calls (with their arguments) through a dispatch mode; chainrule
+    logs its op rows at the registry's dispatchers, so its lines are shorter."""
 
     def __init__(self):
         self.logs = None

@@ -282,7 +282,7 @@ def _dispatch(op, inputs, params):
     rule = None
     for x in inputs:
         if type(x) is BatchedTensor:
-            if op.name in _INPLACE:
+            if op.name.split(".")[0].endswith("_"):
                 # an in-place row writes into its input's array: the element-by-element run's
                 raise Unbatchable(op.name)
             rule = RULES.get(op.name, _loop)
@@ -295,7 +295,6 @@ def _dispatch(op, inputs, params):
 
 
 _SEQUENCES = (list, tuple)
-_INPLACE = frozenset(name for name in OPS if name.split(".")[0].endswith("_"))
 
 
 def _levels_of(tensors):

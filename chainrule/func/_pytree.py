@@ -59,27 +59,32 @@ def _build(t, context, children):
     return t(*children)
 
 
+# The walks are module functions taking their accumulator: a nested function calling itself
+# is a reference cycle (function, cell), garbage that holds the leaves until the collector
+# runs, per call of every transform.
+
+def _flatten(x, leaves):
+    node = _children(x)
+    if node is None:
+        leaves.append(x)
+        return _LEAF
+    children, context = node
+    return TreeSpec(type(x), context, [_flatten(c, leaves) for c in children])
+
+
 def tree_flatten(tree):
     leaves = []
+    return leaves, _flatten(tree, leaves)
 
-    def walk(x):
-        node = _children(x)
-        if node is None:
-            leaves.append(x)
-            return _LEAF
-        children, context = node
-        return TreeSpec(type(x), context, [walk(c) for c in children])
-    return leaves, walk(tree)
+
+def _unflatten(s, it):
+    if isinstance(s, LeafSpec):
+        return next(it)
+    return _build(s.type, s._context, [_unflatten(c, it) for c in s._children])
 
 
 def tree_unflatten(leaves, spec):
-    it = iter(leaves)
-
-    def build(s):
-        if isinstance(s, LeafSpec):
-            return next(it)
-        return _build(s.type, s._context, [build(c) for c in s._children])
-    return build(spec)
+    return _unflatten(spec, iter(leaves))
 
 
 def tree_map(fn, tree):
@@ -91,15 +96,16 @@ def broadcast_to_and_flatten(prefix, spec):
     """The leaves of `prefix` repeated over the leaves of the subtrees of `spec` they cover,
     or None where `prefix` is not a prefix of `spec`."""
     out = []
+    return out if _broadcast(prefix, spec, out) else None
 
-    def walk(p, s):
-        if isinstance(s, LeafSpec) or _children(p) is None:
-            if _children(p) is not None:
-                return False
-            out.extend([p] * s.num_leaves)
-            return True
-        children, context = _children(p)
-        if type(p) is not s.type or context != s._context or len(children) != len(s._children):
+
+def _broadcast(p, s, out):
+    if isinstance(s, LeafSpec) or _children(p) is None:
+        if _children(p) is not None:
             return False
-        return all(walk(c, cs) for c, cs in zip(children, s._children))
-    return out if walk(prefix, spec) else None
+        out.extend([p] * s.num_leaves)
+        return True
+    children, context = _children(p)
+    if type(p) is not s.type or context != s._context or len(children) != len(s._children):
+        return False
+    return all(_broadcast(c, cs, out) for c, cs in zip(children, s._children))

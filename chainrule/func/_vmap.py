@@ -89,6 +89,9 @@ def _process_batched_inputs(in_dims, args, func):
                          "compatible with the structure of `inputs`. in_dims has structure "
                          f"{tree_flatten(in_dims)[1]} but inputs has structure {args_spec}.")
     for i, (arg, in_dim) in enumerate(zip(flat_args, flat_in_dims)):
+        if in_dim is None or type(in_dim) is int and isinstance(arg, Tensor) and \
+                0 <= in_dim < arg.dim():
+            continue      # the common case, without building the messages
         where = f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={in_dim} for "
         if not isinstance(in_dim, int) and in_dim is not None:
             raise ValueError(where + "an input but in_dim must be either an integer dimension "

@@ -56,10 +56,10 @@ class BatchedTensor(Tensor):
 
     @property
     def shape(self):
-        return self._phys.shape[len(self._levels):]
+        return _new_size(Size, self._phys._data.shape[len(self._levels):])
 
     def size(self, dim=None):
-        shape = self._phys.shape[len(self._levels):]
+        shape = _new_size(Size, self._phys._data.shape[len(self._levels):])
         if dim is None:
             return shape
         return shape[_wrap(dim, len(shape))]
@@ -215,6 +215,7 @@ for _name in ("float", "double", "half", "long", "int", "short", "char", "byte",
         "cfloat": "complex64", "cdouble": "complex128", "chalf": "complex32"}.get(_name, _name))))
 
 _new = object.__new__
+_new_size = tuple.__new__      # a Size of ints already checked
 
 
 def wrap(phys, levels):

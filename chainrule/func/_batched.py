@@ -283,8 +283,9 @@ def _dispatch(op, inputs, params):
     rule = None
     for x in inputs:
         if type(x) is BatchedTensor:
-            if op.name.split(".")[0].endswith("_"):
-                # an in-place row writes into its input's array: the element-by-element run's
+            if op.name.split(".")[0].endswith("_") or (
+                    op.name in _UPDATES_STATS and _UPDATES_STATS[op.name](inputs, params)):
+                # the row writes into an input's array: the element-by-element run's
                 raise Unbatchable(op.name)
             rule = RULES.get(op.name, _loop)
             break
@@ -296,6 +297,10 @@ def _dispatch(op, inputs, params):
 
 
 _SEQUENCES = (list, tuple)
+# rows whose forward updates running statistics passed as inputs
+_UPDATES_STATS = {"native_batch_norm": lambda inputs, params: params[0] and (
+                      inputs[3] is not None or inputs[4] is not None),
+                  "batch_norm_update_stats": lambda inputs, params: True}
 
 
 def _levels_of(tensors):

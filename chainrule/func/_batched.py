@@ -359,29 +359,14 @@ def _wrap_out(op, out, levels):
 # ---- the fallback: the op alone, element by element ----------------------------------------
 
 def _loop(op, inputs, params):
-    """`op` on each batch element's slices, the results stacked (PyTorch's fallback)."""
+    """`op` on each batch element's slices, the results stacked (PyTorch's fallback). Tensor
+    parameters are never batched here (_dispatch reruns the function for those)."""
     from ._vmap import _MODES
-    levels = _levels_of(y for x in inputs + params
-                        for y in (x if type(x) in (list, tuple) else (x,)))
+    levels = _levels_of(inputs)
     sizes = tuple(SIZES[level] for level in levels)
     n = math.prod(sizes)
-
-    def flat(x):
-        if type(x) is BatchedTensor:
-            return _Flat(full(x, levels, x.dim()).reshape((n,) + tuple(x.shape)))
-        if type(x) in (list, tuple):
-            return type(x)(flat(y) for y in x)
-        return x
-
-    def element(x, i):
-        if type(x) is _Flat:
-            return dispatch(_SELECT, (x.t,), (0, i))
-        if type(x) in (list, tuple):
-            return type(x)(element(y, i) for y in x)
-        return x
-
-    flat_inputs = tuple(flat(x) for x in inputs)
-    flat_params = tuple(flat(p) for p in params)
+    flat = [full(x, levels, x.dim()).reshape((n,) + tuple(x.shape))
+            if type(x) is BatchedTensor else None for x in inputs]
     replay = "same" in _MODES
     if replay:
         state = get_rng_state()
@@ -389,26 +374,17 @@ def _loop(op, inputs, params):
     for i in range(n):
         if replay:
             set_rng_state(state)
-        outs.append(dispatch(op, tuple(element(x, i) for x in flat_inputs),
-                             tuple(element(p, i) for p in flat_params)))
-    stack = OPS["stack"]
-
-    def stacked(column):
-        return wrap(dispatch(stack, tuple(column), (0,)).reshape(
-            sizes + tuple(column[0].shape)),
-                    levels)
+        outs.append(dispatch(op, tuple(x if f is None else dispatch(_SELECT, (f,), (0, i))
+                                       for x, f in zip(inputs, flat)), params))
     if op.n_outputs == 1:
-        return stacked(outs)
-    wrapped = [stacked([o[j] for o in outs]) for j in range(len(outs[0]))]
+        return _stacked(outs, sizes, levels)
+    wrapped = [_stacked([o[j] for o in outs], sizes, levels) for j in range(len(outs[0]))]
     return tuple(wrapped) if op.n_outputs == -1 else type(outs[0])(*wrapped)
 
 
-class _Flat:
-    """A batched argument of the fallback: its elements along dim 0 of `t`."""
-    __slots__ = ("t",)
-
-    def __init__(self, t):
-        self.t = t
+def _stacked(column, sizes, levels):
+    out = dispatch(OPS["stack"], tuple(column), (0,))
+    return wrap(out.reshape(sizes + tuple(column[0].shape)), levels)
 
 
 _SELECT = OPS["select.int"]

@@ -422,11 +422,10 @@ def _dims_rule(*names, rank_offset=0, all_dims=False):
     """A rule for single-input rows whose params `names` are element dims."""
     def rule(op, inputs, params):
         x = inputs[0]
-        if type(x) is not BatchedTensor or len(inputs) != 1 or any(
-                _batched_in(p) or isinstance(p, Tensor) for p in params):
+        if len(inputs) != 1 or any(isinstance(p, Tensor) for p in params):
             return _loop(op, inputs, params)
         k, r = len(x._levels), x.dim() + rank_offset
-        params = list(params)
+        shifted = list(params)
         try:
             if r == 0:
                 raise _Fallback
@@ -434,12 +433,12 @@ def _dims_rule(*names, rank_offset=0, all_dims=False):
                 i = op.params.index(name)
                 d = params[i]
                 if all_dims and (d is None or d == () or d == []):
-                    params[i] = tuple(range(k, k + r))
+                    shifted[i] = tuple(range(k, k + r))
                 else:
-                    params[i] = _shift(d, r, k)
+                    shifted[i] = _shift(d, r, k)
         except _Fallback:
-            return _loop(op, inputs, tuple(params))
-        return _wrap_out(op, dispatch(op, (x._phys,), tuple(params)), x._levels)
+            return _loop(op, inputs, params)
+        return _wrap_out(op, dispatch(op, (x._phys,), tuple(shifted)), x._levels)
     return rule
 
 
@@ -508,10 +507,7 @@ def _squeeze(op, inputs, params):
 
 def _same(op, inputs, params):
     """Rows acting on each element alone whatever its layout (clone, alias, dtype casts)."""
-    x = inputs[0]
-    if len(inputs) != 1 or any(_batched_in(p) for p in params):
-        return _loop(op, inputs, params)
-    return _wrap_out(op, dispatch(op, (x._phys,), params), x._levels)
+    return _wrap_out(op, dispatch(op, (inputs[0]._phys,), params), inputs[0]._levels)
 
 
 def matmul(a, b):

@@ -4,17 +4,18 @@ Note [NumPy warnings]
 PyTorch returns inf and nan silently; NumPy warns ("overflow encountered in multiply").
 Every op forward, and every backward as a whole, runs with NumPy's error reporting off.
 NumPy 2 keeps that setting in a context variable (so it is per thread and per asyncio task).
-quietly(fn, ...) calls fn in a copy of the current context with the setting off: the change
-lives and dies with that copy, which Context.run leaves in C whatever happens inside, so no
-exception, not even a KeyboardInterrupt raised by a signal handler between two bytecodes,
-can leave the caller's error state changed. (Setting the variable and resetting it in a
-`finally`, as np.errstate does, leaves windows between the two where an interrupt skips the
-reset.) quietly costs about 0.3 us, less than np.errstate; ops.registry.dispatch and the
-engine call it only when the setting is not already off, so an op inside a backward, or
-inside another op, pays one context-variable read.
+quietly(fn, ...) calls fn with the setting off and then sets back the value it found, in
+this order: read the value; inside the `try`, set it off; in the `finally`, as its only
+statement, set the old value back. Every step is one call into C, and CPython runs signal
+handlers only between bytecodes (after a call returns, at a function's start, at a loop's
+back edge), so a KeyboardInterrupt raised by a signal handler lands either before anything
+changed or inside the `try`, and no bytecode of the `finally` can run a handler before the
+value is back. (np.errstate, and a token kept for ContextVar.reset, have windows: an
+interrupt just after the set, before the token is stored or the `try` entered, skips the
+reset.) Setting the value back rather than resetting to a token also repairs whatever fn
+left changed. ops.registry.dispatch and the engine call quietly only when the setting is
+not already off, so an op inside a backward, or inside another op, pays one read.
 """
-import contextvars
-
 import numpy as np
 
 __all__ = ["quietly"]
@@ -22,14 +23,16 @@ __all__ = ["quietly"]
 try:
     from numpy._core.umath import _extobj_contextvar as _var, _make_extobj
     QUIET = _make_extobj(all="ignore")
-    get = _var.get
-    _copy_context, _set = contextvars.copy_context, _var.set
+    get, _set = _var.get, _var.set
 
     def quietly(fn, *args, **kwargs):
         """fn(*args, **kwargs) with NumPy's warnings off; the caller's state untouched."""
-        ctx = _copy_context()
-        ctx.run(_set, QUIET)
-        return ctx.run(fn, *args, **kwargs)
+        prev = get()    # Note [NumPy warnings]: keep this order
+        try:
+            _set(QUIET)
+            return fn(*args, **kwargs)
+        finally:
+            _set(prev)
 except ImportError:  # an older NumPy: the public, slower way
     QUIET = object()
 

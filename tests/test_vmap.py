@@ -364,3 +364,14 @@ def test_batched_run_calls_the_function_once():
     from chainrule.func import _batched
     from chainrule.ops import registry
     assert registry.VMAP is None and not _batched.SIZES
+
+
+def test_errors_inside_a_batched_run_are_pytorchs():
+    # PyTorch's batched ops report physical sizes (the batch dim included) in some errors and
+    # the element's in others (dims out of range): a function failing batched and element by
+    # element raises the batched run's error, whose rules shift dims as PyTorch's do
+    same_error(lambda T: T.vmap(lambda x, y: x + y)(T.ones(2, 3), T.ones(2, 4)))
+    same_error(lambda T: T.vmap(lambda x: x.transpose(0, 5))(T.ones(2, 3, 4)))
+    same_error(lambda T: T.vmap(lambda x, w: x @ w, in_dims=(0, None))(T.ones(2, 3),
+                                                                        T.ones(4, 2)))
+    same_error(lambda T: T.vmap(lambda x: x.view(5))(T.ones(2, 3)))

@@ -284,16 +284,25 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                                 randomness, kwargs)
         # chunks change how PyTorch batches, not the results: 'same' replays one state for
         # every chunk as for every element, and chunks are whole elements here
+        error = None
         if randomness != "different":    # 'different' draws per element: the loop's job
             # 'error' refuses draws before they change the generator; 'same' may draw
             state = get_rng_state() if randomness == "same" else None
             try:
                 return _batched_run(func, batch_size, flat_in_dims, flat_args, args_spec,
                                     out_dims, randomness, kwargs)
-            except (Unbatchable, Exception):   # the loop raises PyTorch's errors
+            except (Unbatchable, Exception) as e:
                 if state is not None:
                     set_rng_state(state)
-        outputs = _map(func, batch_size, flat_in_dims, flat_args, args_spec, randomness,
-                       kwargs)
+                error = e if isinstance(e, Exception) else None
+        try:
+            outputs = _map(func, batch_size, flat_in_dims, flat_args, args_spec, randomness,
+                           kwargs)
+        except Exception:
+            # a function failing both ways raises what the batched run raised: PyTorch's
+            # batched ops name the physical sizes, as chainrule's physical ops do
+            if error is not None:
+                raise error from None
+            raise
         return _stack_outputs(outputs, out_dims, func)
     return wrapped

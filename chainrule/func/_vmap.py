@@ -298,10 +298,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         try:
             outputs = _map(func, batch_size, flat_in_dims, flat_args, args_spec, randomness,
                            kwargs)
-        except Exception:
-            # a function failing both ways raises what the batched run raised: PyTorch's
+        except Exception as loop_error:
+            # a function failing both ways alike raises what the batched run raised: PyTorch's
             # batched ops name the physical sizes, as chainrule's physical ops do
-            if error is not None:
+            if type(error) is type(loop_error):
                 raise error from None
             raise
         return _stack_outputs(outputs, out_dims, func)

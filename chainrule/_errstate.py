@@ -25,12 +25,12 @@ try:
     QUIET = _make_extobj(all="ignore")
     get, _set = _var.get, _var.set
 
-    def quietly(fn, *args, **kwargs):
-        """fn(*args, **kwargs) with NumPy's warnings off; the caller's state untouched."""
+    def quietly(fn, *args):
+        """fn(*args) with NumPy's warnings off; the caller's state untouched."""
         prev = get()    # Note [NumPy warnings]: keep this order
         try:
             _set(QUIET)
-            return fn(*args, **kwargs)
+            return fn(*args)
         finally:
             _set(prev)
 except ImportError:  # an older NumPy: the public, slower way
@@ -39,6 +39,6 @@ except ImportError:  # an older NumPy: the public, slower way
     def get():
         return None
 
-    def quietly(fn, *args, **kwargs):
+    def quietly(fn, *args):
         with np.errstate(all="ignore"):
-            return fn(*args, **kwargs)
+            return fn(*args)

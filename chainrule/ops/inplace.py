@@ -86,7 +86,7 @@ def dispatch_inplace(op, inputs, params):
         if records:
             inputs = _snapshot_if_read(op, self, inputs)
         try:
-            _errstate.quietly(op.inplace_ufunc, target, other, out=target)
+            _errstate.quietly(op.inplace_ufunc, target, other, target)     # out=target
         except ValueError:
             pass   # does not broadcast into self: the general path below raises the error
         else:
@@ -126,9 +126,9 @@ def dispatch_inplace(op, inputs, params):
     if overlapping:
         # fill_ / index_put_ / masked_fill_ through an expanded view: write only the
         # elements the op changed, so a changed element is not overwritten by an alias
-        _errstate.quietly(np.copyto, target, out, casting="unsafe", where=out != target)
+        _errstate.quietly(np.copyto, target, out, "unsafe", out != target)
     else:
-        _errstate.quietly(np.copyto, target, out, casting="unsafe")
+        _errstate.quietly(np.copyto, target, out, "unsafe")
     if records:
         _rebase(op, self, inputs, params, out)
     else:

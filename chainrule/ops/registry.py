@@ -577,10 +577,12 @@ def dispatch(op, inputs, params):
         arrays, forward = prepared
     elif op.promote is not NONE and _needs_promotion(op, first, mixed, number_category):
         arrays = _promote(op, inputs, arrays, params)
-    args = (arrays, *params) if op.list_input else (*arrays, *params)
     try:
-        # Note [NumPy warnings]
-        out = forward(*args) if _errors_get() is _QUIET else _quietly(forward, *args)
+        if _errors_get() is _QUIET:     # Note [NumPy warnings]
+            out = forward(arrays, *params) if op.list_input else forward(*arrays, *params)
+        else:
+            out = (_quietly(forward, arrays, *params) if op.list_input
+                   else _quietly(forward, *arrays, *params))
     except ValueError:
         check_broadcast(arrays)
         raise

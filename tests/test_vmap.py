@@ -375,3 +375,19 @@ def test_errors_inside_a_batched_run_are_pytorchs():
     same_error(lambda T: T.vmap(lambda x, w: x @ w, in_dims=(0, None))(T.ones(2, 3),
                                                                         T.ones(4, 2)))
     same_error(lambda T: T.vmap(lambda x: x.view(5))(T.ones(2, 3)))
+
+
+def test_nested_compositions():
+    # grad of vmap of grad: the inner gradients' graph reaches the inner level's own
+    # aliases, which an outer level does not differentiate (results do not require grad)
+    def prog(T):
+        F = T.func
+        xs, w = t(T, B), t(T, C)
+        inner = lambda w: F.vmap(F.grad(lambda x: (x @ w).tanh().sum()))(xs).pow(2).sum()
+        return (F.grad(inner)(w),
+                F.vmap(F.vmap(F.grad(lambda x, y: (x * y).sin().sum())), in_dims=(0, None))(
+                    xs.view(3, 2, 2), xs[0].view(2, 2)),
+                F.jacrev(F.vmap(lambda x: (x @ w).sin()))(xs),
+                F.vmap(F.jacrev(F.jacrev(lambda x: (x @ w).sin().sum())))(xs),
+                F.vmap(lambda x: F.vjp(lambda v: v.exp() * 2, x)[1](x))(xs))
+    same(prog)

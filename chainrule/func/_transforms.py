@@ -21,6 +21,8 @@ row-by-row passes over the first run's graph remain where that run cannot be bat
 """
 import contextlib
 import functools
+import itertools
+import weakref
 
 from .. import autograd
 from .._tensor import Tensor
@@ -53,10 +55,19 @@ def _detach(t):
     return d
 
 
+_LEVEL_NUMBERS = itertools.count()   # transform levels, inner ones numbered after outer
+_ALIAS_LEAVES = {}      # id(alias leaf) -> (its level's number, weak reference to the leaf)
+
+
+def _forget(key):
+    return lambda ref: _ALIAS_LEAVES.pop(key, None)
+
+
 class _Level:
     """The aliases one transform differentiates with respect to."""
 
     def __init__(self):
+        self.number = next(_LEVEL_NUMBERS)
         self.aliases = []    # kept alive, so their ids in `own` stay theirs
         self.own = set()     # id() of the alias leaves (an alias view leads outside)
 
@@ -66,8 +77,19 @@ class _Level:
         a = _alias(x)
         self.aliases.append(a)
         if a.grad_fn is None:
-            self.own.add(id(a._phys if type(a) is BatchedTensor else a))
+            leaf = a._phys if type(a) is BatchedTensor else a
+            self.own.add(id(leaf))
+            _ALIAS_LEAVES[id(leaf)] = (self.number, weakref.ref(leaf, _forget(id(leaf))))
         return a
+
+    def _outside(self, leaf):
+        """Whether a leaf requiring grad is something an enclosing computation may
+        differentiate: not this level's alias nor an inner level's (a detached copy of a
+        constant, as far as this level and those around it are concerned)."""
+        if id(leaf) in self.own:
+            return False
+        entry = _ALIAS_LEAVES.get(id(leaf))
+        return entry is None or entry[1]() is not leaf or entry[0] < self.number
 
     def reaches_outside(self, tensors):
         """Whether the graphs of `tensors` reach something that requires grad other than
@@ -76,7 +98,7 @@ class _Level:
         for t in tensors:
             if isinstance(t, Tensor) and t.requires_grad:
                 if t.grad_fn is None:
-                    if id(t) not in self.own:
+                    if self._outside(t._phys if type(t) is BatchedTensor else t):
                         return True
                 else:
                     stack.append(t.grad_fn)
@@ -86,7 +108,7 @@ class _Level:
                 continue
             seen.add(id(node))
             if type(node) is AccumulateGrad:
-                if id(node.variable) not in self.own:
+                if self._outside(node.variable):
                     return True
                 continue
             stack.extend(n for n, _ in node.next_functions if n is not None)

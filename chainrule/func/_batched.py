@@ -29,7 +29,6 @@ import math
 import numpy as np
 
 from .. import _dtype as _dtypes
-from .._creation import zeros_like
 from .._random import get_rng_state, set_rng_state
 from .._tensor import Size, Tensor, make_tensor
 from ..ops import registry

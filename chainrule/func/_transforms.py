@@ -25,6 +25,7 @@ import itertools
 import weakref
 
 from .. import autograd
+from .._creation import zeros_like
 from .._tensor import Tensor
 from . import _batched
 from ._batched import BatchedTensor, Unbatchable, wrap
@@ -172,7 +173,7 @@ def _batched_autograd_grad(outputs, inputs, grad_outputs, retain_graph, create_g
             grads = _batched.unhooked(lambda: autograd.grad(
                 outs, phys, gos, retain_graph=retain_graph or create_graph,
                 create_graph=create_graph, allow_unused=True))
-    return tuple(wrap(_batched.zeros_like(p) if g is None else g, levels)
+    return tuple(wrap(zeros_like(p) if g is None else g, levels)
                  for g, p in zip(grads, phys))
 
 
@@ -476,7 +477,6 @@ def _check_list_of_tensors(output, api, argname):
 def _pushforward(level, flat_out, flat_in):
     """A function of input tangents giving output tangents, by the double-vjp trick: the
     vjp u -> J^T u is linear in its cotangent u, so J v = d/du <J^T u, v>, exactly."""
-    from .. import zeros_like
     us = [level.alias(zeros_like(o)) if o.requires_grad and
           (o.is_floating_point() or o.is_complex()) else None for o in flat_out]
     diff = [(o, u) for o, u in zip(flat_out, us) if u is not None]

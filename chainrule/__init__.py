@@ -135,7 +135,7 @@ def __getattr__(name):
 # Smaller namespaces (futures, multiprocessing, masked, ...), loaded on first use.
 _LAZY_MODULES |= {"futures", "functional", "return_types", "special", "multiprocessing",
                   "masked", "storage", "types"}
-_LAZY_MODULES |= {"hub", "distributions"}
+_LAZY_MODULES |= {"hub", "distributions", "_dynamo"}
 _LAZY_MODULES |= {"viz"}          # chainrule's own: the graph as DOT and as a page
 _LAZY_MODULES |= {"distributed"}  # MPI (mpi4py) loads at init_process_group only
 # PyTorch's private names real programs call: checks, logging, module-conversion switches,

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import chainrule
-from helpers import same, same_error, same_warnings
+from helpers import compare, same, same_error, same_warnings
 
 
 def head(T, prog, stop="\n\n  Developer debug context"):
@@ -604,3 +604,20 @@ def test_every_return_type_by_name():
         return [(t.__name__, t.__module__, tuple(t(tuple(range(len(t.__match_args__))))
                  if T is torch else t(*range(len(t._fields))))) for t in types]
     same(prog)
+
+
+def test_dynamo_names_beside_compile():
+    """torch._dynamo.reset / utils.counters / list_backends as programs using torch.compile
+    call them: with eager compilation nothing is cached and no counter moves."""
+    import torch._dynamo  # noqa: F401  (loads torch._dynamo.utils too)
+
+    def prog(T):
+        import importlib
+        dynamo = importlib.import_module(f"{T.__name__}._dynamo")
+        f = T.compile(lambda x: x.sin() + 1, backend="eager")
+        y = f(T.tensor([0.5, 1.0]))
+        return (dynamo.reset(), y, dynamo.list_backends(), dynamo.is_compiling(),
+                {k: dict(v) for k, v in dynamo.utils.counters.items() if v})
+    ours, theirs = prog(chainrule), prog(torch)
+    compare(ours[:4], theirs[:4])
+    assert ours[4] == {}

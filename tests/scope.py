@@ -39,6 +39,8 @@ _SYM = ("symbolic shapes (SymInt, sym_constrain_range...) exist for tracing comp
 _DISPATCHER = ("the C++ dispatcher's registration API (Library, define, impl by dispatch key, "
                "__torch_dispatch__ routing): chainrule has no dispatcher; Python custom ops "
                "(torch.library.custom_op) are present")
+_DATAPIPES = ("DataPipes: the legacy composable-loader API PyTorch deprecated and no longer "
+              "develops (moved to torchdata); Dataset, Sampler and DataLoader are present")
 _TRITON = "Triton GPU kernels (triton_op, wrap_triton): chainrule runs on the CPU only"
 _DIST_MODEL = ("model-parallel and RPC systems of torch.distributed (FSDP, DTensor/tensor "
                "parallel and device meshes, RPC, distributed autograd, remote modules): "
@@ -164,6 +166,12 @@ OUT_OF_SCOPE = {
     "torch.distributions": [],
     "torch.distributions.constraints": [],
     "torch.distributions.transforms": [],
+    "torch.utils.data": [
+        (_DATAPIPES, ["DFIterDataPipe", "DataChunk", "IterDataPipe", "MapDataPipe",
+                      "argument_validation", "datapipes", "functional_datapipe", "graph",
+                      "graph_settings", "guaranteed_datapipes_determinism", "non_deterministic",
+                      "runtime_validation", "runtime_validation_disabled"]),
+    ],
     "torch.library": [
         (_DISPATCHER, ["Library", "define", "impl", "fallthrough_kernel", "get_kernel",
                        "register_torch_dispatch", "EffectType", "NAMELESS_SCHEMA"]),

@@ -1,8 +1,8 @@
 """Adadelta, as torch.optim.Adadelta."""
 from .._creation import tensor, zeros_like
 from ..ops.aliasing import view_as_complex, view_as_real
-from .optimizer import (Optimizer, _check_lr, _check_step_options, _scalar_dtype,
-                        _setstate_defaults, _to_scalar)
+from .optimizer import (Optimizer, _check_hyperparams, _check_step_options, _scalar_dtype,
+                        _to_scalar)
 
 __all__ = ["Adadelta"]
 
@@ -12,31 +12,22 @@ class Adadelta(Optimizer):
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
-        _check_lr(lr)
-        if not 0.0 <= rho <= 1.0:
-            raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparams(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay)
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "capturable": capturable, "foreach": foreach,
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        _setstate_defaults(self, {"foreach": None, "maximize": False, "differentiable": False,
-                                  "capturable": False})
+    _setstate_options = {"foreach": None, "maximize": False, "differentiable": False,
+                         "capturable": False}
+
+    def _initial_state(self, p, group):
+        return {"step": tensor(0.0, dtype=_scalar_dtype()), "square_avg": zeros_like(p),
+                "acc_delta": zeros_like(p)}
 
     def _update_group(self, group):
         params, grads = self._params_with_grad(group)
-        for p in params:
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = tensor(0.0, dtype=_scalar_dtype())
-                state["square_avg"] = zeros_like(p)
-                state["acc_delta"] = zeros_like(p)
+        self._init_state(group, params)
         if not params:
             return
         _check_step_options(group, xla=(False, False))

@@ -2,8 +2,8 @@
 from .._creation import tensor, zeros_like
 from ..ops.aliasing import view_as_real
 from ..ops.shape import cat
-from .optimizer import (Optimizer, _check_lr, _check_step_options, _scalar_dtype,
-                        _setstate_defaults, _to_scalar)
+from .optimizer import (Optimizer, _check_hyperparams, _check_step_options, _scalar_dtype,
+                        _to_scalar)
 
 __all__ = ["Adamax"]
 
@@ -14,33 +14,22 @@ class Adamax(Optimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparams(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        _setstate_defaults(self, {"foreach": None, "maximize": False, "differentiable": False,
-                                  "capturable": False})
+    _setstate_options = {"foreach": None, "maximize": False, "differentiable": False,
+                         "capturable": False}
+
+    def _initial_state(self, p, group):
+        return {"step": tensor(0.0, dtype=_scalar_dtype()), "exp_avg": zeros_like(p),
+                "exp_inf": zeros_like(p)}
 
     def _update_group(self, group):
         params, grads = self._params_with_grad(group)
-        for p in params:
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = tensor(0.0, dtype=_scalar_dtype())
-                state["exp_avg"] = zeros_like(p)
-                state["exp_inf"] = zeros_like(p)
+        self._init_state(group, params)
         if not params:
             return
         _check_step_options(group)

@@ -1,8 +1,8 @@
 """Averaged stochastic gradient descent, as torch.optim.ASGD."""
 from .._creation import as_tensor, ones, tensor, zeros, zeros_like
 from ..ops.aliasing import view_as_real
-from .optimizer import (Optimizer, _check_lr, _check_step_options, _scalar_dtype,
-                        _setstate_defaults, _to_scalar)
+from .optimizer import (Optimizer, _check_hyperparams, _check_step_options, _scalar_dtype,
+                        _to_scalar)
 
 __all__ = ["ASGD"]
 
@@ -13,28 +13,24 @@ class ASGD(Optimizer):
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):
-        _check_lr(lr)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparams(lr=lr, weight_decay=weight_decay)
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        _setstate_defaults(self, {"foreach": None, "maximize": False, "differentiable": False,
-                                  "capturable": False}, scalars=("step", "eta", "mu"))
+    _setstate_options = {"foreach": None, "maximize": False, "differentiable": False,
+                         "capturable": False}
+    _setstate_scalars = ("step", "eta", "mu")
+
+    def _initial_state(self, p, group):
+        return {"step": zeros((), dtype=_scalar_dtype()),
+                "eta": tensor(float(_to_scalar(group["lr"])), dtype=_scalar_dtype()),
+                "mu": ones((), dtype=_scalar_dtype()), "ax": zeros_like(p)}
 
     def _update_group(self, group):
         params, grads = self._params_with_grad(group)
-        for p in params:
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = zeros((), dtype=_scalar_dtype())
-                state["eta"] = tensor(float(_to_scalar(group["lr"])), dtype=_scalar_dtype())
-                state["mu"] = ones((), dtype=_scalar_dtype())
-                state["ax"] = zeros_like(p)
+        self._init_state(group, params)
         if not params:
             return
         _check_step_options(group, "params, mus, etas, and state_steps")

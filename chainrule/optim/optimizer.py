@@ -110,6 +110,23 @@ def _check_lr(lr):
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def _check_hyperparams(**values):
+    """PyTorch's constructor checks of the named hyper-parameters, in the order given and
+    with its messages: lr as _check_lr, betas each in [0, 1), rho in [0, 1], others >= 0."""
+    for name, value in values.items():
+        if name == "lr":
+            _check_lr(value)
+        elif name == "betas":
+            for i in (0, 1):
+                if not 0.0 <= value[i] < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {i}: {value[i]}")
+        elif name == "rho":
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"Invalid rho value: {value}")
+        elif not 0.0 <= value:
+            raise ValueError(f"Invalid {'epsilon' if name == 'eps' else name} value: {value}")
+
+
 def _check_step_options(group, what="params and state_steps", foreach_what=None,
                         xla=(True, False)):
     """What PyTorch's step refuses once the state is initialized: foreach kernels record no
@@ -142,6 +159,11 @@ def _setstate_defaults(optimizer, options, scalars=("step",)):
 class Optimizer:
     """Base class: subclasses define `_update_group(group)`, the update of one param group,
     which `step` runs under no_grad (with grad enabled when `differentiable`)."""
+
+    # the options an unpickled optimizer's groups get when missing, and the state entries
+    # made 0-dim tensors there (see _setstate_defaults); None: nothing to fill in
+    _setstate_options = None
+    _setstate_scalars = ("step",)
 
     # the signatures of step pre and post hooks (PyTorch's type aliases)
     OptimizerPreHook = Callable[[Self, tuple[Any, ...], dict[str, Any]],
@@ -182,6 +204,8 @@ class Optimizer:
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
         self._patch_step_function()   # an unpickled optimizer's class may be new here
+        if self._setstate_options is not None:
+            _setstate_defaults(self, self._setstate_options, self._setstate_scalars)
 
     @staticmethod
     def profile_hook_step(func):
@@ -364,6 +388,15 @@ class Optimizer:
         params = [p for p in group["params"] if p.grad is not None]
         grads = [-p.grad if group.get("maximize") else p.grad for p in params]
         return params, grads
+
+    def _init_state(self, group, params):
+        """PyTorch's lazy state: a parameter's state is made on its first step with a
+        gradient, from the subclass's `_initial_state(p, group)` (a dict, in state_dict
+        order)."""
+        for p in params:
+            state = self.state[p]
+            if len(state) == 0:
+                state.update(self._initial_state(p, group))
 
     def state_dict(self):
         """{'state': {index: state}, 'param_groups': [group with 'params' as indices]}, the

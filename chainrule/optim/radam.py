@@ -1,8 +1,8 @@
 """RAdam, as torch.optim.RAdam."""
 from .._creation import tensor, zeros_like
 from ..ops.aliasing import view_as_real
-from .optimizer import (Optimizer, _check_lr, _check_step_options, _scalar_dtype,
-                        _setstate_defaults, _to_scalar)
+from .optimizer import (Optimizer, _check_hyperparams, _check_step_options, _scalar_dtype,
+                        _to_scalar)
 
 __all__ = ["RAdam"]
 
@@ -14,34 +14,23 @@ class RAdam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparams(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "decoupled_weight_decay": decoupled_weight_decay,
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        _setstate_defaults(self, {"foreach": None, "maximize": False, "differentiable": False,
-                                  "decoupled_weight_decay": False, "capturable": False})
+    _setstate_options = {"foreach": None, "maximize": False, "differentiable": False,
+                         "decoupled_weight_decay": False, "capturable": False}
+
+    def _initial_state(self, p, group):
+        return {"step": tensor(0.0, dtype=_scalar_dtype()), "exp_avg": zeros_like(p),
+                "exp_avg_sq": zeros_like(p)}
 
     def _update_group(self, group):
         params, grads = self._params_with_grad(group)
-        for p in params:
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = tensor(0.0, dtype=_scalar_dtype())
-                state["exp_avg"] = zeros_like(p)
-                state["exp_avg_sq"] = zeros_like(p)
+        self._init_state(group, params)
         if not params:
             return
         _check_step_options(group)

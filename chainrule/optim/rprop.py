@@ -1,8 +1,7 @@
 """Resilient backpropagation, as torch.optim.Rprop."""
 from .._creation import full_like, tensor, zeros_like
 from ..ops.aliasing import view_as_real
-from .optimizer import (Optimizer, _check_lr, _check_step_options, _scalar_dtype,
-                        _setstate_defaults, _to_scalar)
+from .optimizer import Optimizer, _check_lr, _check_step_options, _scalar_dtype, _to_scalar
 
 __all__ = ["Rprop"]
 
@@ -21,20 +20,17 @@ class Rprop(Optimizer):
                     "capturable": capturable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        _setstate_defaults(self, {"foreach": None, "maximize": False, "differentiable": False,
-                                  "capturable": False})
+    _setstate_options = {"foreach": None, "maximize": False, "differentiable": False,
+                         "capturable": False}
+
+    def _initial_state(self, p, group):
+        lr = _to_scalar(group["lr"])
+        return {"step": tensor(0.0, dtype=_scalar_dtype()), "prev": zeros_like(p),
+                "step_size": full_like(p.grad, complex(lr, lr) if p.is_complex() else lr)}
 
     def _update_group(self, group):
         params, grads = self._params_with_grad(group)
-        for p in params:
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = tensor(0.0, dtype=_scalar_dtype())
-                state["prev"] = zeros_like(p)
-                lr = _to_scalar(group["lr"])
-                state["step_size"] = full_like(p.grad, complex(lr, lr) if p.is_complex() else lr)
+        self._init_state(group, params)
         if not params:
             return
         _check_step_options(group, xla=(True, True))

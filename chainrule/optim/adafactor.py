@@ -2,7 +2,7 @@
 from .._creation import tensor, zeros, zeros_like
 from .._dtype import finfo
 from .._tensor import Tensor
-from .optimizer import Optimizer, _scalar_dtype, _setstate_defaults, _to_scalar
+from .optimizer import Optimizer, _scalar_dtype, _to_scalar
 
 __all__ = ["Adafactor"]
 
@@ -31,9 +31,7 @@ class Adafactor(Optimizer):
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        _setstate_defaults(self, {"foreach": None})
+    _setstate_options = {"foreach": None}
 
     def _update_group(self, group):
         params, grads = [], []

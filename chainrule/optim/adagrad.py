@@ -1,8 +1,8 @@
 """Adagrad, as torch.optim.Adagrad."""
 from .._creation import full_like, tensor
 from ..ops.aliasing import view_as_real
-from .optimizer import (Optimizer, _check_fused, _check_fused_once, _check_lr,
-                        _check_step_options, _scalar_dtype, _setstate_defaults, _to_scalar)
+from .optimizer import (Optimizer, _check_fused, _check_fused_once, _check_hyperparams,
+                        _check_step_options, _scalar_dtype, _to_scalar)
 
 __all__ = ["Adagrad"]
 
@@ -13,16 +13,8 @@ class Adagrad(Optimizer):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
                  differentiable=False, fused=None):
-        _check_lr(lr)
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(
-                f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_hyperparams(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                           initial_accumulator_value=initial_accumulator_value, eps=eps)
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                     "initial_accumulator_value": initial_accumulator_value,
                     "foreach": foreach, "maximize": maximize,
@@ -38,10 +30,8 @@ class Adagrad(Optimizer):
                 value = initial_accumulator_value
                 state["sum"] = full_like(p, complex(value, value) if p.is_complex() else value)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        _setstate_defaults(self, {"foreach": None, "maximize": False, "differentiable": False,
-                                  "fused": None})
+    _setstate_options = {"foreach": None, "maximize": False, "differentiable": False,
+                         "fused": None}
 
     def share_memory(self):
         """Move the accumulators to shared memory (for Hogwild-style multiprocessing)."""

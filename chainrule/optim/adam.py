@@ -2,8 +2,8 @@
 from .._creation import tensor, zeros_like
 from .._tensor import Tensor
 from ..ops.aliasing import view_as_real
-from .optimizer import (Optimizer, _check_fused, _check_fused_param, _check_step_options,
-                        _scalar_dtype, _setstate_defaults, _to_scalar)
+from .optimizer import (Optimizer, _check_fused, _check_fused_param, _check_hyperparams,
+                        _check_step_options, _scalar_dtype, _to_scalar)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -19,18 +19,7 @@ class Adam(Optimizer):
             if foreach and not capturable:
                 raise ValueError("lr as a Tensor is not supported for capturable=False and "
                                  "foreach=True")
-            if lr.numel() != 1:
-                raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparams(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         if not (isinstance(betas[0], float) and isinstance(betas[1], float)
                 or isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor)):
             raise ValueError("betas must be either both floats or both Tensors")
@@ -50,24 +39,22 @@ class Adam(Optimizer):
         # fused=True runs the single-tensor step here: PyTorch's CPU kernel computes the same
         _check_fused(fused, differentiable, foreach)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        _setstate_defaults(self, {"amsgrad": False, "maximize": False, "foreach": None,
-                                  "capturable": False, "differentiable": False,
-                                  "fused": None, "decoupled_weight_decay": False})
+    _setstate_options = {"amsgrad": False, "maximize": False, "foreach": None,
+                         "capturable": False, "differentiable": False, "fused": None,
+                         "decoupled_weight_decay": False}
+
+    def _initial_state(self, p, group):
+        if group["fused"]:
+            _check_fused_param(p)
+        state = {"step": tensor(0.0, dtype=_scalar_dtype(group["fused"])),
+                 "exp_avg": zeros_like(p), "exp_avg_sq": zeros_like(p)}
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = zeros_like(p)
+        return state
 
     def _update_group(self, group):
         params, grads = self._params_with_grad(group)
-        for p in params:
-            state = self.state[p]
-            if len(state) == 0:
-                if group["fused"]:
-                    _check_fused_param(p)
-                state["step"] = tensor(0.0, dtype=_scalar_dtype(group["fused"]))
-                state["exp_avg"] = zeros_like(p)
-                state["exp_avg_sq"] = zeros_like(p)
-                if group["amsgrad"]:
-                    state["max_exp_avg_sq"] = zeros_like(p)
+        self._init_state(group, params)
         if not params:
             return
         _check_step_options(group)

@@ -143,25 +143,13 @@ def _check_step_options(group, what="params and state_steps", foreach_what=None,
                              f"{devices}.")
 
 
-def _setstate_defaults(optimizer, options, scalars=("step",)):
-    """PyTorch's __setstate__ of the optimizers: options that older pickles lack get their
-    defaults, and scalar state saved as numbers becomes 0-dim tensors."""
-    for group in optimizer.param_groups:
-        for key, value in options.items():
-            group.setdefault(key, value)
-        for p in group["params"]:
-            state = optimizer.state.get(p, {})
-            for key in scalars:
-                if key in state and not isinstance(state[key], Tensor):
-                    state[key] = tensor(float(state[key]), dtype=_scalar_dtype())
-
-
 class Optimizer:
     """Base class: subclasses define `_update_group(group)`, the update of one param group,
     which `step` runs under no_grad (with grad enabled when `differentiable`)."""
 
-    # the options an unpickled optimizer's groups get when missing, and the state entries
-    # made 0-dim tensors there (see _setstate_defaults); None: nothing to fill in
+    # PyTorch's __setstate__ of the optimizers: the options that older pickles' groups lack
+    # get these defaults, and these state entries saved as numbers become 0-dim tensors;
+    # None: the class has no such options
     _setstate_options = None
     _setstate_scalars = ("step",)
 
@@ -204,8 +192,16 @@ class Optimizer:
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
         self._patch_step_function()   # an unpickled optimizer's class may be new here
-        if self._setstate_options is not None:
-            _setstate_defaults(self, self._setstate_options, self._setstate_scalars)
+        if self._setstate_options is None:
+            return
+        for group in self.param_groups:
+            for key, value in self._setstate_options.items():
+                group.setdefault(key, value)
+            for p in group["params"]:
+                p_state = self.state.get(p, {})
+                for key in self._setstate_scalars:
+                    if key in p_state and not isinstance(p_state[key], Tensor):
+                        p_state[key] = tensor(float(p_state[key]), dtype=_scalar_dtype())
 
     @staticmethod
     def profile_hook_step(func):

@@ -1,8 +1,8 @@
 """RMSprop, as torch.optim.RMSprop."""
 from .._creation import tensor, zeros_like
 from ..ops.aliasing import view_as_real
-from .optimizer import (Optimizer, _check_lr, _check_step_options, _scalar_dtype,
-                        _setstate_defaults, _to_scalar)
+from .optimizer import (Optimizer, _check_hyperparams, _check_step_options, _scalar_dtype,
+                        _to_scalar)
 
 __all__ = ["RMSprop"]
 
@@ -13,39 +13,29 @@ class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_hyperparams(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay,
+                           alpha=alpha)
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
                     "centered": centered, "weight_decay": weight_decay,
                     "capturable": capturable, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        _setstate_defaults(self, {"momentum": 0, "centered": False, "foreach": None,
-                                  "maximize": False, "differentiable": False,
-                                  "capturable": False})
+    _setstate_options = {"momentum": 0, "centered": False, "foreach": None,
+                         "maximize": False, "differentiable": False, "capturable": False}
+
+    def _initial_state(self, p, group):
+        state = {"step": tensor(0.0, dtype=_scalar_dtype()), "square_avg": zeros_like(p)}
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = zeros_like(p)
+        if group["centered"]:
+            state["grad_avg"] = zeros_like(p)
+        return state
 
     def _update_group(self, group):
         params, grads = self._params_with_grad(group)
         momentum = group["momentum"]
-        for p in params:
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = tensor(0.0, dtype=_scalar_dtype())
-                state["square_avg"] = zeros_like(p)
-                if momentum > 0:
-                    state["momentum_buffer"] = zeros_like(p)
-                if group["centered"]:
-                    state["grad_avg"] = zeros_like(p)
+        self._init_state(group, params)
         if not params:
             return
         _check_step_options(group, xla=(True, True))

@@ -1,7 +1,6 @@
 """Stochastic gradient descent, as torch.optim.SGD."""
 from .._tensor import Tensor
-from .optimizer import (Optimizer, _check_fused, _check_fused_once, _setstate_defaults,
-                        _to_scalar)
+from .optimizer import Optimizer, _check_fused, _check_fused_once, _to_scalar
 
 __all__ = ["SGD"]
 
@@ -30,10 +29,9 @@ class SGD(Optimizer):
         # compute the same
         _check_fused(fused, differentiable, foreach)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        _setstate_defaults(self, {"nesterov": False, "maximize": False, "foreach": None,
-                                  "differentiable": False, "fused": False}, scalars=())
+    _setstate_options = {"nesterov": False, "maximize": False, "foreach": None,
+                         "differentiable": False, "fused": False}
+    _setstate_scalars = ()
 
     def _update_group(self, group):
         params, grads = self._params_with_grad(group)

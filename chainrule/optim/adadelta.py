@@ -1,8 +1,7 @@
 """Adadelta, as torch.optim.Adadelta."""
 from .._creation import tensor, zeros_like
 from ..ops.aliasing import view_as_complex, view_as_real
-from .optimizer import (Optimizer, _check_hyperparams, _check_step_options, _scalar_dtype,
-                        _to_scalar)
+from .optimizer import Optimizer, _check_hyperparams, _scalar_dtype, _to_scalar
 
 __all__ = ["Adadelta"]
 
@@ -21,16 +20,14 @@ class Adadelta(Optimizer):
     _setstate_options = {"foreach": None, "maximize": False, "differentiable": False,
                          "capturable": False}
 
+    _step_check = {"xla": (False, False)}
+
     def _initial_state(self, p, group):
         return {"step": tensor(0.0, dtype=_scalar_dtype()), "square_avg": zeros_like(p),
                 "acc_delta": zeros_like(p)}
 
     def _update_group(self, group):
-        params, grads = self._params_with_grad(group)
-        self._init_state(group, params)
-        if not params:
-            return
-        _check_step_options(group, xla=(False, False))
+        params, grads = self._params_to_step(group)
         lr, rho, eps = _to_scalar(group["lr"]), group["rho"], group["eps"]
         weight_decay = group["weight_decay"]
         for param, grad in zip(params, grads):

@@ -3,7 +3,7 @@ from .._creation import tensor, zeros_like
 from .._tensor import Tensor
 from ..ops.aliasing import view_as_real
 from .optimizer import (Optimizer, _check_fused, _check_fused_param, _check_hyperparams,
-                        _check_step_options, _scalar_dtype, _to_scalar)
+                        _scalar_dtype, _to_scalar)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -53,11 +53,7 @@ class Adam(Optimizer):
         return state
 
     def _update_group(self, group):
-        params, grads = self._params_with_grad(group)
-        self._init_state(group, params)
-        if not params:
-            return
-        _check_step_options(group)
+        params, grads = self._params_to_step(group)
         lr, eps, weight_decay = _to_scalar(group["lr"]), group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
         differentiable = group["differentiable"]

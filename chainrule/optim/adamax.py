@@ -2,8 +2,7 @@
 from .._creation import tensor, zeros_like
 from ..ops.aliasing import view_as_real
 from ..ops.shape import cat
-from .optimizer import (Optimizer, _check_hyperparams, _check_step_options, _scalar_dtype,
-                        _to_scalar)
+from .optimizer import Optimizer, _check_hyperparams, _scalar_dtype, _to_scalar
 
 __all__ = ["Adamax"]
 
@@ -28,11 +27,7 @@ class Adamax(Optimizer):
                 "exp_inf": zeros_like(p)}
 
     def _update_group(self, group):
-        params, grads = self._params_with_grad(group)
-        self._init_state(group, params)
-        if not params:
-            return
-        _check_step_options(group)
+        params, grads = self._params_to_step(group)
         lr, eps, weight_decay = _to_scalar(group["lr"]), group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
         for param, grad in zip(params, grads):

@@ -1,8 +1,7 @@
 """Averaged stochastic gradient descent, as torch.optim.ASGD."""
 from .._creation import as_tensor, ones, tensor, zeros, zeros_like
 from ..ops.aliasing import view_as_real
-from .optimizer import (Optimizer, _check_hyperparams, _check_step_options, _scalar_dtype,
-                        _to_scalar)
+from .optimizer import Optimizer, _check_hyperparams, _scalar_dtype, _to_scalar
 
 __all__ = ["ASGD"]
 
@@ -23,17 +22,15 @@ class ASGD(Optimizer):
                          "capturable": False}
     _setstate_scalars = ("step", "eta", "mu")
 
+    _step_check = {"what": "params, mus, etas, and state_steps"}
+
     def _initial_state(self, p, group):
         return {"step": zeros((), dtype=_scalar_dtype()),
                 "eta": tensor(float(_to_scalar(group["lr"])), dtype=_scalar_dtype()),
                 "mu": ones((), dtype=_scalar_dtype()), "ax": zeros_like(p)}
 
     def _update_group(self, group):
-        params, grads = self._params_with_grad(group)
-        self._init_state(group, params)
-        if not params:
-            return
-        _check_step_options(group, "params, mus, etas, and state_steps")
+        params, grads = self._params_to_step(group)
         lr, lambd, alpha, t0 = (_to_scalar(group["lr"]), group["lambd"], group["alpha"],
                                 group["t0"])
         weight_decay = group["weight_decay"]

@@ -1,8 +1,7 @@
 """NAdam, as torch.optim.NAdam."""
 from .._creation import tensor, zeros_like
 from ..ops.aliasing import view_as_real
-from .optimizer import (Optimizer, _check_hyperparams, _check_step_options, _scalar_dtype,
-                        _to_scalar)
+from .optimizer import Optimizer, _check_hyperparams, _scalar_dtype, _to_scalar
 
 __all__ = ["NAdam"]
 
@@ -27,18 +26,16 @@ class NAdam(Optimizer):
                          "differentiable": False, "decoupled_weight_decay": False}
     _setstate_scalars = ("step", "mu_product")
 
+    _step_check = {"what": "params, mu_products and state_steps",
+                   "foreach_what": "params, mu_products, and state_steps"}
+
     def _initial_state(self, p, group):
         return {"step": tensor(0.0, dtype=_scalar_dtype()),
                 "mu_product": tensor(1.0, dtype=_scalar_dtype()), "exp_avg": zeros_like(p),
                 "exp_avg_sq": zeros_like(p)}
 
     def _update_group(self, group):
-        params, grads = self._params_with_grad(group)
-        self._init_state(group, params)
-        if not params:
-            return
-        _check_step_options(group, "params, mu_products and state_steps",
-                            "params, mu_products, and state_steps")
+        params, grads = self._params_to_step(group)
         lr, eps, weight_decay = _to_scalar(group["lr"]), group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
         momentum_decay = group["momentum_decay"]

@@ -152,6 +152,8 @@ class Optimizer:
     # None: the class has no such options
     _setstate_options = None
     _setstate_scalars = ("step",)
+    # the keyword arguments of _check_step_options in _params_to_step
+    _step_check = {}
 
     # the signatures of step pre and post hooks (PyTorch's type aliases)
     OptimizerPreHook = Callable[[Self, tuple[Any, ...], dict[str, Any]],
@@ -385,14 +387,19 @@ class Optimizer:
         grads = [-p.grad if group.get("maximize") else p.grad for p in params]
         return params, grads
 
-    def _init_state(self, group, params):
-        """PyTorch's lazy state: a parameter's state is made on its first step with a
-        gradient, from the subclass's `_initial_state(p, group)` (a dict, in state_dict
-        order)."""
+    def _params_to_step(self, group):
+        """_params_with_grad for the optimizers with lazy state: a parameter's state is made
+        on its first step with a gradient, from the subclass's `_initial_state(p, group)` (a
+        dict, in state_dict order); then, when there is anything to step, the options
+        PyTorch's step refuses are checked (_check_step_options with `_step_check`)."""
+        params, grads = self._params_with_grad(group)
         for p in params:
             state = self.state[p]
             if len(state) == 0:
                 state.update(self._initial_state(p, group))
+        if params:
+            _check_step_options(group, **self._step_check)
+        return params, grads
 
     def state_dict(self):
         """{'state': {index: state}, 'param_groups': [group with 'params' as indices]}, the

@@ -1,8 +1,7 @@
 """RMSprop, as torch.optim.RMSprop."""
 from .._creation import tensor, zeros_like
 from ..ops.aliasing import view_as_real
-from .optimizer import (Optimizer, _check_hyperparams, _check_step_options, _scalar_dtype,
-                        _to_scalar)
+from .optimizer import Optimizer, _check_hyperparams, _scalar_dtype, _to_scalar
 
 __all__ = ["RMSprop"]
 
@@ -24,6 +23,8 @@ class RMSprop(Optimizer):
     _setstate_options = {"momentum": 0, "centered": False, "foreach": None,
                          "maximize": False, "differentiable": False, "capturable": False}
 
+    _step_check = {"xla": (True, True)}
+
     def _initial_state(self, p, group):
         state = {"step": tensor(0.0, dtype=_scalar_dtype()), "square_avg": zeros_like(p)}
         if group["momentum"] > 0:
@@ -33,12 +34,8 @@ class RMSprop(Optimizer):
         return state
 
     def _update_group(self, group):
-        params, grads = self._params_with_grad(group)
+        params, grads = self._params_to_step(group)
         momentum = group["momentum"]
-        self._init_state(group, params)
-        if not params:
-            return
-        _check_step_options(group, xla=(True, True))
         lr, alpha, eps = _to_scalar(group["lr"]), group["alpha"], group["eps"]
         for param, grad in zip(params, grads):
             state = self.state[param]

@@ -1,7 +1,7 @@
 """Resilient backpropagation, as torch.optim.Rprop."""
 from .._creation import full_like, tensor, zeros_like
 from ..ops.aliasing import view_as_real
-from .optimizer import Optimizer, _check_lr, _check_step_options, _scalar_dtype, _to_scalar
+from .optimizer import Optimizer, _check_lr, _scalar_dtype, _to_scalar
 
 __all__ = ["Rprop"]
 
@@ -23,17 +23,15 @@ class Rprop(Optimizer):
     _setstate_options = {"foreach": None, "maximize": False, "differentiable": False,
                          "capturable": False}
 
+    _step_check = {"xla": (True, True)}
+
     def _initial_state(self, p, group):
         lr = _to_scalar(group["lr"])
         return {"step": tensor(0.0, dtype=_scalar_dtype()), "prev": zeros_like(p),
                 "step_size": full_like(p.grad, complex(lr, lr) if p.is_complex() else lr)}
 
     def _update_group(self, group):
-        params, grads = self._params_with_grad(group)
-        self._init_state(group, params)
-        if not params:
-            return
-        _check_step_options(group, xla=(True, True))
+        params, grads = self._params_to_step(group)
         etaminus, etaplus = group["etas"]
         step_size_min, step_size_max = group["step_sizes"]
         for param, grad in zip(params, grads):

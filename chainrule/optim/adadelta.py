@@ -1,7 +1,6 @@
 """Adadelta, as torch.optim.Adadelta."""
-from .._creation import tensor, zeros_like
 from ..ops.aliasing import view_as_complex, view_as_real
-from .optimizer import Optimizer, _check_hyperparams, _scalar_dtype, _to_scalar
+from .optimizer import Optimizer, _check_hyperparams, _to_scalar
 
 __all__ = ["Adadelta"]
 
@@ -19,12 +18,8 @@ class Adadelta(Optimizer):
 
     _setstate_options = {"foreach": None, "maximize": False, "differentiable": False,
                          "capturable": False}
-
     _step_check = {"xla": (False, False)}
-
-    def _initial_state(self, p, group):
-        return {"step": tensor(0.0, dtype=_scalar_dtype()), "square_avg": zeros_like(p),
-                "acc_delta": zeros_like(p)}
+    _state_buffers = ("square_avg", "acc_delta")
 
     def _update_group(self, group):
         params, grads = self._params_to_step(group)

@@ -1,8 +1,7 @@
 """Adamax, as torch.optim.Adamax."""
-from .._creation import tensor, zeros_like
 from ..ops.aliasing import view_as_real
 from ..ops.shape import cat
-from .optimizer import Optimizer, _check_hyperparams, _scalar_dtype, _to_scalar
+from .optimizer import Optimizer, _check_hyperparams, _to_scalar
 
 __all__ = ["Adamax"]
 
@@ -21,10 +20,7 @@ class Adamax(Optimizer):
 
     _setstate_options = {"foreach": None, "maximize": False, "differentiable": False,
                          "capturable": False}
-
-    def _initial_state(self, p, group):
-        return {"step": tensor(0.0, dtype=_scalar_dtype()), "exp_avg": zeros_like(p),
-                "exp_inf": zeros_like(p)}
+    _state_buffers = ("exp_avg", "exp_inf")
 
     def _update_group(self, group):
         params, grads = self._params_to_step(group)

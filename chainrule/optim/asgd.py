@@ -21,7 +21,6 @@ class ASGD(Optimizer):
     _setstate_options = {"foreach": None, "maximize": False, "differentiable": False,
                          "capturable": False}
     _setstate_scalars = ("step", "eta", "mu")
-
     _step_check = {"what": "params, mus, etas, and state_steps"}
 
     def _initial_state(self, p, group):

@@ -25,7 +25,6 @@ class NAdam(Optimizer):
     _setstate_options = {"maximize": False, "foreach": None, "capturable": False,
                          "differentiable": False, "decoupled_weight_decay": False}
     _setstate_scalars = ("step", "mu_product")
-
     _step_check = {"what": "params, mu_products and state_steps",
                    "foreach_what": "params, mu_products, and state_steps"}
 

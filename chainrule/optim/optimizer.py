@@ -10,7 +10,7 @@ from typing import Any, Self
 import warnings
 
 from .._platform import typename
-from .._creation import tensor
+from .._creation import tensor, zeros_like
 from .._dtype import float32, float64, get_default_dtype
 from .._tensor import Tensor
 from ..autograd import enable_grad, set_grad_enabled
@@ -154,6 +154,8 @@ class Optimizer:
     _setstate_scalars = ("step",)
     # the keyword arguments of _check_step_options in _params_to_step
     _step_check = {}
+    # the state buffers, shaped as the parameter, of the default _initial_state
+    _state_buffers = ()
 
     # the signatures of step pre and post hooks (PyTorch's type aliases)
     OptimizerPreHook = Callable[[Self, tuple[Any, ...], dict[str, Any]],
@@ -400,6 +402,12 @@ class Optimizer:
         if params:
             _check_step_options(group, **self._step_check)
         return params, grads
+
+    def _initial_state(self, p, group):
+        """A new parameter's state: a `step` counter, then zeros for each _state_buffers."""
+        state = {"step": tensor(0.0, dtype=_scalar_dtype())}
+        state.update((name, zeros_like(p)) for name in self._state_buffers)
+        return state
 
     def state_dict(self):
         """{'state': {index: state}, 'param_groups': [group with 'params' as indices]}, the

@@ -1,7 +1,6 @@
 """RAdam, as torch.optim.RAdam."""
-from .._creation import tensor, zeros_like
 from ..ops.aliasing import view_as_real
-from .optimizer import Optimizer, _check_hyperparams, _scalar_dtype, _to_scalar
+from .optimizer import Optimizer, _check_hyperparams, _to_scalar
 
 __all__ = ["RAdam"]
 
@@ -22,10 +21,7 @@ class RAdam(Optimizer):
 
     _setstate_options = {"foreach": None, "maximize": False, "differentiable": False,
                          "decoupled_weight_decay": False, "capturable": False}
-
-    def _initial_state(self, p, group):
-        return {"step": tensor(0.0, dtype=_scalar_dtype()), "exp_avg": zeros_like(p),
-                "exp_avg_sq": zeros_like(p)}
+    _state_buffers = ("exp_avg", "exp_avg_sq")
 
     def _update_group(self, group):
         params, grads = self._params_to_step(group)

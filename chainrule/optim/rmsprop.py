@@ -22,7 +22,6 @@ class RMSprop(Optimizer):
 
     _setstate_options = {"momentum": 0, "centered": False, "foreach": None,
                          "maximize": False, "differentiable": False, "capturable": False}
-
     _step_check = {"xla": (True, True)}
 
     def _initial_state(self, p, group):

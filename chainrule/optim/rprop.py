@@ -22,7 +22,6 @@ class Rprop(Optimizer):
 
     _setstate_options = {"foreach": None, "maximize": False, "differentiable": False,
                          "capturable": False}
-
     _step_check = {"xla": (True, True)}
 
     def _initial_state(self, p, group):

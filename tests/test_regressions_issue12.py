@@ -219,7 +219,8 @@ REFUSED = [
     lambda T: T.nn.functional.softmax(T.tensor([1, 2]), 0),
     lambda T: T.log_softmax(T.tensor([[1, 2]]), 1),
     lambda T: T.pow(T.tensor([True]), T.tensor([True])),
-    lambda T: T.nn.functional.cross_entropy(T.ones(1, 2, dtype=T.int64), T.zeros(1, dtype=T.int64)),
+    lambda T: T.nn.functional.cross_entropy(T.ones(1, 2, dtype=T.int64),
+                                            T.zeros(1, dtype=T.int64)),
 ]
 
 
@@ -364,4 +365,5 @@ def test_limited_unsigned_sub_computes_in_the_promoted_dtype(prog):
 
 @pytest.mark.parametrize("dtype", ["uint16", "uint64"])
 def test_limited_unsigned_sub_kernel_still_refused(dtype):
-    same_error(lambda T: T.tensor([1], dtype=getattr(T, dtype)) - T.tensor([1], dtype=getattr(T, dtype)))
+    same_error(lambda T: T.tensor([1], dtype=getattr(T, dtype))
+               - T.tensor([1], dtype=getattr(T, dtype)))

@@ -145,8 +145,10 @@ def test_native_errors():
 SIGNAL = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine",
           "general_hamming", "hamming", "hann", "kaiser", "nuttall"]
 # the ops whose last bit decides each window's (module docstring), float32 and float64
-SIGNAL_ULPS = {"bartlett": (0, 0), "exponential": (2, 0), "gaussian": (2, 0),
-               "kaiser": (16, 16), "cosine": (1, 1)}
+# (NumPy 2.4's float64 exp differs from PyTorch's in the last bit for some inputs, and its
+# float32 one by up to 2 ulps; kaiser's i0 adds its own)
+SIGNAL_ULPS = {"bartlett": (0, 0), "exponential": (2, 1), "gaussian": (2, 1),
+               "kaiser": (17, 16), "cosine": (1, 1)}
 
 
 def _args(name):
@@ -173,7 +175,7 @@ def test_signal_window_parameters():
         close(lambda T: getattr(T, W).windows.exponential(11, center=center, tau=tau,
                                                           sym=center is None), 2)
     for std in [0.3, 1.0, 7.0]:
-        close(lambda T: T.signal.windows.gaussian(12, std=std, sym=False, dtype=T.float64))
+        close(lambda T: T.signal.windows.gaussian(12, std=std, sym=False, dtype=T.float64), 1)
     for beta in [0.0, 2.0, 12.0]:
         close(lambda T: T.signal.windows.kaiser(12, beta=beta, sym=False), 16)
     close(lambda T: T.signal.windows.general_hamming(10, alpha=0.3, dtype=T.float64), 2, 0.5)

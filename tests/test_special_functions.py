@@ -269,8 +269,9 @@ def test_sinc_complex():
 
 def test_logit_eps_clamps():
     x = [-0.5, 0.0, 0.05, 0.1, 0.5, 0.9, 0.95, 1.0, 1.5, math.nan]
+    # one float32 ulp: NumPy 2.4's float32 log differs from PyTorch's in the last bit
     same(lambda L: [L.logit(L.tensor(x), eps) for eps in (None, 0.1, 0.0, -0.1, 0.6, 0.5, 1)],
-         atol=0, rtol=1e-15)
+         atol=0, rtol=1.2e-7)
 
 
 # ---- dtypes -------------------------------------------------------------------------------

@@ -1823,7 +1823,8 @@ def _window_max(x, positions, masks):
     for d, pos in enumerate(positions):
         shape = [1] * nd
         shape[d] = -1
-        first = pos[np.arange(len(pos)), np.argmax(pos >= 0, axis=1)] if pos.size else pos[:, 0]
+        first = (pos[np.arange(len(pos)), np.argmax(pos >= 0, axis=1)] if pos.size
+                 else np.zeros(len(pos), np.int64))     # no windows, or windows of no taps
         indices = indices + first.reshape(shape) * strides[d]
     for tap, flat, inside in reversed(taps):
         indices = np.where((tap == values) & inside, flat, indices)

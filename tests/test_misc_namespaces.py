@@ -291,8 +291,11 @@ def test_lobpcg_gradient():
         E, V = T.lobpcg(A, k=k)
         (E.sum() + (V ** 2).sum(0).sum()).backward()
         return E, V.abs(), type(E.grad_fn).__name__, A.grad
+    # the least converged eigenvector's last digits follow the triangular solves' summation
+    # order (blocked trsm, here and in PyTorch's BLAS, each its own way): 1e-5 relative, 1e-6
+    # absolute (the iteration stops at its tolerance, not at the same bits)
     for k in (2, 6):
-        same(lambda T: prog(T, k), atol=1e-7, rtol=1e-6)
+        same(lambda T: prog(T, k), atol=1e-6, rtol=1e-5)
 
     def with_b(T):
         A = spd(T).requires_grad_()

@@ -215,25 +215,41 @@ def _batch_matrices(a):
 
 def _trsm(a, b, upper, left=True, unit=False):
     """Solve op(A) X = B (left) or X A = B (right) with A triangular (only that triangle
-    read): back substitution, looped over rows and vectorized over the batch, as BLAS's trsm
-    (no singularity check: a zero pivot gives inf/nan, as PyTorch)."""
+    read), vectorized over the batch, as BLAS's trsm (no singularity check: a zero pivot
+    gives inf/nan, as PyTorch)."""
     if not left:
         return np.swapaxes(_trsm(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper,
                                  True, unit), -1, -2)
-    n = a.shape[-1]
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     dtype = np.result_type(a, b)
     a = np.broadcast_to(a, shape + a.shape[-2:])
     x = np.array(np.broadcast_to(b, shape + b.shape[-2:]), dtype=dtype)
-    order = range(n - 1, -1, -1) if upper else range(n)
     with np.errstate(divide="ignore", invalid="ignore"):
-        for i in order:
+        _trsm_into(a, x, upper, unit)
+    return x
+
+
+_TRSM_BLOCK = 16
+
+
+def _trsm_into(a, x, upper, unit):
+    """Overwrite x with A^-1 x, A triangular: the two diagonal blocks solved recursively and
+    the off-diagonal block applied as one matrix product (BLAS-3, as blocked trsm), so the
+    substitution loop runs over rows only inside blocks of _TRSM_BLOCK."""
+    n = a.shape[-1]
+    if n <= _TRSM_BLOCK:
+        for i in (range(n - 1, -1, -1) if upper else range(n)):
             done = slice(i + 1, n) if upper else slice(0, i)
             if (upper and i < n - 1) or (not upper and i > 0):
-                x[..., i, :] -= np.einsum("...j,...jk->...k", a[..., i, done], x[..., done, :])
+                x[..., i:i + 1, :] -= a[..., i:i + 1, done] @ x[..., done, :]
             if not unit:
                 x[..., i, :] /= a[..., i, i, None]
-    return x
+        return
+    h = n // 2
+    first, second = (slice(h, n), slice(0, h)) if upper else (slice(0, h), slice(h, n))
+    _trsm_into(a[..., first, first], x[..., first, :], upper, unit)
+    x[..., second, :] -= a[..., second, first] @ x[..., first, :]
+    _trsm_into(a[..., second, second], x[..., second, :], upper, unit)
 
 
 def _solve_triangular(a, b, upper, left, unitriangular):

@@ -224,8 +224,8 @@ class CustomOpDef:
         return inner if func is None else inner(func)
 
     def register_autocast(self, device_type, cast_inputs):
-        """Record the dtype autocast casts inputs to on `device_type` (no autocast region
-        changes dtypes on the CPU here, so nothing is cast)."""
+        """Inside an autocast region of `device_type`, floating-point tensor arguments are
+        cast to `cast_inputs` before the kernel runs (with autocast off inside it)."""
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
         if device_type not in ("cpu", "cuda"):
@@ -288,6 +288,13 @@ class CustomOpDef:
         return result
 
     def _apply(self, args, kwargs):
+        if "cpu" in self._autocast_dtype:
+            from .amp import autocast_mode
+            if autocast_mode.is_autocast_enabled("cpu"):
+                dtype = self._autocast_dtype["cpu"]
+                args, kwargs = _cast(args, dtype), {k: _cast(v, dtype) for k, v in kwargs.items()}
+                with autocast_mode.autocast("cpu", enabled=False):
+                    return self._apply(args, kwargs)
         bound = self._signature.bind(*args, **kwargs)
         positional = tuple(v for n, v in bound.arguments.items()
                            if self._signature.parameters[n].kind != inspect.Parameter.KEYWORD_ONLY)
@@ -296,6 +303,15 @@ class CustomOpDef:
         if grad_mode.state.grad_enabled and any(t._requires_grad for t in _tensors(positional)):
             return self._autograd_cls.run(positional, keyword)
         return self._run(positional, keyword)
+
+
+def _cast(value, dtype):
+    """Floating-point tensors (also inside lists and tuples) cast to `dtype`, as autocast does."""
+    if isinstance(value, Tensor):
+        return value.to(dtype) if value.is_floating_point() else value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(v, dtype) for v in value)
+    return value
 
 
 def _tensors(values):

@@ -240,3 +240,16 @@ def test_types_and_the_remaining_registrations():
                 isinstance(getattr(getattr(T.ops, op._namespace), op._name).default,
                            T.library.OpOverload), rule, str(e.value), op(T.tensor([0.5])))
     same(prog)
+
+
+def test_register_autocast_casts_floating_inputs_inside_cpu_autocast():
+    def prog(T):
+        @T.library.custom_op(_name(T), mutates_args=())
+        def double(x: T.Tensor, n: T.Tensor) -> T.Tensor:
+            return x * 2 + n.to(x.dtype)
+        double.register_autocast("cpu", T.float16)
+        x, n = T.tensor([1.5, 2.25]), T.tensor([1, 2])
+        with T.autocast("cpu"):
+            inside = double(x, n)
+        return inside, double(x, n)
+    same(prog)

@@ -197,7 +197,12 @@ def test_ddp_digits_example_matches_pytorch_on_two_ranks():
     for extra in ([], ["--torch", "--port", str(29500 + os.getpid() % 1000)]):
         code, out = _run([sys.executable, "-m", "chainrule.distributed.run", "-n", "2",
                           script, "--epochs", "2", *extra])
-        assert code == 0, out
+        # PyTorch's gloo sometimes aborts while tearing down, after the run has printed all
+        # of its results ("terminate called without an active exception"): that is PyTorch's
+        # process, not what is compared
+        torch_teardown_abort = (extra and "final test accuracy" in out
+                                and "terminate called without an active exception" in out)
+        assert code == 0 or torch_teardown_abort, out
         outs.append([line.split("  ", 1)[1] for line in out.splitlines()
                      if line.startswith("epoch")])
     assert len(outs[0]) == 2 and outs[0] == outs[1], outs

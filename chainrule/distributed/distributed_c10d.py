@@ -843,6 +843,16 @@ def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, asy
     return _run(async_op, None, None, output_tensor_lists)
 
 
+def _check_root_list(mine, tensors, name, world, others):
+    """gather's and scatter's list: one tensor per rank on the root, none elsewhere."""
+    if mine:
+        _check_tensor_list(tensors, name)
+        if len(tensors) != world:
+            raise ValueError(f"Argument ``{name}`` must have the same size as the world size.")
+    elif tensors:
+        raise ValueError(f"Argument ``{name}`` must NOT be specified on {others} ranks.")
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Every rank's tensor into gather_list on rank dst (only dst passes a list)."""
     _check_tensor(tensor, "tensor")
@@ -852,14 +862,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     root = _peer(pg, dst, group_dst, 0)
     comm = pg._comm
     mine = comm.Get_rank() == root
-    if mine:
-        _check_tensor_list(gather_list, "gather_list")
-        if len(gather_list) != comm.Get_size():
-            raise ValueError("Argument ``gather_list`` must have the same size as the world "
-                             "size.")
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
-                         "ranks.")
+    _check_root_list(mine, gather_list, "gather_list", comm.Get_size(), "non-destination")
     a = np.ascontiguousarray(tensor._data)
     stack = np.empty((comm.Get_size(),) + a.shape, a.dtype) if mine else None
     comm.Gather(a.reshape(-1).view(np.uint8),
@@ -880,15 +883,9 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     root = _peer(pg, src, group_src, 0)
     comm = pg._comm
     mine = comm.Get_rank() == root
-    if mine:
-        _check_tensor_list(scatter_list, "scatter_list")
-        if len(scatter_list) != comm.Get_size():
-            raise ValueError("Argument ``scatter_list`` must have the same size as the world "
-                             "size.")
-        stack = np.stack([np.asarray(t._data, dtype=tensor.dtype.np) for t in scatter_list]) \
-            if scatter_list else None
-    elif scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    _check_root_list(mine, scatter_list, "scatter_list", comm.Get_size(), "non-source")
+    stack = np.stack([np.asarray(t._data, dtype=tensor.dtype.np) for t in scatter_list]) \
+        if mine and scatter_list else None
     buf = _Buffer(tensor)
     comm.Scatter(stack.reshape(-1).view(np.uint8) if mine else None, buf.bytes, root)
     return _run(async_op, None, buf.done, [tensor])

@@ -1,5 +1,5 @@
 """Every in-scope error and warning of the autograd reference
-(/work/shared/reference/torch-autograd-errors.md, sections 2a-2e, 2g, 2h), each run on
+(PyTorch 2.13's autograd error texts, sections 2a-2e, 2g, 2h of the reference), each run on
 chainrule and on PyTorch and compared: exception class and exact message, warning class
 and text.
 

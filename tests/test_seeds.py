@@ -1,4 +1,4 @@
-"""The programs of the seed documents (/work/shared/seeds/*.txt), run under chainrule and
+"""The programs of the seed documents chainrule was born from, run under chainrule and
 under PyTorch 2.13 on identical inputs, with everything they print compared.
 
 Each program is the seed's code written once as `program(torch)`, the library under test

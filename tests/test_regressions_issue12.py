@@ -367,3 +367,52 @@ def test_limited_unsigned_sub_computes_in_the_promoted_dtype(prog):
 def test_limited_unsigned_sub_kernel_still_refused(dtype):
     same_error(lambda T: T.tensor([1], dtype=getattr(T, dtype))
                - T.tensor([1], dtype=getattr(T, dtype)))
+
+
+BOOL_SUB = [
+    lambda T: T.tensor([True]) - T.tensor([1], dtype=T.uint16),
+    lambda T: T.tensor([True]) - T.tensor([1], dtype=T.uint32),
+    lambda T: T.tensor([1], dtype=T.uint16) - True,
+    lambda T: T.sub(T.tensor([True]), T.tensor([1], dtype=T.uint64), alpha=2),
+    lambda T: T.rsub(T.tensor([True]), T.tensor([1], dtype=T.uint16)),
+]
+
+
+@pytest.mark.parametrize("prog", BOOL_SUB, ids=range(len(BOOL_SUB)))
+def test_bool_sub_refused_before_limited_unsigned_promotion(prog):
+    same_error(prog)
+
+
+AS_STRIDED_BOUNDS = [
+    lambda T: T.zeros(3, 4).as_strided((2, 2), (1, 2), -1),
+    lambda T: T.as_strided_scatter(T.zeros(3, 4), T.zeros(2, 2), (2, 2), (1, 2), -1),
+    lambda T: T.as_strided_copy(T.zeros(3, 4), (2, -2), (1, 2)),
+    lambda T: T.zeros(3, 4).as_strided((2,), (1, 2)),
+    lambda T: T.as_strided_scatter(T.zeros(3, 4), T.zeros(2, 2), (2, 2), (1, 2), 12),
+]
+
+
+@pytest.mark.parametrize("prog", AS_STRIDED_BOUNDS, ids=range(len(AS_STRIDED_BOUNDS)))
+def test_as_strided_geometry_checked_against_storage(prog):
+    # NumPy's as_strided would read past the storage (the fuzzer's segfault)
+    same_error(prog)
+
+
+def _as_strided_scatter_of_views(T):
+    base = T.arange(24.).reshape(3, 8)
+    strided = T.as_strided_scatter(base[:, 1::2], T.full((20, 2), -1.), (20, 2), (1, 2))
+    transposed = T.as_strided_scatter(T.arange(12.).reshape(4, 3).t(), -T.ones(2, 2), (2, 2),
+                                      (1, 2), 1)
+    return strided, strided.stride(), strided.storage_offset(), transposed
+
+
+def test_as_strided_scatter_addresses_the_input_storage():
+    same(_as_strided_scatter_of_views)
+
+
+def test_as_strided_scatter_backward_checks_the_gradient_storage():
+    def prog(T):
+        y = T.randn(3, 4, dtype=T.float64, requires_grad=True)
+        out = T.as_strided_scatter(y[1:], T.ones(2, 2, dtype=T.float64), (2, 2), (1, 2), 5)
+        return T.autograd.grad(out, y, T.ones_like(out))
+    same_error(prog)

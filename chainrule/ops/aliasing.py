@@ -32,8 +32,8 @@ from .shape import (_infer_shape, _shape_args, _split_with_sizes, _squeeze_all_r
                     _squeeze_dim_row, _squeeze_dims, _squeeze_dims_row, expand_, permute_, select,
                     slice_, slice_backward, split_, split_with_sizes, t, transpose, unbind,
                     unsqueeze, view_)
-from .views import (_as_strided, _as_strided_backward, _storage, as_strided, geometry,
-                    storage_offset)
+from .views import (_as_strided, _as_strided_backward, _elements, _storage, as_strided,
+                    geometry, storage_offset)
 from .views import _as_strided_row as _as_strided_view_row
 
 _state = grad_mode.state
@@ -627,8 +627,9 @@ narrow_copy = op("narrow_copy", "NarrowCopyBackward0", "self, dim, start, length
 
 # ---- *_scatter: a copy of self with a view of it replaced by src ---------------------------
 
-def _scatter_into(a, src, view_of):
-    out = np.array(a, order="K")       # self's layout, as PyTorch's clone
+def _scatter_into(a, src, view_of, out=None):
+    if out is None:
+        out = np.array(a, order="K")       # self's layout, as PyTorch's clone
     view = view_of(out)
     if src.shape != view.shape:
         raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
@@ -668,6 +669,13 @@ diagonal_scatter = op(
     src=lambda grad, offset, dim1, dim2: grad.diagonal(offset, dim1, dim2))
 
 
+def _clone_preserve_strides(a):
+    """a copy of a's whole storage seen with a's geometry, as PyTorch clones as_strided_scatter's
+    input: sizes, strides and offset address that storage, elements outside `a` included."""
+    flat = _elements(a).copy()
+    return np.lib.stride_tricks.as_strided(flat[storage_offset(a):], a.shape, a.strides)
+
+
 def _as_strided_slice(grad, size, stride, storage_offset):
     return as_strided(grad.contiguous(), size, stride, storage_offset)
 
@@ -678,7 +686,8 @@ _as_strided_scatter_row = op(
     "as_strided_scatter", "AsStridedScatterBackward0",
     "self, src, size, stride, storage_offset=None",
     lambda a, src, size, stride, storage_offset: _scatter_into(
-        a, src, lambda o: _as_strided(o, size, stride, storage_offset, geometry(o))),
+        a, src, lambda o: _as_strided(o, size, stride, storage_offset, geometry(o)),
+        _clone_preserve_strides(a)),
     function=False, method=False,
     self=lambda grad, self_shape, size, stride, storage_offset: as_strided_scatter(
         _zeros_of(self_shape, grad), _as_strided_slice(grad, size, stride, storage_offset),

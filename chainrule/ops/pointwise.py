@@ -115,7 +115,8 @@ def _is_bool(x):
     return x.dtype == np.bool_ if type(x) is np.ndarray else isinstance(x, (bool, np.bool_))
 
 
-def _sub(a, b, alpha):
+def _refuse_bool_sub(a, b):
+    """PyTorch's refusal of bool operands of sub, which comes before any promotion."""
     if _is_bool(a) or _is_bool(b):
         if _is_bool(a) and _is_bool(b):
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
@@ -123,6 +124,10 @@ def _sub(a, b, alpha):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
+
+
+def _sub(a, b, alpha):
+    _refuse_bool_sub(a, b)
     a, b = _promoted(a, b)
     if type(alpha) is int and alpha == 1:
         return np.subtract(a, b)

@@ -385,6 +385,9 @@ def prepare(op, inputs, arrays, params):
     """(arrays, forward) for `op` over inputs of special dtypes: PyTorch's refusal for a
     kernel it lacks, else the arrays to compute on and the forward to call, which takes
     (*arrays, *params) as the row's own (Note [Reduced and limited dtypes])."""
+    if op.name in ("sub", "rsub.Tensor"):
+        from .pointwise import _refuse_bool_sub     # before promotion refuses uint16 with bool
+        _refuse_bool_sub(*arrays[:2])
     target = _target(op, inputs, arrays, params)
     _check_kernel(op, target, inputs, params)
     t = target.np

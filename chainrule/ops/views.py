@@ -82,9 +82,17 @@ def _index(positions, lo):
 def _as_strided(a, size, stride, storage_offset, self_geometry):
     if storage_offset is None:
         storage_offset = self_geometry[2]
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {sizes_str(stride)}")
+    # validated as PyTorch's setStorage does, before NumPy's as_strided can read out of bounds
+    if storage_offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={sizes_str(size)} "
+                           f"and strides={sizes_str(stride)}")
     flat = _elements(a)
     need = 0 if 0 in size else storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
     if need > flat.size:

@@ -1,32 +1,27 @@
 """Benchmarks: chainrule against PyTorch and hand-written NumPy, on the same machine, in one run.
 
     python benchmarks/run.py            # all benchmarks
-    python benchmarks/run.py chain      # some of: chain, mlp, deep, import, graph, cnn, normal
+    python benchmarks/run.py chain      # some of: chain, mlp, deep, import, graph, cnn, normal,
+                                        # chain_mixed, mlp_ce, deep_axpy, cnn_small,
+                                        # dynamic_net, dynamic_poly (benchmarks/workloads.py)
+    python benchmarks/run.py --quick    # fewer repeats
+    python benchmarks/run.py --default-threads   # one thread each, then default threads
 
 Each benchmark runs the same program through chainrule and torch (written once against the
-torch API, as `program(lib)`), and the same computation written by hand in NumPy; it prints
-the median of several repeats and the ratios to PyTorch. Timings move by up to 25% between
-runs on a shared 2-core machine: read the ratios as ranges.
+torch API, as `program(lib)`), and the same computation written by hand in NumPy where there
+is one; the libraries alternate within each repeat (a load change hits all) and the median of
+the repeats is printed with the ratios to PyTorch. Both libraries run on one thread (torch's
+pool and, through threadpoolctl, NumPy's BLAS) unless --default-threads adds a second pass
+at their default threads. Timings move by up to 25% between runs on a shared 2-core machine:
+read the ratios as ranges.
 """
 import argparse
-import gc
-import statistics
 import sys
 import time
 
 import numpy as np
 
-
-def _time(fn, repeats, warmup=2):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from workloads import WORKLOADS, Threads, alternate, measure_workload
 
 
 # ---- (a) per-op overhead: a chain of tiny elementwise ops, forward and backward -----------
@@ -314,70 +309,91 @@ def import_time(module, repeats=5):
     return best
 
 
+def _pair(lib_a, lib_b, program, *args):
+    return {"chainrule": program(lib_a, *args), "torch": program(lib_b, *args)}
+
+
+def measure(name, repeats, chainrule, torch):
+    """(description, chainrule s, torch s, numpy s or nan, unit, scale) rows of one name."""
+    nan = float("nan")
+    if name in WORKLOADS:
+        return [measure_workload(name, repeats, chainrule, torch)]
+    if name == "chain":
+        x0 = np.random.default_rng(0).standard_normal(16).astype(np.float32)
+        fns = _pair(chainrule, torch, chain_program, x0)
+        fns["numpy"] = chain_numpy(x0)
+        med = alternate(fns, repeats)
+        return [("chain: 1000 elementwise ops on 16 floats, fwd+bwd (per op)",
+                 med["chainrule"], med["torch"], med["numpy"], "us", 1e6 / CHAIN_OPS)]
+    if name == "mlp":
+        params, x, y = _mlp_data()
+        fns = _pair(chainrule, torch, mlp_program, params, x, y)
+        fns["numpy"] = mlp_numpy(params, x, y)
+        med = alternate(fns, repeats)
+        return [("mlp: 784-512-256-10 step, batch 128 (per step)",
+                 med["chainrule"], med["torch"], med["numpy"], "ms", 1e3)]
+    if name == "deep":
+        med = alternate(_pair(chainrule, torch, deep_program, np.ones(4, np.float32)),
+                        max(3, repeats // 5), warmup=1)
+        return [("deep: a 100,000-op chain, fwd+bwd (whole run)", med["chainrule"],
+                 med["torch"], nan, "s ", 1),
+                ("memory: resident bytes per live graph node (100,000-op chain)",
+                 graph_bytes_per_op("chainrule"), graph_bytes_per_op("torch"), nan, "B ", 1)]
+    if name == "graph":
+        params, x, edges = _graph_data()
+        fns = _pair(chainrule, torch, graph_program, params, x, edges)
+        fns["numpy"] = graph_numpy(params, x, edges)
+        med = alternate(fns, max(3, repeats // 3))
+        return [("graph: 2 scatter_add layers, 10k nodes, 200k edges, 64 feats",
+                 med["chainrule"], med["torch"], med["numpy"], "ms", 1e3)]
+    if name == "cnn":
+        params, x, y = _cnn_data()
+        med = alternate(_pair(chainrule, torch, cnn_program, params, x, y), repeats)
+        return [("cnn: conv-pool x2 + linear step, batch 64 of 1x28x28", med["chainrule"],
+                 med["torch"], nan, "ms", 1e3)]
+    if name == "normal":
+        fns = _pair(chainrule, torch, normal_program)
+        fns["numpy"] = normal_numpy()
+        med = alternate(fns, max(3, repeats // 3))
+        return [("normal: Normal.rsample + log_prob, 10^6 draws, fwd+bwd", med["chainrule"],
+                 med["torch"], med["numpy"], "ms", 1e3)]
+    if name == "import":
+        return [("import: python -c 'import X' (best of 5, interpreter included)",
+                 import_time("chainrule"), import_time("torch"), import_time("numpy"), "s ", 1)]
+    raise SystemExit(f"unknown benchmark {name!r}")
+
+
+NAMES = ["chain", "mlp", "deep", "graph", "cnn", "normal", "import", *WORKLOADS]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("which", nargs="*",
-                        default=["chain", "mlp", "deep", "graph", "cnn", "normal", "import"])
+    parser.add_argument("which", nargs="*", default=NAMES, choices=NAMES, metavar="NAME")
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--quick", action="store_true", help="5 repeats (default 15)")
+    parser.add_argument("--default-threads", action="store_true",
+                        help="after the one-thread pass, a second at default threads")
     args = parser.parse_args(argv)
+    repeats = 5 if args.quick else args.repeats
     import torch
     import chainrule
+    threads = Threads(torch)
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, torch {torch.__version__}, "
-          f"torch threads {torch.get_num_threads()}, chainrule {chainrule.__version__}")
-    rows = []
-    if "chain" in args.which:
-        x0 = np.random.default_rng(0).standard_normal(16).astype(np.float32)
-        t_torch = _time(chain_program(torch, x0), args.repeats)
-        t_ours = _time(chain_program(chainrule, x0), args.repeats)
-        t_np = _time(chain_numpy(x0), args.repeats)
-        rows.append(("chain: 1000 elementwise ops on 16 floats, fwd+bwd (per op)",
-                     t_ours / CHAIN_OPS, t_torch / CHAIN_OPS, t_np / CHAIN_OPS, "us", 1e6))
-    if "mlp" in args.which:
-        params, x, y = _mlp_data()
-        t_torch = _time(mlp_program(torch, params, x, y), args.repeats)
-        t_ours = _time(mlp_program(chainrule, params, x, y), args.repeats)
-        t_np = _time(mlp_numpy(params, x, y), args.repeats)
-        rows.append(("mlp: 784-512-256-10 step, batch 128 (per step)",
-                     t_ours, t_torch, t_np, "ms", 1e3))
-    if "deep" in args.which:
-        x0 = np.ones(4, np.float32)
-        repeats = max(3, args.repeats // 5)
-        t_torch = _time(deep_program(torch, x0), repeats, warmup=1)
-        t_ours = _time(deep_program(chainrule, x0), repeats, warmup=1)
-        rows.append(("deep: a 100,000-op chain, fwd+bwd (whole run)", t_ours, t_torch,
-                     float("nan"), "s ", 1))
-        rows.append(("memory: resident bytes per live graph node (100,000-op chain)",
-                     graph_bytes_per_op("chainrule"), graph_bytes_per_op("torch"),
-                     float("nan"), "B ", 1))
-    if "graph" in args.which:
-        params, x, edges = _graph_data()
-        repeats = max(3, args.repeats // 3)
-        t_torch = _time(graph_program(torch, params, x, edges), repeats)
-        t_ours = _time(graph_program(chainrule, params, x, edges), repeats)
-        t_np = _time(graph_numpy(params, x, edges), repeats)
-        rows.append(("graph: 2 scatter_add layers, 10k nodes, 200k edges, 64 feats", t_ours,
-                     t_torch, t_np, "ms", 1e3))
-    if "cnn" in args.which:
-        params, x, y = _cnn_data()
-        t_torch = _time(cnn_program(torch, params, x, y), args.repeats)
-        t_ours = _time(cnn_program(chainrule, params, x, y), args.repeats)
-        rows.append(("cnn: conv-pool x2 + linear step, batch 64 of 1x28x28", t_ours, t_torch,
-                     float("nan"), "ms", 1e3))
-    if "normal" in args.which:
-        repeats = max(3, args.repeats // 3)
-        t_torch = _time(normal_program(torch), repeats)
-        t_ours = _time(normal_program(chainrule), repeats)
-        t_np = _time(normal_numpy(), repeats)
-        rows.append(("normal: Normal.rsample + log_prob, 10^6 draws, fwd+bwd", t_ours,
-                     t_torch, t_np, "ms", 1e3))
-    if "import" in args.which:
-        rows.append(("import: python -c 'import X' (best of 5, interpreter included)",
-                     import_time("chainrule"), import_time("torch"), import_time("numpy"), "s ", 1))
-    print(f"\n{'benchmark':<62} {'chainrule':>10} {'pytorch':>10} {'numpy':>10}  "
-          f"{'chainrule/pytorch':>17} {'numpy/pytorch':>13}")
-    for name, ours, theirs, plain, unit, scale in rows:
-        print(f"{name:<62} {ours * scale:>8.2f}{unit} {theirs * scale:>8.2f}{unit} "
-              f"{plain * scale:>8.2f}{unit}  {ours / theirs:>17.2f} {plain / theirs:>13.2f}")
+          f"chainrule {chainrule.__version__}, {repeats} repeats")
+    passes = [threads.one] + ([threads.default] if args.default_threads else [])
+    for set_threads in passes:
+        print(f"\n{set_threads()}:")
+        print(f"{'benchmark':<66} {'chainrule':>10} {'pytorch':>10} {'numpy':>10}  "
+              f"{'chainrule/pytorch':>17} {'numpy/pytorch':>13}")
+        for name in args.which:
+            if name == "import" and set_threads is not passes[0]:
+                continue        # a fresh interpreter: threads do not apply
+            for description, ours, theirs, plain, unit, scale in measure(
+                    name, repeats, chainrule, torch):
+                print(f"{description:<66} {ours * scale:>8.2f}{unit} {theirs * scale:>8.2f}"
+                      f"{unit} {plain * scale:>8.2f}{unit}  {ours / theirs:>17.2f} "
+                      f"{plain / theirs:>13.2f}", flush=True)
+    threads.default()
 
 
 if __name__ == "__main__":

@@ -173,9 +173,18 @@ out_without_derivative("log_softmax", log_softmax_int, EXACT)
 # ---- nll_loss ---------------------------------------------------------------------------------
 
 def _nll_parts(x, target, weight, ignore_index):
-    """(x as (N, C, ...), safe class indices, per-element weights) with PyTorch's checks."""
+    """(x as (N, C, ...), safe class indices, per-element weights or None for all ones,
+    ignored mask or None for none ignored) with PyTorch's checks. The common case (no
+    weight, nothing ignored) makes no weight or mask arrays."""
     if x.ndim == 1:
         x, target = x[None], target.reshape(1)
+    n_classes = x.shape[1]
+    # one reduction tells all targets are classes (negative int64 read as uint64 are huge)
+    if (not target.size or target.view(target.dtype.str.replace("i", "u")).max() < n_classes) \
+            and not (0 <= ignore_index < n_classes and (target == ignore_index).any()):
+        if weight is None:
+            return x, target, None, None
+        return x, target, weight.astype(x.dtype)[target], None
     ignored = target == ignore_index
     bad = ~ignored & ((target < 0) | (target >= x.shape[1]))
     if bad.any():
@@ -185,25 +194,42 @@ def _nll_parts(x, target, weight, ignore_index):
     return x, safe, np.where(ignored, 0, w[safe]).astype(x.dtype), ignored
 
 
+def _picked(xs, safe):
+    """xs[n, safe[n], ...]: each element's entry of its class."""
+    if xs.ndim == 2:
+        return xs[np.arange(len(safe)), safe]
+    return np.take_along_axis(xs, safe[:, None], 1)[:, 0]
+
+
 def _nll(x, target, weight, reduction, ignore_index):
     _not_for(x, "biuc", "nll_loss_out_frame" if x.ndim <= 2 else "nll_loss2d_forward_out_frame")
     xs, safe, wt, ignored = _nll_parts(x, target, weight, ignore_index)
-    # an ignored row adds nothing, whatever its value (-inf, NaN)
-    losses = np.where(ignored, 0, -wt * np.take_along_axis(xs, safe[:, None], 1)[:, 0])
+    losses = -_picked(xs, safe) if wt is None else -wt * _picked(xs, safe)
+    if ignored is not None:     # an ignored row adds nothing, whatever its value (-inf, NaN)
+        losses = np.where(ignored, 0, losses)
     if reduction == "none":
         return losses.reshape(target.shape)
     total = losses.sum()
-    return total / wt.sum() if reduction == "mean" else total
+    if reduction == "sum":
+        return total
+    return total / (x.dtype.type(safe.size) if wt is None else wt.sum())
 
 
 def _nll_backward(g, x, target, weight, reduction, ignore_index):
     xs, safe, wt, ignored = _nll_parts(x, target, weight, ignore_index)
     g = np.asarray(g).reshape(safe.shape) if reduction == "none" else g
-    scale = -wt * g / wt.sum() if reduction == "mean" else -wt * g
-    # ignored targets get no gradient, even when all are ignored (0 / 0 above)
-    scale = np.where(ignored, 0, scale).astype(x.dtype)
+    if wt is None:
+        scale = -g / x.dtype.type(safe.size) if reduction == "mean" else -g
+    else:
+        scale = -wt * g / wt.sum() if reduction == "mean" else -wt * g
+    if ignored is not None:     # no gradient, even when all are ignored (0 / 0 above)
+        scale = np.where(ignored, 0, scale)
+    scale = np.broadcast_to(np.asarray(scale, x.dtype), safe.shape)
     out = np.zeros_like(xs)
-    np.put_along_axis(out, safe[:, None], np.broadcast_to(scale, safe.shape)[:, None], 1)
+    if xs.ndim == 2:
+        out[np.arange(len(safe)), safe] = scale
+    else:
+        np.put_along_axis(out, safe[:, None], scale[:, None], 1)
     return out.reshape(x.shape)
 
 

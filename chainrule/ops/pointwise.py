@@ -590,17 +590,24 @@ sigmoid_backward = op(
 _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
-def _threshold_backward(g, s, threshold):
-    """`0 where s <= threshold, else g`. np.where mispredicts branches on a data-dependent
-    mask (about 10x slower on ReLU's random masks); ANDing g's bits with an all-zeros or
-    all-ones mask is branchless and exact (+0.0 where masked; inf and nan kept elsewhere,
-    and a nan in s passes the gradient, as `s <= threshold` is false)."""
+def _zero_where(drop, g):
+    """`0 where drop, else g` for a float g of drop's shape. np.where mispredicts branches on
+    a data-dependent mask (about 10x slower on ReLU's random masks); ANDing g's bits with an
+    all-zeros or all-ones mask is branchless and exact (+0.0 where dropped; -0.0, inf and
+    nan kept elsewhere)."""
     u = _UINT.get(g.itemsize)
-    if u is None or g.dtype.kind != "f" or g.shape != s.shape:
-        return np.where(s <= threshold, 0, g)
-    mask = np.asarray(s <= threshold).astype(u)   # asarray: 0-d comparisons give scalars
+    if u is None or g.dtype.kind != "f" or g.shape != np.shape(drop):
+        return np.where(drop, g.dtype.type(0), g)
+    mask = np.asarray(drop).astype(u)       # asarray: 0-d comparisons give scalars
     np.subtract(mask, 1, out=mask)          # 1 -> 0 (drop), 0 -> all ones (keep)
     return np.bitwise_and(g.view(u), mask).view(g.dtype)
+
+
+def _threshold_backward(g, s, threshold):
+    # a nan in s passes the gradient, as `s <= threshold` is false
+    if g.dtype.kind != "f" or g.shape != s.shape:
+        return np.where(s <= threshold, 0, g)
+    return _zero_where(s <= threshold, g)
 
 
 threshold_backward = op(
@@ -621,7 +628,7 @@ def _relu(a):
     if a.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
     _no_complex(a, "clamp is not supported for complex types")
-    return np.where(a < 0, a.dtype.type(0), a)     # -0.0 and NaN stay, as in PyTorch
+    return _zero_where(a < 0, a)     # -0.0 and NaN stay, as in PyTorch
 
 
 relu = op("relu", "ReluBackward0", "self", _relu, inplace="relu_", out=False,

@@ -139,6 +139,7 @@ OUT_OF_SCOPE = {
     "torch.special": [],
     "torch.autograd.forward_ad": [],
     "torch.autograd.functional": [],
+    "torch.func": [],
     "torch.autograd": [
         (_LEAKED, ["handle_torch_function", "has_torch_function"]),
     ],
@@ -245,10 +246,6 @@ _ISSUE_9_FLEX = ("issue 9: flex attention (BlockMask's block-sparse layout, crea
 PENDING = {
     "torch.Tensor": [
         (_ISSUE_8 + ": first-class dimensions (functorch.dim)", ["index"]),
-    ],
-    "torch.func": [
-        (_ISSUE_8 + ": rearrange is built on first-class dimensions (functorch.dim), which "
-         "chainrule lacks", ["rearrange"]),
     ],
     "torch.distributed": [
         (_ISSUE_14 + ": subgroup helpers", ["split_group", "shrink_group", "GroupName",

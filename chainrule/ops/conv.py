@@ -855,6 +855,9 @@ def _max_pool(x, kernel, stride, padding, dilation, out):
     # ceil_mode windows may run past the padding: pad those too
     eh = max(0, (oh - 1) * sh + (kh - 1) * dh + 1 - h - 2 * ph)
     ew = max(0, (ow - 1) * sw + (kw - 1) * dw + 1 - w - 2 * pw)
+    if (x.dtype.kind in "fiu" and (sh, sw) == (kh, kw) and kh * kw < 128
+            and not (ph or pw or eh or ew) and dh == dw == 1):
+        return _tiled_max_pool(x, kernel, out)
     xp = x
     if ph or pw or eh or ew:
         low = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
@@ -901,18 +904,54 @@ def _max_pool(x, kernel, stride, padding, dilation, out):
     return values, indices
 
 
-def _max_pool_backward(g, x, indices, kernel, stride, dilation):
+def _tiled_max_pool(x, kernel, out):
+    """_max_pool for windows that tile the input (stride = kernel, no padding or dilation):
+    every window lies inside the input, so the first maximum is found by arithmetic on a
+    small per-window tap number (np.where and masked copies mispredict branches on random
+    data), and the flat index is the window's start plus that tap's offset."""
+    (kh, kw), (oh, ow), w = kernel, out, x.shape[-1]
+    taps = [x[..., i:i + (oh - 1) * kh + 1:kh, j:j + (ow - 1) * kw + 1:kw]
+            for i in range(kh) for j in range(kw)]
+    values = taps[0].copy()
+    for tap in taps[1:]:
+        np.maximum(values, tap, out=values)        # propagates NaN
+    local = np.full(values.shape, len(taps) - 1, np.int8)
+
+    def take_where(hit, k):             # local = k where hit, branchless
+        np.add(local, np.subtract(k, local, dtype=np.int8) * hit, out=local)
+    for k in range(len(taps) - 2, -1, -1):      # the first maximum wins
+        take_where(taps[k] == values, k)
+    nan = x.dtype.kind == "f" and np.isnan(values).any()
+    if nan:
+        for k, tap in enumerate(taps):           # the last NaN wins
+            take_where(np.isnan(tap), k)
+    offsets = np.array([i * w + j for i in range(kh) for j in range(kw)], np.int64)
+    indices = np.take(offsets, local)
+    indices += np.arange(oh)[:, None] * (kh * w) + np.arange(ow) * kw
+    if x.dtype.kind == "f" and not values.all():
+        # np.maximum may pick either of 0.0 and -0.0; PyTorch keeps the first, which only
+        # differs when the input has a -0.0
+        u = x.view(f"u{x.itemsize}")
+        if (u == np.array(-0.0, x.dtype).view(u.dtype)).any():
+            planes = x.reshape(-1, x.shape[-2] * w)
+            first = np.take_along_axis(planes, indices.reshape(len(planes), -1), 1)
+            values = np.where(values == 0, first.reshape(values.shape), values)
+    return values, indices
+
+
+def _max_pool_backward(g, x, indices, kernel, stride, padding, dilation):
     h, w = x.shape[-2:]
     planes, outs = int(np.prod(x.shape[:-2])), indices.shape[-2] * indices.shape[-1]
     # a window wholly in the padding points past its plane (PyTorch's start index): PyTorch
     # writes there, into the next plane; past the last plane the gradient is dropped
-    if (all(s > (k - 1) * d for k, s, d in zip(kernel, stride, dilation))
-            and not (indices.size and indices.max() >= h * w)):
-        # disjoint windows: no input position takes two gradients, a scatter suffices
-        gi = np.zeros((planes, h * w), x.dtype)
-        np.put_along_axis(gi, indices.reshape(planes, outs), g.reshape(planes, outs), 1)
-        return gi.reshape(x.shape)
     flat = (indices.reshape(planes, outs) + np.arange(planes)[:, None] * (h * w)).ravel()
+    if (all(s > (k - 1) * d for k, s, d in zip(kernel, stride, dilation))
+            and not (any(padding) and indices.size and indices.max() >= h * w)):
+        # disjoint windows: no input position takes two gradients, an assignment suffices
+        # (twice as fast as put_along_axis, which builds an index per axis)
+        gi = np.zeros(x.shape, x.dtype)
+        gi.reshape(-1)[flat] = g.reshape(-1)
+        return gi
     gi = np.bincount(flat, g.ravel(), planes * h * w)[:planes * h * w]
     return gi.astype(x.dtype).reshape(x.shape)
 
@@ -926,7 +965,7 @@ def _max_pool_double_backward(grad, indices):
 max_pool2d_with_indices_backward = op(
     "max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0",
     "grad_output, self, indices, kernel_size, stride, padding, dilation, ceil_mode",
-    lambda g, x, indices, k, s, p, d, ceil_mode: _max_pool_backward(g, x, indices, k, s, d),
+    lambda g, x, indices, k, s, p, d, ceil_mode: _max_pool_backward(g, x, indices, k, s, p, d),
     function=False, method=False,
     grad_output=lambda grad, indices: _max_pool_double_backward(grad, indices),
     self=_zeros, indices=None)

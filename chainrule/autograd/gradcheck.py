@@ -3,6 +3,7 @@
 The numerical Jacobian perturbs each input element by +-eps and re-runs the function; the
 analytical one backpropagates one-hot gradients, one output element at a time, twice (the
 runs must agree within nondet_tol). Both are meant for small float64 inputs in tests.
+Complex numbers are checked as PyTorch's gradcheck does (Note [Complex gradcheck]).
 fast_mode compares random projections instead (Note [Fast gradcheck]). After the Jacobians,
 as PyTorch's: batched gradients under vmap (check_batched_grad, check_batched_forward_grad),
 zero grad_outputs giving zero gradients, and undefined output gradients being accepted
@@ -44,27 +45,47 @@ def _central(plus, minus, eps):
     return ((plus - minus) / (2 * eps)).reshape(-1)
 
 
-def _numerical_jacobian(func, inputs, wrt, outputs, positions, eps):
+# Note [Complex gradcheck]
+# As PyTorch's: a complex output is checked as two real functions, its imaginary part first,
+# then its real part (messages then start "While considering the imaginary/real part of
+# complex outputs only, "). For a complex input z = x + iy and a real output s, backward
+# gives ds/dx + i ds/dy (twice the conjugate Wirtinger derivative), so the numerical column
+# is that combination of the differences along eps and along i eps. Forward mode checks a
+# complex input along i, then along 1, with tangents i e and e.
+
+def _numerical_jacobian(func, inputs, wrt, outputs, positions, eps, direction=None):
     """positions: which tensor outputs are differentiable (under no_grad none requires
-    grad, so they are picked by position)."""
+    grad, so they are picked by position). A complex input's columns are ds/dx + i ds/dy
+    (direction None) or the differences along `direction` (1 or 1j) alone."""
     from .grad_mode import no_grad
+
+    def differences(data, idx, step):
+        orig = data[idx].copy()
+        with no_grad():
+            data[idx] = orig - step
+            outs = _tensor_outputs(func(*inputs))
+            minus = [outs[p]._data.copy() for p in positions]
+            data[idx] = orig + step
+            outs = _tensor_outputs(func(*inputs))
+            plus = [outs[p]._data.copy() for p in positions]
+        data[idx] = orig
+        return [_central(p, m, eps) for p, m in zip(plus, minus)]
+
     jac = [[np.zeros((t._data.size, o._data.size), np.result_type(t._data.dtype, o._data.dtype))
             for o in outputs] for t in wrt]
     for i, t in enumerate(wrt):
         data = t._data
         for j in range(data.size):
             idx = np.unravel_index(j, data.shape)
-            orig = data[idx].copy()
-            with no_grad():
-                data[idx] = orig - eps
-                outs = _tensor_outputs(func(*inputs))
-                minus = [outs[p]._data.copy() for p in positions]
-                data[idx] = orig + eps
-                outs = _tensor_outputs(func(*inputs))
-                plus = [outs[p]._data.copy() for p in positions]
-            data[idx] = orig
-            for k, (p, m) in enumerate(zip(plus, minus)):
-                jac[i][k][j] = _central(p, m, eps)
+            if data.dtype.kind != "c":
+                columns = differences(data, idx, eps)
+            elif direction is None:
+                columns = [dx + 1j * dy for dx, dy in zip(differences(data, idx, eps),
+                                                          differences(data, idx, 1j * eps))]
+            else:
+                columns = differences(data, idx, direction * eps)
+            for k, column in enumerate(columns):
+                jac[i][k][j] = column
     return jac
 
 
@@ -141,8 +162,9 @@ def _one_hots(output):
     return rows
 
 
-def _forward_jacobian(func, inputs, wrt, outputs, positions):
-    """The Jacobian from forward-mode AD: one one-hot tangent per input element."""
+def _forward_jacobian(func, inputs, wrt, outputs, positions, direction=1):
+    """The Jacobian from forward-mode AD: one one-hot tangent per input element (`direction`
+    times it for a complex input)."""
     from .._creation import from_numpy
     from . import forward_ad
     jac = [[np.zeros((t._data.size, o._data.size), np.result_type(t._data.dtype, o._data.dtype))
@@ -151,7 +173,7 @@ def _forward_jacobian(func, inputs, wrt, outputs, positions):
         at = next(n for n, x in enumerate(inputs) if x is t)
         for j in range(t._data.size):
             e = np.zeros(t._data.size, t._data.dtype)
-            e[j] = 1
+            e[j] = direction if t._data.dtype.kind == "c" else 1
             with forward_ad.dual_level():
                 args = list(inputs)
                 args[at] = forward_ad.make_dual(t, from_numpy(e.reshape(t._data.shape)))
@@ -163,9 +185,20 @@ def _forward_jacobian(func, inputs, wrt, outputs, positions):
     return jac
 
 
-def _mismatch(mode, k, i, numerical, analytical):
-    return (f"Jacobian {mode}mismatch for output {k:d} with respect to input {i:d},\n"
+def _mismatch(mode, k, i, numerical, analytical, part=""):
+    """part: "While considering the ... part of complex outputs/inputs only, " or ""."""
+    return (f"{part}Jacobian {mode}mismatch for output {k:d} with respect to input {i:d},\n"
             f"numerical:{numerical}\nanalytical:{analytical}\n")
+
+
+def _part_of_outputs(func, part):
+    """func with each complex tensor output replaced by its real or imaginary part."""
+    from .._tensor import Tensor
+
+    def split(*args):
+        return tuple(getattr(o, part) if isinstance(o, Tensor) and o.is_complex() else o
+                     for o in _as_tuple(func(*args)))
+    return split
 
 
 def _check_inputs(inputs):
@@ -194,6 +227,21 @@ def _check_inputs(inputs):
 
 def _slow_backward_check(func, inputs, wrt, all_outputs, positions, eps, atol, rtol,
                          nondet_tol, check_grad_dtypes):
+    """Note [Complex gradcheck]: with complex outputs, the imaginary then the real parts."""
+    complex_outputs = {k for k, p in enumerate(positions) if all_outputs[p].is_complex()}
+    if not complex_outputs:
+        _real_backward_check(func, inputs, wrt, all_outputs, positions, eps, atol, rtol,
+                             nondet_tol, check_grad_dtypes, complex_outputs, "")
+        return
+    for part, name in (("imag", "imaginary"), ("real", "real")):
+        split = _part_of_outputs(func, part)
+        _real_backward_check(split, inputs, wrt, _tensor_outputs(split(*inputs)), positions,
+                             eps, atol, rtol, nondet_tol, check_grad_dtypes, complex_outputs,
+                             f"While considering the {name} part of complex outputs only, ")
+
+
+def _real_backward_check(func, inputs, wrt, all_outputs, positions, eps, atol, rtol,
+                         nondet_tol, check_grad_dtypes, complex_outputs, part):
     from .._creation import from_numpy
     outputs = [all_outputs[p] for p in positions]
     numerical = _numerical_jacobian(func, inputs, wrt, outputs, positions, eps)
@@ -202,7 +250,30 @@ def _slow_backward_check(func, inputs, wrt, all_outputs, positions, eps, atol, r
         for i in range(len(wrt)):
             a, n = analytical[i], numerical[i][k]
             if not np.allclose(a, n, rtol=rtol, atol=atol):
-                raise GradcheckError(_mismatch("", k, i, from_numpy(n), from_numpy(a)))
+                raise GradcheckError(_mismatch("", k, i, from_numpy(n), from_numpy(a),
+                                               part if k in complex_outputs else ""))
+
+
+def _slow_forward_check(func, inputs, wrt, outputs, positions, eps, atol, rtol):
+    """Forward-mode Jacobians against differences; complex inputs along i, then along 1
+    (Note [Complex gradcheck])."""
+    from .._creation import from_numpy
+    from .._tensor import Tensor
+    # PyTorch names the complex inputs by their index among all inputs, and the input of a
+    # mismatch by its index among those requiring grad: the prefix compares the two
+    complex_inputs = {n for n, x in enumerate(inputs) if isinstance(x, Tensor) and x.is_complex()}
+    passes = ((1j, "imaginary"), (1, "real")) if complex_inputs else ((1, ""),)
+    for direction, name in passes:
+        numerical = _numerical_jacobian(func, inputs, wrt, outputs, positions, eps, direction)
+        forward = _forward_jacobian(func, inputs, wrt, outputs, positions, direction)
+        for i in range(len(wrt)):
+            for k in range(len(outputs)):
+                a, n = forward[i][k], numerical[i][k]
+                if not np.allclose(a, n, rtol=rtol, atol=atol):
+                    part = (f"While considering the {name} part of complex inputs only, "
+                            if i in complex_inputs else "")
+                    raise GradcheckError(_mismatch("computed with forward mode ", k, i,
+                                                   from_numpy(n), from_numpy(a), part))
 
 
 # ---- fast mode: Note [Fast gradcheck] ----------------------------------------------------
@@ -616,15 +687,7 @@ def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
         if check_undefined_grad:
             _check_undefined_forward(func, inputs)
     elif positions and check_forward_ad:
-        from .._creation import from_numpy
-        numerical = _numerical_jacobian(func, inputs, wrt, outputs, positions, eps)
-        forward = _forward_jacobian(func, inputs, wrt, outputs, positions)
-        for i in range(len(wrt)):
-            for k in range(len(outputs)):
-                a, n = forward[i][k], numerical[i][k]
-                if not np.allclose(a, n, rtol=rtol, atol=atol):
-                    raise GradcheckError(_mismatch("computed with forward mode ", k, i,
-                                                   from_numpy(n), from_numpy(a)))
+        _slow_forward_check(func, inputs, wrt, outputs, positions, eps, atol, rtol)
         if check_undefined_grad:
             _check_undefined_forward(func, inputs)
     if check_batched_forward_grad:

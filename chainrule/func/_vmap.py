@@ -292,6 +292,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 return _batched_run(func, batch_size, flat_in_dims, flat_args, args_spec,
                                     out_dims, randomness, kwargs)
             except (Unbatchable, Exception) as e:
+                if getattr(e, "vmap_final", False):
+                    raise
                 if state is not None:
                     set_rng_state(state)
                 error = e if isinstance(e, Exception) else None

@@ -9,7 +9,7 @@ import numpy as np
 from .._creation import arange as _arange
 from .._dtype import bfloat16 as _bfloat16, float32 as _float32, int64 as _int64
 from .._tensor import make_tensor
-from ..ops import nn_ops as _ops
+from ..ops import nn_ops as _ops, registry as _registry
 from ..ops import normalization as _norm
 from ..autograd import no_grad as _no_grad
 from ..ops.linalg import addmm as _addmm, matmul as _matmul
@@ -194,12 +194,17 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if input.dim() <= 2:
         if target.dim() > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        _check_target(target)
-        return _ops.nll_loss(input, target._data, w, reduction, ignore_index)
-    if tuple(target.shape) != tuple(input.shape[:1] + input.shape[2:]):
+    elif tuple(target.shape) != tuple(input.shape[:1] + input.shape[2:]):
         raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
                            f"{list(target.shape)}")
+    if _registry.VMAP is not None:     # a batched vmap runs: targets may differ per element
+        from ..func import _batched
+        out = _batched.nll_loss(input, target, w, reduction, ignore_index)
+        if out is not None:
+            return out
     _check_target(target)
+    if input.dim() <= 2:
+        return _ops.nll_loss(input, target._data, w, reduction, ignore_index)
     if input.dim() == 4:
         return _ops.nll_loss2d(input, target._data, w, reduction, ignore_index)
     # PyTorch folds the extra dims into a 4-d call
@@ -231,6 +236,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if label_smoothing <= 0:
         return nll
     n_classes = input.shape[class_dim]
+    if _registry.VMAP is not None:     # a batched vmap runs: targets may differ per element
+        from ..func import _batched
+        smooth = _batched.label_smoothing_loss(logp, target, _array(weight), reduction,
+                                               ignore_index)
+        if smooth is not None:
+            return (_ops.mul_scalar(nll, 1 - label_smoothing)
+                    + _ops.mul_scalar(smooth, label_smoothing / n_classes))
     ignore = make_tensor(target._data == ignore_index)
     if weight is not None:
         shape = [1] * input.dim()

@@ -231,6 +231,12 @@ OUT_OF_SCOPE = {
         (_LEAKED, ["F", "can_use_efficient_attention", "can_use_flash_attention",
                    "is_flash_attention_available"]),
     ],
+    "torch.nn.attention.flex_attention": [
+        (_LEAKED, ["GetAttrKey", "TreeSpec", "annotations", "tree_flatten", "tree_map_only",
+                   "tree_unflatten"]),
+        (_JIT, ["flex_attention_hop", "setup_compilation_env"]),
+    ],
+    "torch.nn.attention.experimental": [],
 }
 
 # ---- not built yet --------------------------------------------------------------------------
@@ -238,10 +244,6 @@ OUT_OF_SCOPE = {
 _ISSUE_8 = "issue 8: functional, forward-mode and batched autograd (torch.func, vmap)"
 _ISSUE_10 = "issue 10: the mathematical namespaces (torch.linalg, torch.distributions)"
 _ISSUE_14 = "issue 14: torch.distributed on MPI"
-
-_ISSUE_9_FLEX = ("issue 9: flex attention (BlockMask's block-sparse layout, create_block_mask, "
-                 "and the eager path that vmaps the user's score_mod and mask_mod over every "
-                 "score) and the experimental paged attention built on it")
 
 PENDING = {
     "torch.Tensor": [
@@ -254,8 +256,5 @@ PENDING = {
             "DebugLevel", "get_debug_level", "set_debug_level", "set_debug_level_from_env",
             "breakpoint", "record_comm", "config", "constants"]),
         (_ISSUE_14 + ": join, comm hooks and utilities", ["algorithms", "utils"]),
-    ],
-    "torch.nn.attention": [
-        (_ISSUE_9_FLEX, ["flex_attention", "experimental"]),
     ],
 }

@@ -135,3 +135,4 @@ register_flash_attention_impl("FA3", register_fn=_register_from("flash_attn_inte
 register_flash_attention_impl("FA4", register_fn=_register_from("flash_attn.cute.interface"))
 
 from . import bias  # noqa: E402,F401  (SDPA hands a CausalBias mask its call)
+from . import experimental, flex_attention  # noqa: E402,F401

@@ -58,13 +58,19 @@ def _fma32(a, b, c):
     """Single-rounded float32 ``a*b + c``.
 
     The product is exact in float64, so the float64 sum can only round wrong
-    when it lands exactly on a float32 rounding midpoint; nudge those.
+    when it lands exactly on a float32 rounding midpoint; nudge those (the
+    operands of the few are gathered again).  One float64 temporary, written
+    in place: the samplers call this some twenty times per value.
     """
-    p, c = np.broadcast_arrays(np.asarray(a, np.float64) * np.float64(b), np.float64(c))
-    s = p + c
-    tie = (s.view(np.int64) & 0x1FFFFFFF) == 0x10000000
+    s = np.multiply(a, b, dtype=np.float64)
+    if s.shape == np.broadcast_shapes(s.shape, np.shape(c)):
+        np.add(s, c, out=s)
+    else:
+        s = np.add(s, c, dtype=np.float64)
+    tie = np.bitwise_and(s.view(np.int64), 0x1FFFFFFF) == 0x10000000
     if tie.any():
-        s[tie] = _round_to_odd(*_two_sum(p[tie], c[tie]))
+        a, b, c = (np.broadcast_to(v, s.shape)[tie].astype(np.float64) for v in (a, b, c))
+        s[tie] = _round_to_odd(*_two_sum(a * b, c))
     return s.astype(np.float32)
 
 
@@ -100,7 +106,7 @@ def _log_avx(x):
     x = ((bits & ~0x7f800000) | 0x3f000000).view(np.float32)  # mantissa in [0.5, 1)
     small = x < _F(0.707106781186547524)
     e = e - small.astype(np.float32)
-    x = (x - _F(1)) + np.where(small, x, _F(0))
+    x = (x - _F(1)) + x * small     # x * small: np.where(small, x, 0), without branches
     z = x * x
     y = np.full_like(x, _LOG_P[0])
     for p in _LOG_P[1:]:
@@ -122,11 +128,13 @@ def _sincos_avx(x):
     c = _fma32(c * z, z, -(z * _F(0.5))) + _F(1)
     s = _fma32(_F(-1.9515295891e-4), z, _F(8.3321608736e-3))
     s = _fma32(_fma32(s, z, _F(-1.6666654611e-1)) * z, x, x)
-    swap = (j & 2) != 0
-    sin = np.where(swap, c, s)
-    cos = np.where(swap, s, c)
-    return (np.where(j & 4, -sin, sin),
-            np.where((j - 2) & 4, cos, -cos))
+    # the quadrant's swap and signs on the bits: np.where mispredicts on random quadrants
+    j = j.view(np.uint32)
+    c, s = c.view(np.uint32), s.view(np.uint32)
+    swap = (c ^ s) & (np.uint32(0) - ((j >> 1) & 1))    # c ^ s where j & 2, else 0
+    sin = s ^ swap ^ ((j & 4) << 29)                    # negated where j & 4
+    cos = c ^ swap ^ ((~(j - 2) & 4) << 29)             # negated where not (j - 2) & 4
+    return sin.view(np.float32), cos.view(np.float32)
 
 
 def _box_muller_f32(u, mean, std):
@@ -144,6 +152,9 @@ def _box_muller_f64(u, mean, std):
     theta = 2 * math.pi * u[:, 8:]
     return np.concatenate([_fma64(radius * np.cos(theta), std, mean),
                            _fma64(radius * np.sin(theta), std, mean)], axis=1)
+
+
+_FILL_CHUNK = 4096     # 16-value blocks per call of a Box-Muller fill
 
 
 # ------------------------------------------------------ randperm helpers
@@ -388,7 +399,11 @@ class Generator:
         drawn = n if dtype in (np.float32, np.float64) else 16 * blocks
         u = self._unit(drawn + 16 * (tail > 0), double)
         out = np.empty(n, dtype)
-        out[:16 * blocks] = fill(u[:16 * blocks].reshape(blocks, 16), mean, std).reshape(-1)
+        # in chunks whose temporaries stay in cache (the fill is some hundred passes)
+        for i in range(0, blocks, _FILL_CHUNK):
+            rows = min(_FILL_CHUNK, blocks - i)
+            out[16 * i:16 * (i + rows)] = fill(u[16 * i:16 * (i + rows)].reshape(rows, 16),
+                                               mean, std).reshape(-1)
         if tail:  # torch recomputes the last 16 values from fresh uniforms
             out[n - 16:] = fill(u[-16:].reshape(1, 16), mean, std).reshape(-1)
         return out.reshape(shape)

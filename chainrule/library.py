@@ -6,7 +6,8 @@
 chainrule has no C++ dispatcher, so an operator here is its CustomOpDef: calling it checks
 the kernel's outputs (no aliasing of inputs), bumps the version of mutated arguments, and,
 when an input requires grad, records the node PyTorch's generated autograd.Function records
-(`GeneratedBackwardFor_<ns>_<name>_defaultBackward`). Fake kernels are kept and checked by
+(`GeneratedBackwardFor_<ns>_<name>_defaultBackward`); under vmap its register_vmap rule runs
+first, as PyTorch's batching key comes before autograd. Fake kernels are kept and checked by
 `opcheck` (on real tensors: there are no fake tensors to trace with). The dispatcher's
 low-level registration API (Library, define, impl by dispatch key) is out of scope.
 """
@@ -22,6 +23,7 @@ from ._dtype import dtype
 from ._tensor import Tensor
 from .autograd import grad_mode
 from .autograd.function import Function
+from .ops import registry
 from .types import Number
 
 __all__ = ["custom_op", "CustomOpDef", "OpOverload", "register_autograd", "register_fake",
@@ -218,7 +220,8 @@ class CustomOpDef:
         self._setup_context_fn = setup_context
 
     def register_vmap(self, func=None, /):
-        """Keep `func(info, in_dims, *args)` as the operator's batching rule."""
+        """Use `func(info, in_dims, *args, **kwargs)` -> (output, out_dims) as the operator's
+        batching rule under vmap (func._vmap.custom_op_rule)."""
         def inner(func):
             self._vmap_fn = func
         return inner if func is None else inner(func)
@@ -287,7 +290,25 @@ class CustomOpDef:
             _check_aliasing(self, args, kwargs, result)
         return result
 
+    def _split(self, args, kwargs):
+        """The arguments given, as (positional, keyword-only)."""
+        bound = self._signature.bind(*args, **kwargs)
+        params = self._signature.parameters
+        positional = tuple(v for n, v in bound.arguments.items()
+                           if params[n].kind != inspect.Parameter.KEYWORD_ONLY)
+        keyword = {n: v for n, v in bound.arguments.items()
+                   if params[n].kind == inspect.Parameter.KEYWORD_ONLY}
+        return positional, keyword
+
     def _apply(self, args, kwargs):
+        if registry.VMAP is not None and self._vmap_fn is not None:
+            # a batched vmap runs: the operator's batching rule comes first, as PyTorch's
+            # dispatcher puts vmap's key above autocast and autograd
+            from .func._vmap import custom_op_rule
+            positional, keyword = self._split(args, kwargs)
+            out = custom_op_rule(self._vmap_fn, positional, keyword)
+            if out is not None:
+                return out
         if "cpu" in self._autocast_dtype:
             from .amp import autocast_mode
             if autocast_mode.is_autocast_enabled("cpu"):
@@ -295,11 +316,7 @@ class CustomOpDef:
                 args, kwargs = _cast(args, dtype), {k: _cast(v, dtype) for k, v in kwargs.items()}
                 with autocast_mode.autocast("cpu", enabled=False):
                     return self._apply(args, kwargs)
-        bound = self._signature.bind(*args, **kwargs)
-        positional = tuple(v for n, v in bound.arguments.items()
-                           if self._signature.parameters[n].kind != inspect.Parameter.KEYWORD_ONLY)
-        keyword = {n: v for n, v in bound.arguments.items()
-                   if self._signature.parameters[n].kind == inspect.Parameter.KEYWORD_ONLY}
+        positional, keyword = self._split(args, kwargs)
         if grad_mode.state.grad_enabled and any(t._requires_grad for t in _tensors(positional)):
             return self._autograd_cls.run(positional, keyword)
         return self._run(positional, keyword)

@@ -176,6 +176,23 @@ class BatchedTensor(Tensor):
     def contiguous(self, memory_format=None):
         return self
 
+    def movedim(self, source, destination):
+        n = self.dim()
+        src = [source] if type(source) is int else list(source)
+        dst = [destination] if type(destination) is int else list(destination)
+        if len(src) != len(dst) or any(type(d) is not int for d in src + dst):
+            raise Unbatchable("movedim")      # the element-by-element run gives the error
+        src, dst = [_wrap(d, n) for d in src], [_wrap(d, n) for d in dst]
+        if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+            raise Unbatchable("movedim")
+        order = [None] * max(n, 1)
+        for s, d in zip(src, dst):
+            order[d] = s
+        rest = iter(d for d in range(n) if d not in src)
+        return self.permute([next(rest) if d is None else d for d in order[:n]])
+
+    moveaxis = movedim
+
     def to(self, *args, **kwargs):
         out = unhooked(lambda: self._phys.to(*args, **kwargs))
         return self if out is self._phys else wrap(out, self._levels)

@@ -14,6 +14,7 @@ randomness and chunk_size are kept with its messages. Randomness follows from th
 serially), 'same' replays the generator's state for every element (a batched run draws
 once), and 'error' makes every draw raise while the vmap runs.
 """
+import collections
 import contextlib
 import functools
 import itertools
@@ -206,19 +207,21 @@ def _empty_batch(func, flat_in_dims, flat_args, args_spec, out_dims, randomness,
 
 
 _LEVELS = itertools.count(1)    # vmap levels: later (inner) vmaps get larger ones
+_RANDOMNESS = {}                # level -> its vmap's randomness, while it runs batched
 
 
 @contextlib.contextmanager
-def batch_level(size):
+def batch_level(size, randomness="error"):
     """Within: a new vmap level of `size` elements runs batched; yields the level."""
     level = next(_LEVELS)
     _batched.SIZES[level] = size
+    _RANDOMNESS[level] = randomness
     hook, registry.VMAP = registry.VMAP, _batched._dispatch
     try:
         yield level
     finally:
         registry.VMAP = hook
-        del _batched.SIZES[level]
+        del _batched.SIZES[level], _RANDOMNESS[level]
 
 
 def add_level(x, dim, level):
@@ -256,7 +259,7 @@ def _remove_level(x, out_dim, level, size):
 def _batched_run(func, batch_size, flat_in_dims, flat_args, args_spec, out_dims, randomness,
                  kwargs):
     """`func` run once on BatchedTensors (Note [Batching rules])."""
-    with _random_ops(randomness), batch_level(batch_size) as level:
+    with _random_ops(randomness), batch_level(batch_size, randomness) as level:
         args = [a if d is None else add_level(a, d, level)
                 for a, d in zip(flat_args, flat_in_dims)]
         out = func(*tree_unflatten(args, args_spec), **kwargs)
@@ -308,3 +311,65 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             raise
         return _stack_outputs(outputs, out_dims, func)
     return wrapped
+
+
+# ---- custom operators' batching rules (torch.library register_vmap) ----------------------------
+
+VmapInfo = collections.namedtuple("VmapInfo", ["batch_size", "randomness"])
+
+
+def custom_op_rule(rule, args, kwargs):
+    """A custom operator's register_vmap `rule` run for the innermost level its positional
+    arguments are batched along, as PyTorch's: the rule sees that level's dim as dim 0 of
+    each argument batched along it (`in_dims`, None for the others), runs with the level
+    off (outer levels stay batched), and returns (output, out_dims); None when no argument
+    is batched."""
+    def tensors(a):
+        return a if type(a) in (list, tuple) else (a,)
+    level = max((lv for a in args for x in tensors(a) if type(x) is BatchedTensor
+                 for lv in x._levels), default=None)
+    if level is None:
+        return None
+
+    def peel(x):
+        if type(x) is not BatchedTensor or x._levels[-1] != level:
+            return x, None
+        return wrap(x._phys, x._levels[:-1]), 0
+    peeled, in_dims = [], []
+    for a in args:
+        if type(a) in (list, tuple):
+            pairs = [peel(x) for x in a]
+            peeled.append(type(a)(p for p, _ in pairs))
+            in_dims.append([d for _, d in pairs])
+        else:
+            p, d = peel(a)
+            peeled.append(p)
+            in_dims.append(d)
+    size = _batched.SIZES.pop(level)
+    hook = registry.VMAP
+    if not _batched.SIZES:
+        registry.VMAP = None
+    try:
+        result = rule(VmapInfo(size, _RANDOMNESS[level]), tuple(in_dims), *peeled, **kwargs)
+    except Exception as e:
+        raise _batched.final(e)     # the rule's own error is PyTorch's too
+    finally:
+        registry.VMAP = hook
+        _batched.SIZES[level] = size
+    if type(result) is not tuple or len(result) != 2:
+        kind = Tensor if isinstance(result, Tensor) else type(result)
+        raise _batched.final(RuntimeError(
+            "Expected the vmap staticmethod to have two returns, an output and out_dims with "
+            f"pytree structure compatible with the output. Got a {kind} instead"))
+    output, out_dims = result
+    flat, spec = tree_flatten(output)
+    flat_dims = broadcast_to_and_flatten(out_dims, spec)
+    if flat_dims is None:
+        raise _batched.final(RuntimeError(
+            "The autograd.Function's vmap staticmethod returned an incompatible (output, "
+            f"out_dims) tuple. Expected out_dims={out_dims} to be compatible with the structure "
+            f"of `output`. out_dims has structure {tree_flatten(out_dims)[1]} but output has "
+            f"structure {spec}. For more details, please see "
+            "https://pytorch.org/docs/main/notes/extending.func.html"))
+    return tree_unflatten([o if d is None else add_level(o, d % max(o.dim(), 1), level)
+                           for o, d in zip(flat, flat_dims)], spec)

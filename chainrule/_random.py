@@ -63,7 +63,7 @@ def _fma32(a, b, c):
     in place: the samplers call this some twenty times per value.
     """
     s = np.multiply(a, b, dtype=np.float64)
-    if s.shape == np.broadcast_shapes(s.shape, np.shape(c)):
+    if type(s) is np.ndarray and (np.ndim(c) == 0 or np.shape(c) == s.shape):
         np.add(s, c, out=s)
     else:
         s = np.add(s, c, dtype=np.float64)

@@ -416,3 +416,58 @@ def test_as_strided_scatter_backward_checks_the_gradient_storage():
         out = T.as_strided_scatter(y[1:], T.ones(2, 2, dtype=T.float64), (2, 2), (1, 2), 5)
         return T.autograd.grad(out, y, T.ones_like(out))
     same_error(prog)
+
+
+def _x(T, dtype):
+    return T.tensor([[0.5, -1.0], [2.0, 0.0]]).to(getattr(T, dtype))
+
+
+# found by the long fuzz run: kernels refusing dtypes, dtype rules of mixed operands
+KERNEL_DTYPES = [
+    lambda T: T.lerp(_x(T, "float64"), _x(T, "complex64"), 0.5),
+    lambda T: T.lerp(_x(T, "float64"), _x(T, "float64"), _x(T, "int32")),
+    lambda T: T.cdist(_x(T, "float16"), _x(T, "float16")),
+    lambda T: T.cdist(_x(T, "float16"), _x(T, "float64"), 1.0),
+    lambda T: T.pdist(_x(T, "float16")),
+    lambda T: T.nn.functional.softplus(_x(T, "int64")),
+    lambda T: T.nn.functional.softplus(_x(T, "complex64")[:0]),
+    lambda T: T.nn.functional.gelu(_x(T, "bool"), approximate="tanh"),
+    lambda T: T.nn.functional.silu(_x(T, "uint8")),
+    lambda T: T.nn.functional.huber_loss(_x(T, "int64"), _x(T, "int64")),
+    lambda T: T.nn.functional.huber_loss(_x(T, "int64"), _x(T, "float32")),
+    lambda T: T.nn.functional.huber_loss(_x(T, "complex64"), _x(T, "float64")),
+    lambda T: T.nn.functional.smooth_l1_loss(_x(T, "bool"), _x(T, "int8")),
+    lambda T: (lambda t: T.autograd.grad(T.nn.functional.huber_loss(_x(T, "float64"), t), t))(
+        _x(T, "float16").requires_grad_()),
+]
+
+
+@pytest.mark.parametrize("prog", KERNEL_DTYPES, ids=range(len(KERNEL_DTYPES)))
+def test_kernel_dtype_errors(prog):
+    same_error(prog)
+
+
+MIXED_DTYPES = [
+    lambda T: T.nn.functional.huber_loss(_x(T, "float16"), _x(T, "float64"), reduction="none"),
+    lambda T: T.nn.functional.huber_loss(_x(T, "float32"), _x(T, "int64")),
+    lambda T: T.nn.functional.smooth_l1_loss(_x(T, "float32"), _x(T, "int64"), reduction="none"),
+    lambda T: T.cdist(_x(T, "float16")[:0], _x(T, "float16")),
+    lambda T: T.cdist(T.ones(30, 2, dtype=T.float16), T.ones(30, 2, dtype=T.float16)),
+    lambda T: T.pdist(_x(T, "float16")[:1]),
+]
+
+
+@pytest.mark.parametrize("prog", MIXED_DTYPES, ids=range(len(MIXED_DTYPES)))
+def test_mixed_dtype_results(prog):
+    same(prog)
+
+
+@pytest.mark.parametrize("loss", ["huber_loss", "smooth_l1_loss"])
+def test_loss_target_gradient_node(loss):
+    # the target's gradient is the backward with input and target swapped (no NegBackward0)
+    def prog(T):
+        x = T.tensor([0.5, -2.0, 0.1], dtype=T.float64, requires_grad=True)
+        t = T.tensor([0.0, 1.0, 0.3], dtype=T.float64, requires_grad=True)
+        g = T.autograd.grad(getattr(T.nn.functional, loss)(x, t), t, create_graph=True)[0]
+        return g, g.grad_fn, T.autograd.grad(g.sum(), x)
+    same(prog)

@@ -1208,17 +1208,20 @@ def _where(cond, a, b):
     return FUNCTIONS["where"](cond, a, b)
 
 
-def _cdist_check(x1, x2, p):
+def _cdist_check(x1, x2, p, kernel=False):
+    """kernel: the p-norm kernel runs (it has no float16 version; the matmul path has)."""
     if x1.dtype.kind != "f":
         raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {_name(x1)}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    if kernel and x1.dtype == np.float16:
+        raise NotImplementedError("\"cdist\" not implemented for 'Half'")
     if x1.dtype != x2.dtype:
         raise RuntimeError(f"expected scalar type {_name(x1)} but found {_name(x2)}")
 
 
 def _cdist_forward(x1, x2, p, compute_mode):
-    _cdist_check(x1, x2, p)
+    _cdist_check(x1, x2, p, kernel=x1.size and x2.size and x1.shape[-1])
     batch = np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
     r1, r2 = x1.shape[-2], x2.shape[-2]
     if x1.shape[-1] == 0:
@@ -1301,6 +1304,8 @@ def _pdist_forward(a, p):
     i, j = np.triu_indices(n, 1)
     if a.shape[1] == 0:
         return np.zeros(len(i), a.dtype)
+    if a.dtype == np.float16 and len(i):
+        raise NotImplementedError("\"pdist\" not implemented for 'Half'")
     return _pnorm_rows(a[i] - a[j], p).astype(a.dtype, copy=False)
 
 

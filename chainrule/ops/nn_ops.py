@@ -284,6 +284,9 @@ mse_loss = op("mse_loss", "MseLossBackward0", "self, target, reduction",
 
 def _huber_bw(g, x, t, reduction, delta, smooth_l1):
     """Gradient of huber (delta) or smooth_l1 (beta, which divides the quadratic part)."""
+    if not smooth_l1 and x.dtype != t.dtype:
+        raise RuntimeError(f"Found dtype {FROM_NP[t.dtype].legacy} but expected "
+                           f"{FROM_NP[x.dtype].legacy}")
     d = x - t
     norm = 1 / d.size if reduction == "mean" else 1
     inner = d / delta if smooth_l1 else d
@@ -291,13 +294,28 @@ def _huber_bw(g, x, t, reduction, delta, smooth_l1):
     return np.where(np.abs(d) < delta, inner, slope) * g * norm
 
 
+def _loss_kernel_dtype(x, t, kernel, into_input):
+    """PyTorch's checks of an elementwise loss kernel, and its result dtype: it computes in
+    the result type of input and target, floating only; into_input (huber_loss) writes into
+    an output of the input's dtype, which the result type must cast to."""
+    common = _dtype.promote_types(FROM_NP[x.dtype], FROM_NP[t.dtype])
+    if into_input and not _dtype.can_cast(common, FROM_NP[x.dtype]):
+        raise RuntimeError(f"result type {common.legacy} can't be cast to the desired output "
+                           f"type {FROM_NP[x.dtype].legacy}")
+    if common.np.kind != "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{common.legacy}'")
+    return x.dtype if into_input else common.np
+
+
 def _huber(x, t, reduction, delta, smooth_l1):
+    dtype = _loss_kernel_dtype(x, t, "smooth_l1_cpu" if smooth_l1 else "huber_cpu",
+                               not smooth_l1)
     d = np.abs(x - t)
     if smooth_l1:
         e = np.where(d < delta, 0.5 * d * d / delta, d - 0.5 * delta) if delta > 0 else d
     else:
         e = np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    return _reduce(e, reduction)
+    return _reduce(e.astype(dtype, copy=False), reduction)
 
 
 def _huber_dd(grad, x, t, reduction, delta, smooth_l1):
@@ -323,8 +341,9 @@ def _huber_rows(name, node, smooth_l1):
                  function=False, method=False,
                  self=lambda grad, self, target, reduction, delta: bw(grad, self, target,
                                                                      reduction, delta),
-                 target=lambda grad, self, target, reduction, delta: -bw(grad, self, target,
-                                                                        reduction, delta))
+                 # as PyTorch's: the backward with input and target swapped
+                 target=lambda grad, self, target, reduction, delta: bw(grad, target, self,
+                                                                       reduction, delta))
     return forward
 
 
@@ -674,6 +693,7 @@ _GELU_K = 0.044715
 
 
 def _gelu(x, approximate):
+    _not_for(x, "biuc", "GeluKernelImpl")
     if approximate == "tanh":
         return 0.5 * x * (1 + np.tanh(_SQRT_2_PI * (x + _GELU_K * x ** 3)))
     return (0.5 * x * (1 + _erf_erfc(x / math.sqrt(2), "erf")[0])).astype(x.dtype)
@@ -717,8 +737,13 @@ def _silu_grad(grad, self):
     return grad * s * add_scalar(self * (1.0 - s), 1.0)
 
 
-silu = op("silu", "SiluBackward0", "self",
-          lambda x: x / (1 + np.exp(-x)), function=False, method=False, self=_silu_grad)
+def _silu(x):
+    _not_for(x, "biu", "silu_cpu")
+    return x / (1 + np.exp(-x))
+
+
+silu = op("silu", "SiluBackward0", "self", _silu, function=False, method=False,
+          self=_silu_grad)
 
 
 def _softplus_bw(g, x, beta, threshold):
@@ -734,10 +759,13 @@ softplus_backward = op(
         self * beta > threshold, 0.0,
         grad * grad_output * beta * (self * beta).sigmoid() * (1 - (self * beta).sigmoid())))
 
-softplus = op("softplus", "SoftplusBackward0", "self, beta, threshold",
-              lambda x, beta, threshold: np.where(
-                  x * beta > threshold, x,
-                  np.log1p(np.exp(np.minimum(x * beta, threshold))) / beta),
+def _softplus(x, beta, threshold):
+    _not_for(x, "biuc", "softplus_cpu")
+    return np.where(x * beta > threshold, x,
+                    np.log1p(np.exp(np.minimum(x * beta, threshold))) / beta)
+
+
+softplus = op("softplus", "SoftplusBackward0", "self, beta, threshold", _softplus,
               function=False, method=False,
               self=lambda grad, self, beta, threshold: softplus_backward(grad, self, beta,
                                                                          threshold))

@@ -1006,8 +1006,8 @@ def _lerp(a, end, weight):
     tensor_weight = type(weight) is np.ndarray
     for name, x in (("end", end), ("weight", weight)) if tensor_weight else (("end", end),):
         if x.dtype != a.dtype:
-            raise RuntimeError(f"expected dtype {a.dtype.cpp} for `{name}` but got "
-                               f"dtype {x.dtype.cpp}")
+            raise RuntimeError(f"expected dtype {FROM_NP[a.dtype].cpp} for `{name}` but got "
+                               f"dtype {FROM_NP[x.dtype].cpp}")
     _not_for(a, "biu", "lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar")
     if a.dtype == np.float16:   # computed in float32, rounded once
         a, end = a.astype(np.float32), end.astype(np.float32)

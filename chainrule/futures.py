@@ -9,6 +9,7 @@ when it is already complete)."""
 import sys
 import threading
 import time
+import types
 
 from ._device import device as _make_device
 
@@ -189,6 +190,8 @@ class Future(_CFuture):
     """A future that user code completes with `set_result` or `set_exception`."""
     __slots__ = ()
     __module__ = "torch.jit"     # PyTorch's class prints as torch.jit.Future
+    # generic, as PyTorch's: hooks are annotated `-> torch.futures.Future[torch.Tensor]`
+    __class_getitem__ = classmethod(types.GenericAlias)
 
     def __init__(self, *, devices=None):
         super().__init__([] if devices is None else devices)

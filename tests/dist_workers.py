@@ -5,6 +5,7 @@ import importlib
 import json
 import sys
 import warnings
+from datetime import timedelta
 
 import numpy as np
 
@@ -265,12 +266,13 @@ def ddp(T):
     # and small buckets, so several all-reduces overlap backward
     DDP = nn.parallel.DistributedDataParallel
     model = DDP(_model(T, r), bucket_cap_mb=0.0002)
-    assert len(model._buckets) > 2
+    assert len(model._buckets) == 1     # the first iteration's: one per dtype
     opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     for _ in range(steps):
         opt.zero_grad()
         ((model(X[r::p]) - Y[r::p]) ** 2).mean().backward()
         opt.step()
+    assert len(model._buckets) > 2      # rebuilt after it, in the gradients' ready order
     diff = _max_diff(ref.parameters(), model.module.parameters())
     assert diff < 1e-5, f"DDP parameters differ from one process's by {diff}"
     assert list(model.state_dict()) == ["module." + k for k in ref.state_dict()]
@@ -450,6 +452,465 @@ def single(T, init_file):
     return out
 
 
+# ---- Join: uneven inputs -----------------------------------------------------------------
+
+def _mse(T, out, y):
+    return ((out - y) ** 2).mean()
+
+
+class _Shifted:
+    """A model with a buffer its forward reads (so DDP syncs buffers every forward)."""
+
+    @staticmethod
+    def make(T, seed, unused=False):
+        nn = T.nn
+
+        class Shifted(nn.Module):
+            def __init__(self):
+                super().__init__()
+                T.manual_seed(seed)
+                self.body = nn.Sequential(nn.Linear(5, 8), nn.Tanh(), nn.Linear(8, 3))
+                if unused:      # a layer forward never uses
+                    self.unused = nn.Linear(2, 2)
+                self.register_buffer("shift", T.full((3,), 0.5))
+
+            def forward(self, x):
+                return self.body(x) + self.shift
+        return Shifted()
+
+
+def join(T):
+    """Rank k has 2 + k batches; inside model.join() the ranks that run out shadow the
+    others, which must train exactly as one process whose loss at step s sums the batches
+    of the ranks still training, divided by the world size (or by their number)."""
+    dist = T.distributed
+    dh = dist.algorithms.ddp_comm_hooks.default_hooks
+    dist.init_process_group()
+    r, p = dist.get_rank(), dist.get_world_size()
+    counts = [2 + k for k in range(p)]
+    T.manual_seed(11)
+    batches = [[(T.randn(2, 5), T.randn(2, 3)) for _ in range(c)] for c in counts]
+    DDP = T.nn.parallel.DistributedDataParallel
+    cases = [(True, None, {}), (False, None, {}), (True, dh.allreduce_hook, {}),
+             (True, None, {"find_unused_parameters": True}),
+             (False, None, {"bucket_cap_mb": 0.0002})]
+    for divide, hook, kwargs in cases:
+        unused = "find_unused_parameters" in kwargs
+        ref = _Shifted.make(T, 0, unused)
+        opt = T.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+        for step in range(max(counts)):
+            active = [k for k in range(p) if step < counts[k]]
+            opt.zero_grad()
+            sum(_mse(T, ref(x), y) for x, y in (batches[k][step] for k in active)).div(
+                p if divide or hook else len(active)).backward()
+            opt.step()
+        model = DDP(_Shifted.make(T, r, unused), **kwargs)
+        if hook is not None:
+            model.register_comm_hook(None, hook)
+        opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        with model.join(divide_by_initial_world_size=divide):
+            for x, y in batches[r]:
+                opt.zero_grad()
+                _mse(T, model(x), y).backward()
+                opt.step()
+        diff = _max_diff(ref.parameters(), model.module.parameters())
+        assert diff < 1e-5, f"join {divide, hook, kwargs}: parameters differ by {diff}"
+    # throw_on_early_termination: rank 0 runs out first, and every rank raises
+    model = DDP(_model(T, 0))
+    try:
+        with model.join(throw_on_early_termination=True):
+            for x, y in batches[r][:1 if r == 0 else None]:
+                _mse(T, model(x[:, :5]), y).backward()
+    except RuntimeError as e:
+        thrown = str(e)
+    else:
+        raise AssertionError("no rank-exhausted error")
+    want = "Rank 0 exhausted all inputs." if r == 0 else \
+        "Detected at least one rank that exhausted inputs. Throwing across all ranks."
+    assert thrown == want, thrown
+    # enable=False: no shadowing, so equal inputs train as plain DDP
+    model = DDP(_model(T, 0))
+    with model.join(enable=False):
+        _mse(T, model(batches[0][0][0]), batches[0][0][1]).backward()
+    return {"ranks": p, "generic": _generic_join(T, r, p)}
+
+
+def _generic_join(T, r, p):
+    """Join over a Joinable of the test's own: rank k counts, with an all-reduce, the ranks
+    still stepping, 1 + k times; its hook shadows that all-reduce."""
+    dist = T.distributed
+    Join, JoinHook, Joinable = (dist.algorithms.Join, dist.algorithms.JoinHook,
+                                dist.algorithms.Joinable)
+
+    class CountHook(JoinHook):
+        def __init__(self, counter, tag):
+            self.counter, self.tag = counter, tag
+
+        def main_hook(self):
+            self.counter.shadowed += 1
+            dist.all_reduce(T.zeros(1))
+
+        def post_hook(self, is_last_joiner):
+            self.counter.last = [is_last_joiner, self.tag]
+
+    class Counter(Joinable):
+        def __init__(self):
+            super().__init__()
+            self.total, self.shadowed, self.last = 0, 0, None
+
+        def step(self):
+            Join.notify_join_context(self)
+            t = T.ones(1)
+            dist.all_reduce(t)
+            self.total += int(t.item())
+
+        def join_hook(self, **kwargs):
+            return CountHook(self, kwargs.get("tag"))
+
+        @property
+        def join_device(self):
+            return T.device("cpu")
+
+        @property
+        def join_process_group(self):
+            return dist.group.WORLD
+    counter = Counter()
+    with Join([counter], tag="x"):
+        for _ in range(1 + r):
+            counter.step()
+    want = sum(p - s for s in range(1 + r))
+    assert counter.total == want, (counter.total, want)
+    assert counter.shadowed == p - 1 - r, counter.shadowed
+    assert counter.last == [r == p - 1, "x"], counter.last
+    return counter.total
+
+
+# ---- communication hooks -----------------------------------------------------------------
+
+def _local_grads(T, seed, x, y, dtype=None):
+    m = _model(T, seed, dtype)
+    _mse(T, m(x), y).backward()
+    return [q.grad.double().numpy() for q in m.parameters()]
+
+
+def hooks(T):
+    """DDP with each of default_hooks' hooks (and the no-op one, and one that checks the
+    GradBucket it gets) against the same averaging done in NumPy on every rank's gradients."""
+    dist = T.distributed
+    debugging_hooks = dist.algorithms.ddp_comm_hooks.debugging_hooks
+    default_hooks = dist.algorithms.ddp_comm_hooks.default_hooks
+    dist.init_process_group()
+    r, p = dist.get_rank(), dist.get_world_size()
+    T.manual_seed(5)
+    X, Y = T.randn(4 * p, 5), T.randn(4 * p, 3)
+    local = [_local_grads(T, 0, X[k::p], Y[k::p]) for k in range(p)]
+    mean = [sum(gs) / p for gs in zip(*local)]
+
+    def compressed(narrow):
+        """PyTorch's compression: each rank's gradient cast to the narrow type, divided
+        there by the world size, summed and rounded to it once, cast back."""
+        out = []
+        for gs in zip(*local):
+            parts = [(T.tensor(g).float().to(narrow) / p).float().double().numpy() for g in gs]
+            out.append(T.tensor(sum(parts)).to(narrow).double().numpy())
+        return out
+    cases = [("allreduce", default_hooks.allreduce_hook, mean, 1e-6),
+             ("fp16", default_hooks.fp16_compress_hook, compressed(T.float16), 1e-3),
+             ("fp16_wrapper", default_hooks.fp16_compress_wrapper(default_hooks.allreduce_hook),
+              compressed(T.float16), 1e-3),
+             ("noop", debugging_hooks.noop_hook, local[r], 1e-6)]
+    try:
+        import ml_dtypes  # noqa: F401
+        cases += [("bf16", default_hooks.bf16_compress_hook, compressed(T.bfloat16), 1e-2),
+                  ("bf16_wrapper",
+                   default_hooks.bf16_compress_wrapper(default_hooks.allreduce_hook),
+                   compressed(T.bfloat16), 1e-2)]
+    except ImportError:
+        pass
+    fp16_exact = None
+    for name, hook, want, tol in cases:
+        model = T.nn.parallel.DistributedDataParallel(_model(T, 0), bucket_cap_mb=0.0002)
+        model.register_comm_hook(dist.group.WORLD, hook)
+        for _ in range(2):          # the first layout, then the rebuilt buckets
+            model.zero_grad()
+            _mse(T, model(X[r::p]), Y[r::p]).backward()
+        got = [q.grad.double().numpy() for q in model.parameters()]
+        diff = max(float(np.abs(a - b).max()) for a, b in zip(got, want))
+        scale = max(float(np.abs(b).max()) for b in want)
+        assert diff <= tol * scale, f"{name}: gradients differ by {diff}"
+        if name == "fp16":
+            fp16_exact = diff == 0
+    # a hook that looks at its GradBucket, then averages; state counts the calls
+    seen, calls = [], []
+
+    def inspect(state, bucket):
+        state.append(bucket.index())
+        grads = bucket.gradients()
+        assert all(np.shares_memory(g.numpy(), bucket.buffer().numpy()) for g in grads)
+        assert [tuple(g.shape) for g in grads] == [tuple(q.shape) for q in bucket.parameters()]
+        seen.append([bucket.index(), bucket.is_last(), str(bucket.buffer().dtype),
+                     bucket.buffer().numel(), [list(q.shape) for q in bucket.parameters()],
+                     float(bucket.buffer().sum())])
+        return default_hooks.allreduce_hook(None, bucket)
+    model = T.nn.parallel.DistributedDataParallel(_model(T, 0), bucket_cap_mb=0.0002)
+    model.register_comm_hook(calls, inspect)
+    for _ in range(2):
+        model.zero_grad()
+        _mse(T, model(X[r::p]), Y[r::p]).backward()
+    # undivided gradients in the bucket: rank r's own sum
+    assert abs(seen[0][5] - sum(float(g.sum()) for g in local[r])) < 1e-4, seen[0]
+    diff = max(float(np.abs(q.grad.double().numpy() - m).max())
+               for q, m in zip(model.parameters(), mean))
+    assert diff < 1e-6, diff
+    layout = [s[:5] for s in seen]
+    everyone = [None] * p
+    dist.all_gather_object(everyone, layout)
+    assert all(e == layout for e in everyone), everyone
+    return {"layout": layout, "calls": calls, "fp16_exact": fp16_exact}
+
+
+# ---- split_group, shrink_group, timeouts, breakpoint ------------------------------------
+
+def groups(T):
+    dist = T.distributed
+    dist.init_process_group()
+    r, p = dist.get_rank(), dist.get_world_size()
+    out = {}
+    # the last rank in a group of its own, the others together; then a split that leaves
+    # rank 0 out
+    g = dist.split_group(split_ranks=[list(range(p - 1)), [p - 1]])
+    t = T.tensor([float(r + 1)])
+    dist.all_reduce(t, group=g)
+    out["split"] = [dist.get_process_group_ranks(g), dist.get_rank(g), t.item()]
+    g = dist.split_group(split_ranks=[list(range(1, p))], timeout=timedelta(seconds=5))
+    out["none"] = g is None
+    if g is not None:
+        t = T.tensor([float(r)])
+        dist.all_reduce(t, group=g)
+        out["none"] = t.item()
+    # shrink: the last rank leaves (and does not call); the others get a new default group
+    if r != p - 1:
+        world = dist.shrink_group([p - 1])
+        assert world is dist.group.WORLD
+        t = T.tensor([float(r + 1)])
+        dist.all_reduce(t)
+        out["shrunk"] = [dist.get_world_size(), dist.get_rank(), t.item(),
+                         dist.get_process_group_ranks(None)]
+        out["new_group"] = dist.get_rank(dist.new_group([0]))     # -1 outside it
+        if p > 2:       # shrink a subgroup: the shrunk default group's ranks 0 and 1
+            pair = dist.new_group([0, 1])
+            if r < 2:
+                one = dist.shrink_group([1 - r], group=pair)
+                out["sub"] = dist.get_process_group_ranks(one)
+    dist.destroy_process_group()
+    return out
+
+
+def timeouts(T):
+    """Two ranks; rank 1 comes late each time, so rank 0's waits run out."""
+    import os
+    import time
+    dist = T.distributed
+    r = int(os.environ["PMI_RANK"])     # set by mpiexec (hydra); init has not run yet
+    # MPI_Init waits for every process of the job, without limit: the rendezvous timeout
+    # counts from there (is_mpi_available() initializes MPI, as importing mpi4py does)
+    assert dist.is_mpi_available()
+    out = {}
+    if r == 1:
+        time.sleep(1.6)
+    else:
+        try:
+            dist.init_process_group(timeout=timedelta(seconds=1))
+        except dist.DistStoreError as e:
+            out["init"] = str(e)
+    dist.init_process_group()            # both: the late rank's check-in is matched now
+    ms = timedelta(milliseconds=300)
+
+    def late(call):
+        """call() on rank 0 while rank 1 sleeps, then on rank 1: rank 0's error."""
+        if r == 1:
+            time.sleep(0.6)
+        try:
+            return call()
+        except RuntimeError as e:
+            return [type(e).__name__, str(e)]
+    out["barrier"] = late(lambda: dist.barrier(timeout=ms))
+    dist.barrier()                      # resynchronised: rank 0's first barrier completes
+    out["monitored"] = late(lambda: dist.monitored_barrier(timeout=ms, wait_all_ranks=r == 0))
+    dist.barrier()
+    out["monitored_ok"] = dist.monitored_barrier(timeout=timedelta(seconds=20))
+    t = T.ones(2)
+    work = late(lambda: dist.all_reduce(t, async_op=True))
+    if r == 0:
+        try:
+            work.wait(timeout=ms)
+        except RuntimeError as e:
+            out["work"] = [type(e).__name__, str(e)]
+    work.wait()
+    out["work_value"] = t.tolist()
+    dist.destroy_process_group()
+    return out
+
+
+def pdb_stop(T):
+    """dist.breakpoint on rank 0 (commands from stdin, which mpiexec forwards to rank 0);
+    rank 1 waits at the barrier meanwhile; skip=1 passes the first call from that line."""
+    dist = T.distributed
+    dist.init_process_group()
+    passes = 0
+    for _ in range(2):
+        dist.breakpoint(rank=0, skip=1)
+        passes += 1
+    dist.destroy_process_group()
+    return {"passes": passes}
+
+
+def single_algorithms(T, init_file):
+    """World size 1 on either library (PyTorch on gloo): join, communication hooks and
+    their GradBuckets and errors, futures of works, profiling names, timeouts' checks."""
+    dist, nn = T.distributed, T.nn
+    dh = dist.algorithms.ddp_comm_hooks.default_hooks
+    DDP = nn.parallel.DistributedDataParallel
+    out = {}
+
+    def err(f):
+        try:
+            f()
+        except Exception as e:
+            return [type(e).__name__, str(e)]
+        return None
+    out["bad_timeout"] = err(lambda: dist.init_process_group("gloo", timeout=5))
+    dist.init_process_group("gloo", init_method=f"file://{init_file}", world_size=1, rank=0,
+                            timeout=timedelta(seconds=20))
+    out["barriers"] = [dist.barrier(timeout=timedelta(seconds=5)),
+                       dist.monitored_barrier(timeout=timedelta(seconds=5)),
+                       dist.monitored_barrier(wait_all_ranks=True)]
+    t = T.arange(3.0)
+    work = dist.all_reduce(t, async_op=True)
+    fut = work.get_future()
+    chained = fut.then(lambda f: f.value()[0] * 2)
+    out["future"] = [type(fut).__name__, [v.tolist() for v in fut.wait()], fut.done(),
+                     chained.wait().tolist(), work.wait(timeout=timedelta(seconds=5))]
+    # profiling names ('gloo:' and 'mpi:' are the backends' own prefixes)
+    with T.profiler.profile() as prof:
+        dist.all_reduce(T.ones(2))
+        dist.broadcast(T.ones(2), 0)
+        with dist.record_comm("grads"):
+            dist.all_reduce(T.ones(2))
+            dist.all_reduce(T.ones(2), async_op=True).wait()
+    names = [e.name.replace("gloo:", "backend:").replace("mpi:", "backend:")
+             for e in prof.events()]
+    out["profile"] = sorted(n for n in names if n.startswith(("c10d::", "backend:"))
+                            or n == "grads")
+    out["shrink"] = [err(lambda: dist.shrink_group((1,))), err(lambda: dist.shrink_group([])),
+                     err(lambda: dist.shrink_group([0], shrink_flags=7)),
+                     err(lambda: dist.shrink_group([0])),
+                     err(lambda: dist.split_group(split_ranks=[]))]
+    # GradBucket as hooks see it: the first iteration's one bucket, then the rebuilt ones
+    T.manual_seed(0)
+    m = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 5), nn.Linear(5, 2))
+    d = DDP(m, bucket_cap_mb=0.00008)
+    seen = []
+
+    def look(state, bucket):
+        state.append(1)
+        seen.append([bucket.index(), bucket.is_last(), list(bucket.buffer().shape),
+                     str(bucket.buffer().dtype), [list(q.shape) for q in bucket.parameters()],
+                     [list(g.shape) for g in bucket.gradients()], bucket.buffer().tolist()])
+        return dh.allreduce_hook(None, bucket)
+    calls = []
+    d.register_comm_hook(calls, look)
+    x = T.randn(5, 3)
+    for _ in range(2):
+        d(x).sum().backward()
+    out["buckets"] = [seen, len(calls), [q.grad.tolist() for q in m.parameters()]]
+
+    def typed(state, bucket: dist.GradBucket) -> T.futures.Future[T.Tensor]:
+        return dh.fp16_compress_hook(state, bucket)
+
+    def bad_bucket(state, bucket: int):
+        return None
+
+    def bad_return(state, bucket) -> int:
+        return 0
+    fresh = DDP(nn.Linear(2, 2))
+    out["register"] = [err(lambda: fresh.register_comm_hook(None, 3)),
+                       err(lambda: fresh.register_comm_hook(None, bad_bucket)),
+                       err(lambda: fresh.register_comm_hook(None, bad_return)),
+                       fresh.register_comm_hook(None, typed),
+                       err(lambda: fresh.register_comm_hook(None, typed))]
+
+    def returns_list(state, bucket):
+        f = T.futures.Future()
+        f.set_result([bucket.buffer()])
+        return f
+
+    def returns_int(state, bucket):
+        return 3
+
+    def too_small(state, bucket):
+        f = T.futures.Future()
+        f.set_result(T.zeros(3))
+        return f
+    bad = []
+    for hook in (returns_list, returns_int, too_small):
+        T.manual_seed(0)
+        model = DDP(nn.Linear(2, 2))
+        model.register_comm_hook(None, hook)
+        bad.append(err(lambda: model(T.ones(1, 2)).sum().backward()))
+    out["bad_hooks"] = bad
+    # each hook on one rank: the gradients themselves (fp16: rounded through float16)
+    grads = []
+    for hook in (dh.allreduce_hook, dh.fp16_compress_hook,
+                 dh.fp16_compress_wrapper(dh.allreduce_hook),
+                 dist.algorithms.ddp_comm_hooks.debugging_hooks.noop_hook):
+        T.manual_seed(1)
+        model = DDP(nn.Linear(3, 2))
+        model.register_comm_hook(None, hook)
+        model(x).pow(2).sum().backward()
+        grads.append([q.grad.tolist() for q in model.parameters()])
+    out["hook_grads"] = grads
+    # join on one rank: nothing to shadow
+    T.manual_seed(2)
+    model = DDP(nn.Linear(3, 2))
+    opt = T.optim.SGD(model.parameters(), lr=0.1)
+    with model.join():
+        for k in range(3):
+            opt.zero_grad()
+            model(x[k:k + 2]).sum().backward()
+            opt.step()
+    out["join"] = [q.tolist() for q in model.parameters()]
+    other = dist.new_group([0])
+    out["join_errors"] = [
+        err(lambda: dist.algorithms.Join([])),
+        err(lambda: dist.algorithms.Join([model, DDP(nn.Linear(2, 2), process_group=other)])),
+        err(lambda: dist.algorithms.Join.notify_join_context(object())),
+        # the join's configuration stays after it: a Work still
+        type(dist.algorithms.Join.notify_join_context(model)).__name__,
+        type(model.join_hook()).__name__, str(model.join_device),
+        model.join_process_group is dist.group.WORLD]
+
+    # parameters without gradients: at debug level INFO the error names them
+    class Two(nn.Module):
+        def __init__(self):
+            super().__init__()
+            T.manual_seed(0)
+            self.a, self.b = nn.Linear(2, 2), nn.Linear(2, 2)
+
+        def forward(self, x):
+            return self.a(x)
+    before = dist.get_debug_level()
+    dist.set_debug_level(dist.DebugLevel.INFO)
+    try:
+        d = DDP(Two())
+        d(T.ones(1, 2)).sum().backward()
+        out["unfinished_info"] = err(lambda: d(T.ones(1, 2)))
+    finally:
+        dist.set_debug_level(before)
+    dist.destroy_process_group()
+    return out
+
+
 # ---- the launcher's job ------------------------------------------------------------------
 
 def hello(T):
@@ -475,6 +936,9 @@ def main():
     scenario, lib = sys.argv[1], sys.argv[2]
     T = importlib.import_module(lib)
     importlib.import_module(f"{lib}.distributed")
+    # torch loads these on first import
+    importlib.import_module(f"{lib}.distributed.algorithms.ddp_comm_hooks.default_hooks")
+    importlib.import_module(f"{lib}.distributed.algorithms.ddp_comm_hooks.debugging_hooks")
     result = globals()[scenario](T, *sys.argv[3:])
     print("RESULT " + json.dumps(result), flush=True)
 

@@ -47,7 +47,7 @@ _DIST_MODEL = ("model-parallel and RPC systems of torch.distributed (FSDP, DTens
                "chainrule's distributed is data-parallel collectives on MPI")
 _DIST_STORE = ("c10d's rendezvous stores and init_method URLs (TCPStore, FileStore, ...): under "
                "MPI the launcher (mpiexec) does the rendezvous")
-_DIST_CPP = ("c10d's C++ backend internals (the Reducer and its GradBucket/comm-hook types, "
+_DIST_CPP = ("c10d's C++ backend internals (the Reducer and its built-in comm-hook types, "
              "per-collective *Options structs, ProcessGroupGloo, BackendConfig, its C++ "
              "logger): chainrule's process groups and DDP reducer are its own, on MPI")
 _DIST_CUDA_PARALLEL = ("single-process multi-GPU helpers of DataParallel (replicate, scatter, "
@@ -216,9 +216,25 @@ OUT_OF_SCOPE = {
                        "rpc", "autograd", "remote_device", "nn"]),
         (_DIST_STORE, ["Store", "TCPStore", "FileStore", "HashStore", "PrefixStore",
                        "rendezvous", "register_rendezvous_handler"]),
-        (_DIST_CPP, ["Reducer", "GradBucket", "BuiltinCommHookType", "*Options",
+        (_DIST_CPP, ["Reducer", "BuiltinCommHookType", "*Options",
                      "ProcessGroupGloo", "BackendConfig", "get_backend_config", "Logger",
                      "c10d_logger", "logging_handlers"]),
+    ],
+    "torch.distributed.algorithms": [],
+    "torch.distributed.algorithms.join": [],
+    "torch.distributed.algorithms.ddp_comm_hooks": [
+        (_LEAKED, ["dist"]),
+    ],
+    "torch.distributed.algorithms.ddp_comm_hooks.default_hooks": [],
+    "torch.distributed.algorithms.ddp_comm_hooks.debugging_hooks": [
+        (_LEAKED, ["GradBucket"]),
+    ],
+    "torch.distributed.config": [
+        (_LEAKED, ["Config", "install_config_module"]),
+    ],
+    "torch.distributed.constants": [],
+    "torch.distributed.utils": [
+        (_LEAKED, ["PackedSequence", "Q", "R", "S", "T", "dist", "nn"]),
     ],
     "torch.nn.parallel": [
         (_DIST_CUDA_PARALLEL, ["comm", "gather", "parallel_apply", "replicate", "scatter",
@@ -249,12 +265,12 @@ PENDING = {
     "torch.Tensor": [
         (_ISSUE_8 + ": first-class dimensions (functorch.dim)", ["index"]),
     ],
-    "torch.distributed": [
-        (_ISSUE_14 + ": subgroup helpers", ["split_group", "shrink_group", "GroupName",
-                                           "RankType"]),
-        (_ISSUE_14 + ": debugging and configuration", [
-            "DebugLevel", "get_debug_level", "set_debug_level", "set_debug_level_from_env",
-            "breakpoint", "record_comm", "config", "constants"]),
-        (_ISSUE_14 + ": join, comm hooks and utilities", ["algorithms", "utils"]),
+    "torch.distributed.algorithms.ddp_comm_hooks": [
+        (_ISSUE_14 + ": the other communication hooks (PowerSGD, quantization by "
+         "all-gather, optimizer overlap) and DDPCommHookType/register_ddp_comm_hook, whose "
+         "members name them", [
+             "DDPCommHookType", "register_ddp_comm_hook", "powerSGD", "powerSGD_hook",
+             "quantization", "quantization_hooks", "optimizer_overlap",
+             "optimizer_overlap_hooks"]),
     ],
 }

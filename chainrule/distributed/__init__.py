@@ -3,5 +3,6 @@
 `python -m chainrule.distributed.run -n 4 train.py` or `mpiexec -n 4 python train.py`; each
 process calls init_process_group() and trains its share of the data under
 chainrule.nn.parallel.DistributedDataParallel."""
-from . import distributed_c10d  # noqa: F401
+from . import config, constants, distributed_c10d  # noqa: F401
 from .distributed_c10d import *  # noqa: F401,F403
+from . import algorithms, utils  # noqa: F401,E402

@@ -7,16 +7,23 @@ gathers, scatter, point-to-point) sends raw bytes, so every dtype travels; reduc
 own operation where MPI has the type and the operation, and otherwise gather every rank's
 bytes and reduce them in NumPy.
 """
+import contextlib
 import datetime
 import enum
 import os
 import sys
+import threading
+import time
 import traceback
+import typing
 import warnings
 
 import numpy as np
 
+from .. import futures
 from .._tensor import Tensor, make_tensor
+from ..profiler import _collector
+from .constants import default_pg_timeout
 
 __all__ = [
     "Backend", "ReduceOp", "reduce_op", "Work", "ProcessGroup", "GroupMember", "group",
@@ -34,10 +41,10 @@ __all__ = [
     "reduce_scatter_single", "gather", "scatter", "all_to_all", "all_to_all_single", "send",
     "recv", "isend", "irecv", "batch_isend_irecv", "all_gather_object",
     "broadcast_object_list", "gather_object", "scatter_object_list", "send_object_list",
-    "recv_object_list",
+    "recv_object_list", "GroupName", "RankType", "DebugLevel", "get_debug_level",
+    "set_debug_level", "set_debug_level_from_env", "breakpoint", "record_comm", "split_group",
+    "shrink_group", "SHRINK_DEFAULT", "SHRINK_ABORT", "GradBucket",
 ]
-
-default_pg_timeout = datetime.timedelta(minutes=30)
 
 _NO_PG = ("Default process group has not been initialized, please make sure to call "
           "init_process_group.")
@@ -145,12 +152,14 @@ class GroupMember:
 
 
 class ProcessGroup:
-    """A set of ranks with its own MPI communicator."""
+    """A set of ranks with its own MPI communicator; `_timeout` bounds how long its barriers
+    wait."""
 
-    def __init__(self, comm, ranks, backend):
+    def __init__(self, comm, ranks, backend, timeout=default_pg_timeout):
         self._comm = comm
         self._ranks = ranks
         self._backend = backend
+        self._timeout = timeout
 
     def rank(self):
         return self._comm.Get_rank()
@@ -171,6 +180,7 @@ class _World:
     default = None
     groups = []
     count = 0       # groups created since init, on every rank (members or not)
+    inflight = []   # asynchronous works not known to be complete
 
 
 class _GroupNamespace:
@@ -257,6 +267,120 @@ def get_node_local_rank(fallback_rank=None):
                        "a multi-device context and want the code to run locally instead.")
 
 
+# ---- names for types, debugging --------------------------------------------------------
+
+GroupName = typing.NewType("GroupName", str)
+# a rank: an int (PyTorch's also admits a SymInt, which chainrule does not have)
+RankType = int
+
+
+class DebugLevel(enum.Enum):
+    """How much the package checks and reports (TORCH_DISTRIBUTED_DEBUG): OFF; INFO and
+    DETAIL make DistributedDataParallel name the parameters that got no gradient."""
+    OFF = 0
+    INFO = 1
+    DETAIL = 2
+
+    def __int__(self):
+        return self.value
+
+
+DebugLevel.__module__ = __name__
+_debug_level = [DebugLevel.OFF]
+
+
+def get_debug_level():
+    """The package's debug level (a DebugLevel)."""
+    return _debug_level[0]
+
+
+def set_debug_level(level):
+    """Set the package's debug level (a DebugLevel)."""
+    if not isinstance(level, DebugLevel):
+        raise TypeError("set_debug_level(): incompatible function arguments. The following "
+                        "argument types are supported:\n    1. (arg0: torch._C._distributed_"
+                        f"c10d.DebugLevel) -> None\n\nInvoked with: {level!r}")
+    _debug_level[0] = level
+
+
+def set_debug_level_from_env():
+    """Set the debug level from TORCH_DISTRIBUTED_DEBUG (OFF, INFO or DETAIL, any case;
+    unset means OFF)."""
+    value = os.environ.get("TORCH_DISTRIBUTED_DEBUG", "OFF").upper()
+    if value not in DebugLevel.__members__:
+        raise ValueError("The value of TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL.")
+    _debug_level[0] = DebugLevel[value]
+
+
+set_debug_level_from_env()      # as PyTorch, read once at import
+
+
+_comm_name = threading.local()
+
+
+@contextlib.contextmanager
+def record_comm(name):
+    """Collectives started inside are recorded under `name` too in the profiler (next to
+    c10d's and the backend's own events)."""
+    before = getattr(_comm_name, "value", None)
+    _comm_name.value = name
+    try:
+        yield
+    finally:
+        _comm_name.value = before
+
+
+def _profiled(c10d_name, mpi_name):
+    """A collective as PyTorch's profile shows it: 'c10d::<op>', record_comm's name if any,
+    and the backend's event ('mpi:<collective>'). Free when no profiler records."""
+    def wrap(fn):
+        def collective(*args, **kwargs):
+            collector = _collector.active()
+            if collector is None:
+                return fn(*args, **kwargs)
+            start = time.perf_counter_ns()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                end = time.perf_counter_ns()
+                collector.annotation("c10d::" + c10d_name, start, end)
+                custom = getattr(_comm_name, "value", None)
+                if custom is not None:
+                    collector.annotation(custom, start, end)
+                collector.annotation(mpi_name, start, end)
+        collective.__name__ = collective.__qualname__ = fn.__name__
+        collective.__doc__ = fn.__doc__
+        collective.__wrapped__ = fn
+        return collective
+    return wrap
+
+
+_breakpoint_calls = {}
+
+
+def breakpoint(rank=0, skip=0, timeout_s=3600):
+    """Stop in pdb on one rank (reading commands from the terminal); the other ranks wait
+    at a barrier until it continues. skip: let the first `skip` calls from this line pass.
+    timeout_s (None: unchanged) becomes every group's barrier timeout, so a long debugging
+    session does not time the others out."""
+    if skip > 0:
+        caller = sys._getframe(1)
+        key = (caller.f_code.co_filename, caller.f_lineno)
+        _breakpoint_calls[key] = _breakpoint_calls.get(key, 0) + 1
+        if _breakpoint_calls[key] <= skip:
+            return
+    if timeout_s is not None:
+        for pg in _World.groups:
+            pg._timeout = datetime.timedelta(seconds=timeout_s)
+    if get_rank() == rank:
+        import pdb
+        debugger = pdb.Pdb()
+        debugger.message(f"\n!!! ATTENTION !!!\n\nType 'up' to get to the frame that called "
+                         f"dist.breakpoint(rank={rank})\n")
+        debugger.set_trace()
+    barrier()
+
+
 def _abort_on_uncaught(exc_type, exc, tb):
     """An exception no rank catches ends the whole job: the others may wait in a collective
     for this rank forever, so print the error with its rank and abort every process."""
@@ -268,13 +392,79 @@ def _abort_on_uncaught(exc_type, exc, tb):
     MPI.COMM_WORLD.Abort(1)
 
 
+def _check_timeout(timeout):
+    """The timeout to use: default_pg_timeout for None, else a timedelta."""
+    if timeout is None:
+        return default_pg_timeout
+    if not isinstance(timeout, datetime.timedelta):
+        raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got "
+                        f"{timeout}")
+    return timeout
+
+
+def _poll(test, deadline):
+    """Call test() until it returns True or time.monotonic() passes deadline: whether it
+    did. Sleeps between calls (from 20 us, doubling to 1 ms), so a wait costs little CPU."""
+    delay = 2e-5
+    while not test():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(delay)
+        delay = min(2 * delay, 1e-3)
+    return True
+
+
+_RDZV_TAG = 32000       # point-to-point tags chainrule's own rendezvous uses
+
+
+def _cancel(receives):
+    """Withdraw the receives that have not completed (so that a later wait posts fresh ones
+    that the late messages match): those it withdrew."""
+    late = [r for r in receives if not r.Test()]
+    for r in late:
+        r.Cancel()
+        r.Wait()
+    return late
+
+
+def _rendezvous(comm, timeout):
+    """Every rank checks in with rank 0, which lets them go once all have: rank 0 raises
+    PyTorch's store error when some rank has not come within `timeout` (a rank that is slow
+    to reach init_process_group), the others when rank 0 does not answer in time."""
+    MPI, size, me = _World.MPI, comm.Get_size(), comm.Get_rank()
+    deadline = time.monotonic() + timeout.total_seconds()
+    secs = int(timeout.total_seconds())
+    token = np.zeros(1, np.uint8)
+    if me == 0:
+        arrivals = [comm.Irecv(np.zeros(1, np.uint8), k, _RDZV_TAG) for k in range(1, size)]
+        if not _poll(lambda: MPI.Request.Testall(arrivals), deadline):
+            joined = size - len(_cancel(arrivals))
+            raise DistStoreError(f"Timed out after {secs} seconds waiting for clients. "
+                                 f"{joined}/{size} clients joined.")
+        MPI.Request.Waitall([comm.Isend(token, k, _RDZV_TAG) for k in range(1, size)])
+    else:
+        comm.Isend(token, 0, _RDZV_TAG).Wait()
+        go = comm.Irecv(np.zeros(1, np.uint8), 0, _RDZV_TAG)
+        if not _poll(go.Test, deadline):
+            _cancel([go])
+            raise DistStoreError(f"Timed out after {secs} seconds waiting for rank 0 to "
+                                 f"start the job ({size} ranks).")
+
+
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
                        store=None, group_name="", pg_options=None, device_id=None):
     """Join the job's default process group: every process started by mpiexec (or one process
     run alone). backend may be None, 'mpi' or 'gloo' (all run on MPI); the rank and world
-    size are MPI's, and world_size/rank, when given, must agree with them."""
+    size are MPI's, and world_size/rank, when given, must agree with them.
+
+    timeout (default 30 minutes) bounds the rendezvous (every rank must reach
+    init_process_group within it, counted once MPI is initialized: MPI_Init itself, run here
+    unless mpi4py was imported before, waits for every process of the job without limit)
+    and every barrier/monitored_barrier of the group and Work.wait(timeout); other
+    collectives wait without limit, but MPI ends the whole job when a rank dies."""
     if _World.default is not None:
         raise ValueError("trying to initialize the default process group twice!")
+    timeout = _check_timeout(timeout)
     name = Backend(backend) if backend is not None else Backend.MPI
     if name == Backend.NCCL:
         raise RuntimeError("Distributed package doesn't have NCCL built in")
@@ -286,7 +476,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if world_size not in (-1, size) or rank not in (-1, me):
         raise ValueError(f"world_size={world_size} and rank={rank} disagree with MPI's: "
                          f"this process is rank {me} of {size} (start the job with mpiexec)")
-    _World.default = ProcessGroup(comm, list(range(size)), name.split(":")[-1])
+    if size > 1:
+        _rendezvous(comm, timeout)
+    _World.default = ProcessGroup(comm, list(range(size)), name.split(":")[-1], timeout)
     _World.groups = [_World.default]
     _World.count = 1
     GroupMember.WORLD = _World.default
@@ -310,16 +502,25 @@ def destroy_process_group(group=None):
     if group is None or group is GroupMember.WORLD:
         if _World.default is None:
             raise AssertionError("Process group cannot be None")
-        for pg in _World.groups[1:]:
-            pg._comm.Free()
+        for w in _World.inflight:
+            w.wait()
+        _World.inflight = []
+        _free(_World.groups)
         _World.default = GroupMember.WORLD = None
         _World.groups = []
         _World.count = 0
         if sys.excepthook is _abort_on_uncaught:
             sys.excepthook = sys.__excepthook__
     elif group != GroupMember.NON_GROUP_MEMBER:
-        group._comm.Free()
+        _free([group])
         _World.groups.remove(group)
+
+
+def _free(groups):
+    """Free the groups' communicators (not MPI's own COMM_WORLD)."""
+    for pg in groups:
+        if pg._comm != _World.MPI.COMM_WORLD:
+            pg._comm.Free()
 
 
 def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
@@ -328,6 +529,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     """A group of some ranks with its own communicator. Every rank of the default group calls
     it; ranks outside the group get GroupMember.NON_GROUP_MEMBER."""
     world = _default()
+    timeout = _check_timeout(timeout)
     size = world.size()
     ranks = list(range(size)) if ranks is None else list(ranks)
     if sort_ranks:
@@ -344,7 +546,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     _World.count += 1
     if comm == _World.MPI.COMM_NULL:
         return GroupMember.NON_GROUP_MEMBER
-    pg = ProcessGroup(comm, ranks, world._backend)
+    pg = ProcessGroup(comm, ranks, world._backend, timeout)
     _World.groups.append(pg)
     return pg
 
@@ -390,6 +592,98 @@ def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_op
     return new_subgroups_by_enumeration(
         [ranks[i:i + group_size] for i in range(0, size, group_size)], timeout, backend,
         pg_options, group_desc)
+
+
+def split_group(parent_pg=None, split_ranks=None, timeout=None, pg_options=None,
+                group_desc=None, backend=None):
+    """Split a group into disjoint subgroups (MPI_Comm_split): split_ranks lists them by
+    rank within the parent; every rank of the parent calls it with the same list and gets its
+    subgroup, or None when it is in none."""
+    if split_ranks is None or len(split_ranks) == 0:
+        raise ValueError("split_ranks cannot be None or empty")
+    parent = _default() if not parent_pg else parent_pg
+    if parent not in _World.groups:
+        raise ValueError(f"Group {parent} is not registered")
+    timeout = _check_timeout(timeout)
+    me, mine, color = parent.rank(), None, _World.MPI.UNDEFINED
+    for k, ranks in enumerate(split_ranks):
+        if len(ranks) == 0:
+            raise ValueError("the split group cannot be empty")
+        if len(ranks) > _default().size():
+            raise ValueError("the split group's size should be less or equal to the "
+                             "world_size set by init_process_group")
+        if len(ranks) != len(set(ranks)):
+            raise ValueError("the split group cannot have duplicate ranks")
+        if mine is None and me in ranks:
+            mine, color = sorted(ranks), k
+    comm = parent._comm.Split(color, me)
+    _World.count += 1
+    if mine is None:
+        return None
+    pg = ProcessGroup(comm, [parent._ranks[r] for r in mine], parent._backend, timeout)
+    _World.groups.append(pg)
+    return pg
+
+
+SHRINK_DEFAULT = 0
+SHRINK_ABORT = 1
+
+
+def shrink_group(ranks_to_exclude, group=None, shrink_flags=SHRINK_DEFAULT, pg_options=None):
+    """A new group of the group's ranks less ranks_to_exclude (ranks within the group),
+    built by the remaining ranks only (MPI_Comm_create_group): the excluded ones do not call
+    it. Shrinking the default group makes the new one the default (ranks renumbered) and
+    destroys every other group."""
+    if not isinstance(ranks_to_exclude, list):
+        raise TypeError(f"ranks_to_exclude must be a list, but got "
+                        f"{type(ranks_to_exclude).__name__}. Example: [1, 3, 5] to exclude "
+                        "ranks 1, 3, and 5.")
+    if not ranks_to_exclude:
+        raise ValueError("ranks_to_exclude cannot be empty. To shrink a group, you must "
+                         "specify at least one rank to exclude. Example: [failed_rank_id]")
+    if not isinstance(shrink_flags, int) or shrink_flags not in (SHRINK_DEFAULT, SHRINK_ABORT):
+        raise ValueError(f"Invalid shrink_flags value: {shrink_flags}. Must be one of: "
+                         f"SHRINK_DEFAULT ({SHRINK_DEFAULT}) or SHRINK_ABORT ({SHRINK_ABORT}). "
+                         "Use SHRINK_ABORT to abort ongoing operations before shrinking.")
+    pg = _default() if group is None else group
+    size, me = pg.size(), pg.rank()
+    if size <= 1:
+        raise ValueError(f"Cannot shrink a process group with size {size}. Group must have at "
+                         "least 2 ranks to support shrinking.")
+    excluded = set()
+    for i, r in enumerate(ranks_to_exclude):
+        if not isinstance(r, int):
+            raise TypeError(f"All elements in ranks_to_exclude must be integers. Element at "
+                            f"index {i} is {type(r).__name__}: {r}")
+        if not 0 <= r < size:
+            raise ValueError(f"Rank {r} at index {i} is out of bounds for group size {size}. "
+                             f"Valid ranks are in range [0, {size - 1}].")
+        if r in excluded:
+            raise ValueError(f"Duplicate rank {r} found in ranks_to_exclude at index {i}. "
+                             "Each rank can only be excluded once.")
+        excluded.add(r)
+    if len(excluded) >= size:
+        raise ValueError(f"Cannot exclude all {size} ranks from process group. At least one "
+                         f"rank must remain. Excluding {len(excluded)} ranks.")
+    if me in excluded:
+        raise RuntimeError(f"Current rank {me} is in the exclusion list and should not call "
+                           "shrink_group(). Only non-excluded ranks should participate in the "
+                           "shrinking operation. Excluded ranks should terminate their "
+                           "processes instead.")
+    keep = [r for r in range(size) if r not in excluded]
+    members = pg._comm.Get_group().Incl(keep)
+    comm = pg._comm.Create_group(members)
+    members.Free()
+    if pg is _World.default:
+        _free(_World.groups)
+        new = ProcessGroup(comm, list(range(len(keep))), pg._backend, pg._timeout)
+        _World.default = GroupMember.WORLD = new
+        _World.groups = [new]
+        return new
+    new = ProcessGroup(comm, [pg._ranks[r] for r in keep], pg._backend, pg._timeout)
+    _free([pg])
+    _World.groups[_World.groups.index(pg)] = new
+    return new
 
 
 def _group(group):
@@ -520,31 +814,77 @@ class Work:
         # an irecv's (group, MPI.Status), filled in when the receive completes
         self._source = source
         self._done = False
+        self._future = None
         if not self._requests:
             self._complete()
+        else:
+            # MPI writes into the tensors until the work completes, even if the caller
+            # drops the Work: keep it (and them) alive until then
+            _World.inflight = [w for w in _World.inflight if not w._done and (
+                w._future is not None or not w._test())]
+            _World.inflight.append(self)
 
     def _statuses(self):
         return None if self._source is None else [self._source[1]]
 
     def _complete(self):
-        self._done = True
+        error = None
         if self._finish is not None:
             finish, self._finish = self._finish, None
-            finish()
+            try:
+                finish()
+            except Exception as e:      # noqa: BLE001 - handed to the future's waiters
+                if self._future is None:
+                    raise
+                error = e
+        self._done = True
+        if self._future is not None:
+            if error is None:
+                self._future.set_result(self._outputs)
+            else:
+                self._future.set_exception(error)
 
     def wait(self, timeout=None):
+        """Block until done (True); with a timeout (a timedelta), raise DistBackendError
+        when it is not done in time."""
+        if self._done:
+            return True
+        if self._future is not None:            # the progress thread completes it
+            if timeout is not None and not _poll(self._future.done, time.monotonic()
+                                                 + _check_timeout(timeout).total_seconds()):
+                raise DistBackendError(f"Work timed out after {_ms(timeout)} ms")
+            self._future.wait()
+            return True
+        if timeout is not None and not _poll(self._test, time.monotonic()
+                                             + _check_timeout(timeout).total_seconds()):
+            raise DistBackendError(f"Work timed out after {_ms(timeout)} ms")
         if not self._done:
             _World.MPI.Request.Waitall(self._requests, self._statuses())
             self._complete()
         return True
 
+    def _test(self):
+        if not self._done and _World.MPI.Request.Testall(self._requests, self._statuses()):
+            self._complete()
+        return self._done
+
+    def get_future(self):
+        """A chainrule.futures.Future completed, with the list of output tensors, when the
+        work is; then() callbacks run in the thread that completes it (a background thread
+        that polls MPI, as PyTorch's backends complete futures on their own threads)."""
+        if self._future is None:
+            self._future = futures.Future()
+            if self._done:
+                self._future.set_result(self._outputs)
+            else:
+                _Progress.watch(self)
+        return self._future
+
     def synchronize(self):
         self.wait()
 
     def is_completed(self):
-        if not self._done and _World.MPI.Request.Testall(self._requests, self._statuses()):
-            self._complete()
-        return self._done
+        return self._done if self._future is not None else self._test()
 
     def is_success(self):
         return self.is_completed()
@@ -562,6 +902,83 @@ class Work:
         self.wait()
         pg, status = self._source
         return _global(pg, status.Get_source())
+
+
+class GradBucket:
+    """What a DistributedDataParallel communication hook receives: one bucket of gradients,
+    flattened into one 1-D tensor (buffer()), with the parameters they belong to."""
+
+    def __init__(self, index, buffer, parameters, offsets, is_last):
+        self._index = index
+        self._buffer = buffer
+        self._parameters = parameters
+        self._offsets = offsets
+        self._is_last = is_last
+
+    def index(self):
+        """The bucket's position: 0 for the first bucket launched."""
+        return self._index
+
+    def buffer(self):
+        """The flattened gradients (not divided by the world size)."""
+        return self._buffer
+
+    def gradients(self):
+        """Each parameter's gradient, as a view into buffer() in the parameter's shape."""
+        flat = self._buffer._data
+        return [make_tensor(flat[off:off + p.numel()].reshape(p._data.shape))
+                for p, off in zip(self._parameters, self._offsets)]
+
+    def parameters(self):
+        """The parameters whose gradients the bucket holds, in its order."""
+        return list(self._parameters)
+
+    def is_last(self):
+        """Whether this is the last bucket of the backward pass."""
+        return self._is_last
+
+    def set_buffer(self, buffer):
+        """Replace buffer() (a hook that casts the gradients, say)."""
+        self._buffer = buffer
+
+
+class _Progress:
+    """One daemon thread completes the works whose futures were asked for: it tests their
+    MPI requests (mpi4py runs MPI with MPI_THREAD_MULTIPLE), sleeping between rounds, and
+    completes each finished work (its future's callbacks run there)."""
+    cond = threading.Condition()
+    works = []
+    thread = None
+
+    @classmethod
+    def watch(cls, work):
+        with cls.cond:
+            cls.works.append(work)
+            if cls.thread is None:
+                cls.thread = threading.Thread(target=cls._loop, name="chainrule-mpi-progress",
+                                              daemon=True)
+                cls.thread.start()
+            cls.cond.notify()
+
+    @classmethod
+    def _loop(cls):
+        delay = 2e-5
+        while True:
+            with cls.cond:
+                while not cls.works:
+                    cls.cond.wait()
+                works = list(cls.works)
+            done = [w for w in works
+                    if _World.MPI.Request.Testall(w._requests, w._statuses())]
+            if not done:
+                time.sleep(delay)
+                delay = min(2 * delay, 1e-3)
+                continue
+            delay = 2e-5
+            with cls.cond:
+                cls.works = [w for w in cls.works if w not in done]
+            for w in done:
+                w._complete()
 
 
 def _run(async_op, request, finish, outputs=()):
@@ -942,20 +1359,61 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     return _run(async_op, None, None, output_tensor_list)
 
 
+def _ms(timeout):
+    return int(timeout.total_seconds() * 1000)
+
+
 def barrier(group=None, async_op=False, device_ids=None, timeout=None):
-    """Wait until every rank of the group has reached this barrier."""
+    """Wait until every rank of the group has reached this barrier; a rank still waiting
+    after `timeout` (default: the group's) raises DistBackendError."""
     pg = _group(group)
     if pg is None:
         return _not_in_group("barrier")
+    # a Work, so that a barrier given up on stays tracked until the late ranks reach it
+    work = Work([pg._comm.Ibarrier()])
     if async_op:
-        return _run(True, pg._comm.Ibarrier(), None)
-    pg._comm.Barrier()
+        return work
+    timeout = _check_timeout(timeout if timeout is not None else pg._timeout)
+    if not _poll(work._test, time.monotonic() + timeout.total_seconds()):
+        raise DistBackendError(f"[Rank {pg.rank()}]: barrier timed out after "
+                               f"{_ms(timeout)} ms: some rank of the group did not reach it")
     return None
 
 
+_MONITOR_TAG = 32001
+
+
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
-    """A barrier (MPI ends the job if a rank dies, so no rank waits forever)."""
-    return barrier(group)
+    """A barrier that names the late ranks: every rank reports to the group's rank 0, which
+    raises (PyTorch's message) for the first rank, or with wait_all_ranks all the ranks, that
+    did not within `timeout`, and otherwise releases them."""
+    pg = _group(group)
+    if pg is None:
+        return _not_in_group("monitored_barrier")
+    timeout = _check_timeout(timeout if timeout is not None else pg._timeout)
+    comm, me, size = pg._comm, pg.rank(), pg.size()
+    deadline = time.monotonic() + timeout.total_seconds()
+    token = np.zeros(1, np.uint8)
+    if me != 0:
+        comm.Isend(token, 0, _MONITOR_TAG).Wait()
+        release = comm.Irecv(np.zeros(1, np.uint8), 0, _MONITOR_TAG)
+        if not _poll(release.Test, deadline):
+            _cancel([release])
+            raise RuntimeError(f"[Rank {me}]: Rank 0 failed to pass monitoredBarrier in "
+                               f"{_ms(timeout)} ms")
+        return None
+    arrivals = {k: comm.Irecv(np.zeros(1, np.uint8), k, _MONITOR_TAG) for k in range(1, size)}
+    for k, request in arrivals.items():
+        if not _poll(request.Test, deadline):
+            missing = _cancel(list(arrivals.values()))
+            late = [j for j, r in arrivals.items() if any(r is m for m in missing)]
+            if not wait_all_ranks:
+                raise RuntimeError(f"[Rank 0]: Rank {k} failed to pass monitoredBarrier in "
+                                   f"{_ms(timeout)} ms")
+            raise RuntimeError(f"[Rank 0]: Ranks {', '.join(map(str, late))} failed to pass "
+                               f"monitoredBarrier in {_ms(timeout)} ms")
+    _World.MPI.Request.Waitall([comm.Isend(token, k, _MONITOR_TAG) for k in range(1, size)])
+    return None
 
 
 # ---- point to point -----------------------------------------------------------------------
@@ -1109,3 +1567,18 @@ def recv_object_list(object_list, src=None, group=None, device=None, group_src=N
     got = pg._comm.recv(None, peer, _World.MPI.ANY_TAG, status)
     object_list[:len(got)] = got
     return _global(pg, status.Get_source())
+
+
+# what PyTorch's profiler names each collective: c10d's op and the backend's own event
+for _name, _c10d, _backend_name in [
+        ("all_reduce", "allreduce_", "all_reduce"), ("broadcast", "broadcast_", "broadcast"),
+        ("reduce", "reduce_", "reduce"), ("all_gather", "allgather_", "all_gather"),
+        ("all_gather_single", "_allgather_base_", "_allgather_base"),
+        ("reduce_scatter", "reduce_scatter_", "reduce_scatter"),
+        ("reduce_scatter_single", "_reduce_scatter_base_", "_reduce_scatter_base"),
+        ("gather", "gather_", "gather"), ("scatter", "scatter_", "scatter"),
+        ("all_to_all", "alltoall_", "all_to_all"),
+        ("all_to_all_single", "alltoall_base_", "all_to_all"), ("barrier", "barrier", "barrier"),
+        ("send", "send", "send"), ("recv", "recv_", "recv")]:
+    globals()[_name] = _profiled(_c10d, "mpi:" + _backend_name)(globals()[_name])
+del _name, _c10d, _backend_name

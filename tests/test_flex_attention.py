@@ -80,6 +80,9 @@ def _mods(T):
         "where in score_mod": (lambda s, b, h, q, kv: T.where(q >= kv, s, -float("inf")), None),
         "masked rows": (None, lambda b, h, q, kv: (q % 3 != 1) & (kv <= q + 5)),
         "noop mask": (lambda s, b, h, q, kv: s * 2, _fa(T).noop_mask),
+        # indexing one index at a time: vmap's semantics, which a broadcast call cannot give
+        "chained indexing": (lambda s, b, h, q, kv: s + head_bias[b][h][q][kv],
+                             lambda b, h, q, kv: doc[q] + 1 >= doc[:17][kv]),
     }
 
 
@@ -218,23 +221,30 @@ GRAD_CASES = [
     ("relative bias", "bias", sliding_window, {}),
     ("alibi slopes", "slopes", causal, dict(scale=0.4)),
     ("masked rows", "bias", lambda b, h, q, kv: (q != 1) & (kv <= q), {}),
+    ("chained indexing (vmap)", "table", causal, {}),
 ]
 
 
 def _grad_inputs(T, hq, buffer):
     q, k, v = _qkv(T, (2, hq, 6, 4), (2, 2, 7, 4), v_dim=3, dtype="float64")
     T.manual_seed(9)
-    captured = T.randn(20 if buffer == "bias" else 4, dtype=T.float64)
+    captured = T.randn(*{"bias": (20,), "slopes": (4,), "table": (6, 7)}.get(buffer, (1,)),
+                       dtype=T.float64)
     return [t.requires_grad_() for t in (q, k, v, captured)]
 
 
-def _score_fn(buffer):
+def _score_fn(buffer, T):
     """The score_mod with its captured tensor as a trailing argument (how PyTorch's op takes
     captured tensors)."""
     if buffer == "bias":
         return lambda s, b, h, q, kv, c: s + c[q - kv + 10]
     if buffer == "slopes":
         return lambda s, b, h, q, kv, c: s * c[h] + (kv - q)
+    if buffer == "table":
+        # PyTorch's backward fails on c[q][kv] (index shapes): it gets the same table as c[q, kv]
+        if T is torch:
+            return lambda s, b, h, q, kv, c: s * c[q, kv]
+        return lambda s, b, h, q, kv, c: s * c[q][kv]
     return None
 
 
@@ -243,7 +253,6 @@ def _score_fn(buffer):
 def test_gradients_match_pytorchs_flex_attention_autograd(name, buffer, mask_mod, kw):
     kw = dict(kw)
     hq, scale, gqa = kw.pop("hq", 2), kw.pop("scale", None), kw.pop("enable_gqa", False)
-    fn = _score_fn(buffer)
 
     def grads(T, out, lse, inputs):
         T.manual_seed(11)
@@ -252,6 +261,7 @@ def test_gradients_match_pytorchs_flex_attention_autograd(name, buffer, mask_mod
 
     # chainrule: the public function, the tensor captured by a closure
     q, k, v, c = inputs = _grad_inputs(chainrule, hq, buffer)
+    fn = _score_fn(buffer, chainrule)
     fa = _fa(chainrule)
     bm = None if mask_mod is None else fa.create_block_mask(mask_mod, None, None, 6, 7, None, 3)
     score_mod = None if fn is None else lambda s, b, h, qi, kv: fn(s, b, h, qi, kv, c)
@@ -261,6 +271,7 @@ def test_gradients_match_pytorchs_flex_attention_autograd(name, buffer, mask_mod
 
     # PyTorch: its flex-attention op with autograd, which the CPU front end does not allow
     q, k, v, c = inputs = _grad_inputs(torch, hq, buffer)
+    fn = _score_fn(buffer, torch)
     tfa = _fa(torch)
     bm = (tfa._create_empty_block_mask(q, k) if mask_mod is None
           else tfa.create_block_mask(mask_mod, None, None, 6, 7, None, 3))
@@ -273,18 +284,20 @@ def test_gradients_match_pytorchs_flex_attention_autograd(name, buffer, mask_mod
                                    rtol=1e-10)
 
 
-def test_gradients_to_second_order():
+@pytest.mark.parametrize("buffer", ["bias", "table"])
+def test_gradients_to_second_order(buffer):
     fa = _fa(chainrule)
-    q, k, v, bias = _grad_inputs(chainrule, 2, "bias")
-    q, k, v = q[:1, :, :4], k[:1, :, :5], v[:1, :, :5]
-    bm = fa.create_block_mask(causal, None, None, 4, 5, BLOCK_SIZE=2)
+    q, k, v, captured = _grad_inputs(chainrule, 2, buffer)
+    q, k, v = q[:1, :1, :3, :2], k[:1, :1, :4, :2], v[:1, :1, :4, :2]
+    bm = fa.create_block_mask(causal, None, None, 3, 4, BLOCK_SIZE=2)
+    fn = _score_fn(buffer, chainrule)
 
-    def f(q, k, v, bias):
-        out, aux = fa.flex_attention(q, k, v, lambda s, b, h, qi, kv: s + bias[qi - kv + 10],
+    def f(q, k, v, captured):
+        out, aux = fa.flex_attention(q, k, v,
+                                     lambda s, b, h, qi, kv: fn(s, b, h, qi, kv, captured),
                                      bm, return_aux=fa.AuxRequest(lse=True))
         return out, aux.lse
-    inputs = (q.detach().requires_grad_(), k.detach().requires_grad_(),
-              v.detach().requires_grad_(), bias.detach().requires_grad_())
+    inputs = tuple(x.detach().requires_grad_() for x in (q, k, v, captured))
     assert chainrule.autograd.gradcheck(f, inputs)
     assert chainrule.autograd.gradgradcheck(f, inputs)
 

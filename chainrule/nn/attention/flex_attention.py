@@ -43,7 +43,7 @@ def _warn_once(warning_id, message, category=UserWarning):
     """Warn `message` the first time `warning_id` is seen in this process."""
     if warning_id not in _WARNINGS_SHOWN:
         if not _torch.compiler.is_compiling():
-            warnings.warn(message, category, stacklevel=3)
+            warnings.warn(message, category, stacklevel=2)
         _WARNINGS_SHOWN.add(warning_id)
 
 
@@ -74,11 +74,6 @@ class FlexKernelOptions(_TypedDict, total=False):
     matrix_instr_nonkdim: _NotRequired[int]
     waves_per_eu: _NotRequired[int]
     BACKEND: _NotRequired[_Backend]
-
-
-class _KernelOptionsWithInternals(FlexKernelOptions, total=False):
-    OUTPUT_LOGSUMEXP: bool
-    OUTPUT_MAX: bool
 
 
 class AuxRequest(_NamedTuple):
@@ -147,12 +142,36 @@ def _index_grid(B, H, Q, KV, device):
                  for i, n in enumerate((B, H, Q, KV)))
 
 
+def _vmapped(mod, score, grid):
+    """`mod` vmapped over every (batch, head, q, kv) position, as PyTorch evaluates it: for
+    what the broadcast call cannot express (indexing a captured tensor one index at a time,
+    `bias[q_idx][kv_idx]`, or a mod that fails on index tensors of several elements)."""
+    prefix = () if score is None else (0,)
+    for level in reversed(range(4)):        # kv innermost, batch outermost
+        mod = _torch.vmap(mod, in_dims=prefix + tuple(0 if d == level else None
+                                                      for d in range(4)))
+    return mod(*(() if score is None else (score,)), *(i.flatten() for i in grid))
+
+
+def _evaluate(mod, score, grid, shape):
+    """mod's value at every position of `shape` [B, H, Q, KV]: one call on the broadcastable
+    index grid (score, when given, is the full score matrix), else PyTorch's vmap."""
+    args = grid if score is None else (score, *grid)
+    try:
+        value = mod(*args)
+        if isinstance(value, Tensor) and value.dim() <= 4:
+            return value.expand(shape)
+    except Exception:      # noqa: BLE001  (vmap runs it again, and raises what it raises)
+        pass
+    return _vmapped(mod, score, grid)
+
+
 def _mask_of(mask_mod, grid, shape):
-    return mask_mod(*grid).expand(shape)
+    return _evaluate(mask_mod, None, grid, shape)
 
 
 def _scores_of(score_mod, score, grid):
-    return score_mod(score, *grid).expand(score.shape)
+    return _evaluate(score_mod, score, grid, score.shape)
 
 
 # ---- the block-sparse layout -----------------------------------------------------------------
@@ -224,17 +243,6 @@ def _convert_mask_to_block_mask(mask, Q_BLOCK_SIZE=_DEFAULT_SPARSE_BLOCK_SIZE,
         partial = (counts > 0) & ~full
         return partial.to(dtype=_torch.int8), full.to(dtype=_torch.int8)
     return (counts > 0).to(dtype=_torch.int8), None
-
-
-def _convert_block_mask_to_mask(block_mask, KV_BLOCK_SIZE=_DEFAULT_SPARSE_BLOCK_SIZE,
-                                Q_BLOCK_SIZE=_DEFAULT_SPARSE_BLOCK_SIZE):
-    """Each block of a [B, H, Q blocks, KV blocks] matrix repeated over its elements."""
-    if block_mask.dim() != 4:
-        raise AssertionError(f"block_mask.dim() must be 4, got {block_mask.dim()}")
-    B, H, Q, KV = block_mask.shape
-    return (block_mask[:, :, :, None, :, None]
-            .expand(B, H, Q, Q_BLOCK_SIZE, KV, KV_BLOCK_SIZE)
-            .reshape(B, H, Q * Q_BLOCK_SIZE, KV * KV_BLOCK_SIZE))
 
 
 def _create_sparse_block_from_block_mask(block_mask, mask_mod, seq_lengths,

@@ -471,3 +471,33 @@ def test_loss_target_gradient_node(loss):
         g = T.autograd.grad(getattr(T.nn.functional, loss)(x, t), t, create_graph=True)[0]
         return g, g.grad_fn, T.autograd.grad(g.sum(), x)
     same(prog)
+
+
+def _p(T, dtype="float32", scale=1.0):
+    return (T.tensor([0.2, 0.5, 0.9]) * scale).to(getattr(T, dtype))
+
+
+BCE = [
+    lambda T: T.nn.functional.binary_cross_entropy(_p(T, "uint8"), _p(T, "uint8")),
+    lambda T: T.nn.functional.binary_cross_entropy(_p(T, "uint8"), _p(T)),
+    lambda T: T.nn.functional.binary_cross_entropy(_p(T), _p(T, "float64")),
+    lambda T: T.nn.functional.binary_cross_entropy(_p(T, scale=2.0), _p(T)),
+    lambda T: T.nn.functional.binary_cross_entropy(_p(T, scale=float("nan")), _p(T)),
+    lambda T: T.nn.functional.binary_cross_entropy(_p(T), _p(T, scale=-1.0)),
+    lambda T: T.nn.functional.binary_cross_entropy(_p(T), _p(T), T.ones(2)),
+    lambda T: T.nn.functional.binary_cross_entropy(_p(T), _p(T), T.ones(2, 1)),
+    lambda T: T.nn.functional.binary_cross_entropy_with_logits(_p(T), _p(T, "uint8")),
+    lambda T: T.nn.functional.binary_cross_entropy_with_logits(_p(T, "int64"), _p(T, "bool")),
+    lambda T: T.nn.functional.binary_cross_entropy_with_logits(_p(T), _p(T, "bool")),
+    lambda T: T.binary_cross_entropy_with_logits(_p(T)[0], _p(T)[0], T.ones(3), None, 2),
+]
+
+
+@pytest.mark.parametrize("prog", BCE, ids=range(len(BCE)))
+def test_binary_cross_entropy_errors(prog):
+    same_error(prog)
+
+
+def test_binary_cross_entropy_with_logits_has_the_targets_dtype():
+    same(lambda T: T.nn.functional.binary_cross_entropy_with_logits(
+        _p(T, "float64").requires_grad_(), _p(T, "float16"), reduction="none"))

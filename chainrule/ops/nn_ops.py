@@ -18,8 +18,8 @@ from .._tensor import Tensor, make_tensor
 from .._dims import wrap_dim
 from ..autograd import grad_mode
 from .indexing import _accumulate, index_select
-from .pointwise import (_conj, _erf_erfc, _not_for, _opmath, _zeros, mul, threshold_backward,
-                        where)
+from .pointwise import (_conj, _erf_erfc, _not_for, _opmath, _refuse_bool_sub, _zeros, mul,
+                        threshold_backward, where)
 from .registry import (EXACT, FUNCTIONS, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE,
                        check_broadcast, no_derivative, not_implemented, op, out_cast,
                        out_without_derivative, public)
@@ -355,7 +355,32 @@ def _bce_weight(x, weight):
     return np.ones((), x.dtype) if weight is None else weight.astype(x.dtype)
 
 
+def _bce_weight_fits(shape, w):
+    """PyTorch's errors for a weight that does not broadcast to the input's shape."""
+    if len(w) > len(shape):
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(np.broadcast_shapes(shape, w))}")
+    for k in range(1, len(w) + 1):
+        if w[-k] not in (1, shape[-k]):
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {w[-k]} at {-k}! "
+                               f"Mismatching argument at index 1 had torch.Size({list(w)}); but "
+                               f"expected shape should be broadcastable to {list(shape)}")
+
+
 def _bce(x, t, weight, reduction):
+    if t.dtype != x.dtype:
+        raise RuntimeError(f"Found dtype {FROM_NP[t.dtype].legacy} but expected "
+                           f"{FROM_NP[x.dtype].legacy}")
+    _not_for(x, "biuc", "binary_cross_entropy")
+    if weight is not None:
+        _bce_weight_fits(x.shape, weight.shape)
+    # PyTorch's kernel checks each element's input, then its target (nan is out of range)
+    shape = np.broadcast_shapes(x.shape, t.shape)
+    bad_x = np.broadcast_to(~((x >= 0) & (x <= 1)), shape)
+    first = np.flatnonzero(bad_x | np.broadcast_to(~((t >= 0) & (t <= 1)), shape))
+    if first.size:
+        which = "input" if bad_x.flat[first[0]] else "target"
+        raise RuntimeError(f"all elements of {which} should be between 0 and 1")
     log_x, log_1mx = np.maximum(np.log(x), -100), np.maximum(np.log1p(-x), -100)
     return _reduce(-_bce_weight(x, weight) * (t * log_x + (1 - t) * log_1mx), reduction)
 
@@ -436,9 +461,11 @@ def _bce_logits(x, t, weight, pos_weight, reduction):
     log_sig = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
     if pos_weight is not None:
         log_sig = log_sig * ((pos_weight - 1) * t + 1)
-    loss = (1 - t) * x - log_sig
+    # in place in (1 - target), as PyTorch's: each step rounded to target's dtype
+    loss = ((1 - t) * x).astype(t.dtype, copy=False)
+    loss = (loss - log_sig).astype(t.dtype, copy=False)
     if weight is not None:
-        loss = loss * weight
+        loss = (loss * weight).astype(t.dtype, copy=False)
     return _reduce(loss, reduction)
 
 
@@ -482,11 +509,22 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     arrays = [input._data, target._data] + [t._data for t in (weight, pos_weight)
                                             if t is not None]
     check_broadcast(arrays)
-    shape = np.broadcast_shapes(tuple(target.shape), tuple(input.shape))
-    if shape != tuple(target.shape):
-        # (1 - target).mul_(input) cannot grow in place
-        raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the "
-                           f"broadcast shape {list(shape)}")
+    # PyTorch's composite takes log_sigmoid(input), then computes the loss in place in
+    # (1 - target): of target's dtype and shape, which the other operands must cast and
+    # broadcast into
+    _not_for(input._data, "biuc", "log_sigmoid_cpu")
+    if target._data.dtype == np.bool_:
+        _refuse_bool_sub(True, target._data)     # the 1 becomes a bool tensor too
+    common = _dtype.promote_types(target.dtype, input.dtype)
+    if not _dtype.can_cast(common, target.dtype):
+        raise RuntimeError(f"result type {common.legacy} can't be cast to the desired output "
+                           f"type {target.dtype.legacy}")
+    for other in (input, weight):
+        shape = other is not None and np.broadcast_shapes(tuple(target.shape),
+                                                          tuple(other.shape))
+        if shape and shape != tuple(target.shape):
+            raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
     return _bce_with_logits(input, target, None if weight is None else weight._data,
                             None if pos_weight is None else pos_weight._data,
                             _REDUCTIONS.get(reduction, "none"))

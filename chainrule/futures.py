@@ -21,6 +21,13 @@ _COMPLETED_TWICE = ("Attempting to mark a completed Future as complete again. No
                     "Future can only be marked completed once.")
 
 
+# Functions that complete pending outside work in the calling thread, each returning whether
+# it completed something: a wait runs them before it sleeps. chainrule.distributed's completes
+# MPI requests, oldest first, so futures of collectives (and the callbacks chained on them,
+# which may start more collectives) finish in one order on every rank, without a thread.
+_progress = []
+
+
 class _State:
     """One future's value or error and its pending callbacks (PyTorch's c10::ivalue::Future)."""
     __slots__ = ("cond", "completed", "value", "error", "callbacks", "devices")
@@ -51,6 +58,10 @@ class _State:
         cb()
 
     def wait(self):
+        # complete outside work in this thread first (see _progress)
+        for drive in _progress:
+            while not self.completed and drive():
+                pass
         with self.cond:
             while not self.completed:
                 self.cond.wait()

@@ -662,11 +662,37 @@ def hooks(T):
     diff = max(float(np.abs(q.grad.double().numpy() - m).max())
                for q, m in zip(model.parameters(), mean))
     assert diff < 1e-6, diff
+    # a hook whose callback starts another collective (as PowerSGD's do): the second
+    # all-reduces of the buckets start in one order on every rank
+    def two_stage(state, bucket):
+        sq = (bucket.buffer() ** 2).sum().reshape(1)
+        first = dist.all_reduce(sq, async_op=True).get_future()
+
+        def average(fut):
+            state.append(round(float(fut.value()[0]), 3))
+            buf = bucket.buffer().div_(p)
+            return dist.all_reduce(buf, async_op=True).get_future().wait()[0]
+        return first.then(average)
+    norms = []
+    model = T.nn.parallel.DistributedDataParallel(_model(T, 0), bucket_cap_mb=0.0002)
+    model.register_comm_hook(norms, two_stage)
+    for _ in range(2):
+        model.zero_grad()
+        _mse(T, model(X[r::p]), Y[r::p]).backward()
+    diff = max(float(np.abs(q.grad.double().numpy() - m).max())
+               for q, m in zip(model.parameters(), mean))
+    assert diff < 1e-6, f"two-stage hook: {diff}"
+    # futures of several works, waited on together
+    a, b = T.ones(2), T.full((3,), float(r))
+    futs = [dist.all_reduce(a, async_op=True).get_future(),
+            dist.all_reduce(b, async_op=True).get_future()]
+    got = T.futures.wait_all(futs)
+    assert [g[0].tolist() for g in got] == [[float(p)] * 2, [float(sum(range(p)))] * 3], got
     layout = [s[:5] for s in seen]
     everyone = [None] * p
     dist.all_gather_object(everyone, layout)
     assert all(e == layout for e in everyone), everyone
-    return {"layout": layout, "calls": calls, "fp16_exact": fp16_exact}
+    return {"layout": layout, "calls": calls, "fp16_exact": fp16_exact, "norms": norms}
 
 
 # ---- split_group, shrink_group, timeouts, breakpoint ------------------------------------

@@ -158,6 +158,9 @@ def test_comm_hooks_match_numpy(ranks):
     assert [b[4] for b in layout[1:]] == [[[3], [3, 16], [16]], [[16, 16]], [[16], [16, 5]]]
     assert [b[:2] for b in layout[1:]] == [[0, False], [1, False], [2, True]]
     assert all(r["calls"] == [0, 0, 1, 2] for r in results)
+    # the two-stage hook's first all-reduces: the same squared norms on every rank
+    assert len(results[0]["norms"]) == 4 and all(r["norms"] == results[0]["norms"]
+                                                 for r in results)
     if ranks == 2:      # one addition: float16 rounding once, as PyTorch's sum would
         assert all(r["fp16_exact"] for r in results)
 

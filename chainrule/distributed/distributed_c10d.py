@@ -181,6 +181,7 @@ class _World:
     groups = []
     count = 0       # groups created since init, on every rank (members or not)
     inflight = []   # asynchronous works not known to be complete
+    future_works = []   # works whose futures were asked for, oldest first
 
 
 class _GroupNamespace:
@@ -820,8 +821,7 @@ class Work:
         else:
             # MPI writes into the tensors until the work completes, even if the caller
             # drops the Work: keep it (and them) alive until then
-            _World.inflight = [w for w in _World.inflight if not w._done and (
-                w._future is not None or not w._test())]
+            _World.inflight = [w for w in _World.inflight if not w._test()]
             _World.inflight.append(self)
 
     def _statuses(self):
@@ -849,12 +849,6 @@ class Work:
         when it is not done in time."""
         if self._done:
             return True
-        if self._future is not None:            # the progress thread completes it
-            if timeout is not None and not _poll(self._future.done, time.monotonic()
-                                                 + _check_timeout(timeout).total_seconds()):
-                raise DistBackendError(f"Work timed out after {_ms(timeout)} ms")
-            self._future.wait()
-            return True
         if timeout is not None and not _poll(self._test, time.monotonic()
                                              + _check_timeout(timeout).total_seconds()):
             raise DistBackendError(f"Work timed out after {_ms(timeout)} ms")
@@ -870,21 +864,22 @@ class Work:
 
     def get_future(self):
         """A chainrule.futures.Future completed, with the list of output tensors, when the
-        work is; then() callbacks run in the thread that completes it (a background thread
-        that polls MPI, as PyTorch's backends complete futures on their own threads)."""
+        work is. Waiting on it, or on a future chained to it, completes the pending works
+        that have futures, oldest first, in the waiting thread (their then() callbacks run
+        there), so every rank runs them in one order."""
         if self._future is None:
             self._future = futures.Future()
             if self._done:
                 self._future.set_result(self._outputs)
             else:
-                _Progress.watch(self)
+                _World.future_works.append(self)
         return self._future
 
     def synchronize(self):
         self.wait()
 
     def is_completed(self):
-        return self._done if self._future is not None else self._test()
+        return self._test()
 
     def is_success(self):
         return self.is_completed()
@@ -942,43 +937,19 @@ class GradBucket:
         self._buffer = buffer
 
 
-class _Progress:
-    """One daemon thread completes the works whose futures were asked for: it tests their
-    MPI requests (mpi4py runs MPI with MPI_THREAD_MULTIPLE), sleeping between rounds, and
-    completes each finished work (its future's callbacks run there)."""
-    cond = threading.Condition()
-    works = []
-    thread = None
+def _complete_oldest_work():
+    """chainrule.futures' progress function: complete the oldest work whose future was
+    asked for (whether there was one)."""
+    pending = _World.future_works
+    while pending and pending[0]._done:
+        pending.pop(0)
+    if not pending:
+        return False
+    pending.pop(0).wait()
+    return True
 
-    @classmethod
-    def watch(cls, work):
-        with cls.cond:
-            cls.works.append(work)
-            if cls.thread is None:
-                cls.thread = threading.Thread(target=cls._loop, name="chainrule-mpi-progress",
-                                              daemon=True)
-                cls.thread.start()
-            cls.cond.notify()
 
-    @classmethod
-    def _loop(cls):
-        delay = 2e-5
-        while True:
-            with cls.cond:
-                while not cls.works:
-                    cls.cond.wait()
-                works = list(cls.works)
-            done = [w for w in works
-                    if _World.MPI.Request.Testall(w._requests, w._statuses())]
-            if not done:
-                time.sleep(delay)
-                delay = min(2 * delay, 1e-3)
-                continue
-            delay = 2e-5
-            with cls.cond:
-                cls.works = [w for w in cls.works if w not in done]
-            for w in done:
-                w._complete()
+futures._progress.append(_complete_oldest_work)
 
 
 def _run(async_op, request, finish, outputs=()):

@@ -33,11 +33,12 @@ try:
             return fn(*args)
         finally:
             _set(prev)
-except ImportError:  # an older NumPy: the public, slower way
-    QUIET = object()
+except ImportError:  # an older NumPy: the public, slower way (never `is QUIET`)
+    QUIET = {"divide": "ignore", "over": "ignore", "under": "ignore", "invalid": "ignore"}
+    get = np.geterr
 
-    def get():
-        return None
+    def _set(state):
+        np.seterr(**state)
 
     def quietly(fn, *args):
         with np.errstate(all="ignore"):

@@ -40,7 +40,7 @@ class _ForeachNode(Node):
             raise RuntimeError(self._message)
         if self._parts is None:
             raise RuntimeError(ERR_BACKWARD_TWICE)
-        out = [None] * len(self._next)
+        out = [None] * len(self._fns)
         for g, (result, spec) in zip(grads, self._parts):
             if g is None or not spec or not result._requires_grad:
                 continue

@@ -214,18 +214,41 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
         heap = queue.heap
         not_ready = {}
         task = (graph_root, root_buffer)
+        # Note [Plain nodes]: a node without hooks, in a backward without inputs=, anomaly
+        # mode or the profiler, runs here directly, its outputs checked while routed.
+        plain = exec_info is None and evaluate_hook is None and not anomaly.enabled
         while task is not None:
             node, buffer = task
             task = None
-            if evaluate_hook is None:
+            if plain and node._hooks is None and type(node) is not AccumulateGrad:
+                outputs = node._apply(buffer, create_graph)
+                if not keep_graph:
+                    node._release()
+                fns = node._fns
+                if len(outputs) != len(fns):
+                    raise RuntimeError(f"invalid number of gradients - expected {len(fns)}, "
+                                       f"but got {len(outputs)}")
+                checked = False
+            elif evaluate_hook is None:
                 outputs = _evaluate(node, buffer, exec_info, captured, keep_graph, create_graph)
+                checked = True
             else:   # the profiler's (chainrule.profiler); one test per node otherwise
                 outputs = evaluate_hook(_evaluate, node, buffer, exec_info, captured,
                                         keep_graph, create_graph)
+                checked = True
             if outputs is not None:
-                for (nxt, nr), g in zip(node._next, outputs):
+                i = -1
+                for nxt, nr, g in zip(node._fns, node._nrs, outputs):
+                    i += 1
                     if nxt is None:
                         continue
+                    if not checked and g is not None:     # validate_outputs, inline
+                        meta = nxt._meta
+                        shape, dtype = meta[nr] if meta is not None else nxt._input_metadata[0]
+                        data = g._data
+                        if data.shape != shape or (data.dtype is not dtype
+                                                   and data.dtype != dtype):
+                            g = _fit(node, i, g, shape, dtype)
                     left = dependencies[nxt] - 1
                     dependencies[nxt] = left
                     buf = not_ready.get(nxt)
@@ -309,7 +332,7 @@ def will_engine_execute_node(node):
     info = exec_info.get(node)
     if info is None or not (info.needed or info.captures):
         return False
-    if info.captures and all(n is None for n, _ in node._next):
+    if info.captures and all(n is None for n in node._fns):
         raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
                            "currently running autograd.grad(). This is currently not supported.")
     return True
@@ -361,7 +384,7 @@ def _compute_dependencies(root):
     push, pop = stack.append, stack.pop
     while stack:
         node = pop()
-        for nxt, _ in node._next:
+        for nxt in node._fns:
             if nxt is None:
                 continue
             n = deps.get(nxt)
@@ -390,21 +413,21 @@ def _init_exec_info(root, output_edges, accumulate):
             e.captures.append((nr, i))
     # Iterative DFS: a node is needed if any child is needed or captured.
     seen = set()
-    stack = [(root, iter(root._next))]
+    stack = [(root, iter(root._fns))]
     seen.add(root)
     while stack:
         node, it = stack[-1]
-        for nxt, _ in it:
+        for nxt in it:
             if nxt is not None and nxt not in seen:
                 seen.add(nxt)
-                stack.append((nxt, iter(nxt._next)))
+                stack.append((nxt, iter(nxt._fns)))
                 break
         else:
             stack.pop()
             e = info.get(node)
             # a captured node runs too when something below it is wanted
             if e is None or not e.needed:
-                for nxt, _ in node._next:
+                for nxt in node._fns:
                     ce = info.get(nxt) if nxt is not None else None
                     if ce is not None and (ce.needed or ce.captures):
                         if e is None:
@@ -427,7 +450,7 @@ evaluate_hook = None
 
 def _needed_edges(node, exec_info):
     out = []
-    for fn, _ in node._next:
+    for fn in node._fns:
         info = None if fn is None else exec_info.get(fn)
         out.append(info is not None and (info.needed or bool(info.captures)))
     return out
@@ -550,11 +573,11 @@ def validate_outputs(node, grads):
     """Check and fix up the gradients a node returned: sum broadcast dims away, cast to the
     input's dtype, and reject what cannot fit (PyTorch's validate_outputs). `grads` is the
     node's fresh list, fixed in place."""
-    edges = node._next
-    if len(grads) != len(edges):
-        raise RuntimeError(f"invalid number of gradients - expected {len(edges)}, but got {len(grads)}")
+    fns = node._fns
+    if len(grads) != len(fns):
+        raise RuntimeError(f"invalid number of gradients - expected {len(fns)}, but got {len(grads)}")
     i = 0
-    for (fn, nr), g in zip(edges, grads):
+    for fn, nr, g in zip(fns, node._nrs, grads):
         if fn is not None and g is not None:
             meta = fn._meta      # None for AccumulateGrad, whose metadata is its variable's
             shape, dtype = meta[nr] if meta is not None else fn._input_metadata[0]

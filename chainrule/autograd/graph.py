@@ -7,6 +7,10 @@ or `(None, 0)` for an input that needs no gradient (Python numbers included). Ed
 point from a node to nodes created before it (a lower sequence number), except
 AccumulateGrad, whose sequence number is the maximum so the engine runs it as soon as
 it is ready, as PyTorch does.
+A node keeps them as two tuples, `_fns` (the nodes) and `_nrs` (the input numbers): a pair
+per edge would be one more object for the cyclic collector to track, and a tuple of ints is
+not tracked at all (all-zero ones are shared). Graphs of tiny ops are mostly such objects,
+and the collector's full passes walk all of them (Note [Objects per node]).
 
 Note [Saved outputs]
 A node keeps its inputs as the Tensors themselves (they never point back at the node), but
@@ -23,6 +27,7 @@ import sys
 import threading
 import weakref
 
+from .. import _tensor
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
@@ -33,12 +38,13 @@ __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
 
 _sequence = itertools.count()
 MAX_SEQ = sys.maxsize
+_ZERO_NRS = tuple((0,) * n for n in range(9))   # shared input numbers of common edges
 
 
 class Node:
     """A backward function in the graph (`grad_fn`). Calling it runs its backward."""
-    __slots__ = ("_next", "_seq", "_meta", "_hooks", "__weakref__")
-    # _next: tuple of (node, input_nr) edges, see Note [Edges]
+    __slots__ = ("_fns", "_nrs", "_seq", "_meta", "_hooks", "__weakref__")
+    # _fns, _nrs: the edges' nodes and input numbers, see Note [Edges]
     # _meta: per forward output, (shape, dtype) the gradient arriving there must match
     # _hooks: None, or a _NodeHooks holding the rarely used hook dicts
 
@@ -47,7 +53,16 @@ class Node:
 
     @property
     def next_functions(self):
-        return self._next
+        return tuple(zip(self._fns, self._nrs))
+
+    def _set_next(self, edges):
+        edges = tuple(edges)
+        self._fns = tuple([e[0] for e in edges])
+        nrs = tuple([e[1] for e in edges])
+        self._nrs = _ZERO_NRS[len(nrs)] if len(nrs) < len(_ZERO_NRS) and not any(nrs) else nrs
+
+    # the edges as (node, input_nr) pairs; hot paths read _fns and _nrs instead
+    _next = property(next_functions.fget, _set_next)
 
     @property
     def metadata(self):
@@ -135,7 +150,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.variable = variable
         self._seq = MAX_SEQ
-        self._next = ()
+        self._fns = self._nrs = ()
         self._meta = None
         self._hooks = None
 
@@ -298,10 +313,10 @@ class SavedOutput:
 
 
 def unpack_output(saved, node):
-    from .._tensor import make_tensor
     if saved.vc[0] != saved.version:
         raise_modified(saved.data, saved.vc[0], saved.version, node, saved.output_nr)
-    return make_tensor(saved.data, saved.requires_grad, node, saved.output_nr, saved.vc)
+    return _tensor.make_tensor(saved.data, saved.requires_grad, node, saved.output_nr,
+                               saved.vc)
 
 
 ERR_DETACHED = ("Trying to use a saved tensor that has been detached in-place, i.e. with "

@@ -127,8 +127,11 @@ def _refuse_bool_sub(a, b):
 
 
 def _sub(a, b, alpha):
-    _refuse_bool_sub(a, b)
-    a, b = _promoted(a, b)
+    if not (type(a) is np.ndarray and a.dtype.kind in "fc" and (
+            type(b) is np.ndarray and b.dtype is a.dtype or type(b) is float or type(b) is int)):
+        # (the common case skips both: nothing is bool, NumPy's result dtype is PyTorch's)
+        _refuse_bool_sub(a, b)
+        a, b = _promoted(a, b)
     if type(alpha) is int and alpha == 1:
         return np.subtract(a, b)
     return np.subtract(a, _times_alpha(a, b, alpha))

@@ -25,6 +25,7 @@ of returned gradients are done once, by the engine (engine.validate_outputs).
 import functools
 import inspect
 import numbers
+import sys
 import types
 import warnings
 from collections import namedtuple
@@ -32,14 +33,15 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _dtype
-from .._errstate import QUIET as _QUIET, get as _errors_get, quietly as _quietly
+from .._errstate import QUIET as _QUIET, _set as _errors_set, get as _errors_get, \
+    quietly as _quietly
 from .._dims import sizes_str
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from ..autograd.anomaly_mode import state as _anomaly
-from ..autograd.graph import (ERR_BACKWARD_TWICE, HOOKED, RELEASED, Node, SavedHooked,
-                              SavedInput, SavedOutput, _sequence, accumulator_of,
+from ..autograd.graph import (ERR_BACKWARD_TWICE, HOOKED, RELEASED, _ZERO_NRS, Node,
+                              SavedHooked, SavedInput, SavedOutput, _sequence, accumulator_of,
                               current_hooks, raw_saved, refresh_view_history, unpack,
                               unpack_hooked, unpack_input, unpack_output)
 
@@ -101,6 +103,8 @@ class Op:
         self.edge_mask = tuple(f is not None for f in self.formulas)
         self.all_edges = all(self.edge_mask) or list_input
         self.edge_formulas = tuple(f for f in self.formulas if f is not None)
+        # per edge formula, `call(env)` passing it what it reads by name from `env`
+        self.edge_callers = tuple(_caller(f, names) for f, names in self.edge_formulas)
         self.node_cls = _make_node_class(self) if self.differentiable else None
         self.out = False                        # the out= rule of its public function, see op()
         self.out_name = None                    # the op its out= messages name
@@ -155,6 +159,14 @@ class Op:
         return f"<op {self.name} -> {self.node_name}>"
 
 
+def _caller(f, names):
+    """`call(env)`: f(env[<name>], ...) for f's parameter names, compiled once per formula
+    (a backward step is mostly such calls)."""
+    ns = {"f": f}
+    exec(f"def call(env):\n    return f({', '.join(f'env[{n!r}]' for n in names)})\n", ns)
+    return ns["call"]
+
+
 class OpNode(Node):
     """Backward node of a table op. `_saved` maps saved names to values; an input tensor
     is kept with its version at save time, an output as a SavedOutput."""
@@ -167,11 +179,11 @@ class OpNode(Node):
         if op.n_outputs == 1:
             grad = grads[0]
             if grad is None:
-                return [None] * len(self._next)
+                return [None] * len(self._fns)
             env = {"grad": grad}
         else:
             if all(g is None for g in grads):
-                return [None] * len(self._next)
+                return [None] * len(self._fns)
             env = {"grads": _materialize(grads, self._meta),
                    "grads_defined": tuple(g is not None for g in grads)}
         for name, value in self._saved.items():
@@ -182,7 +194,11 @@ class OpNode(Node):
                     unpack_input(value)      # raises PyTorch's error
                 env[name] = t
             elif kind is SavedOutput:
-                env[name] = unpack_output(value, self)
+                vc = value.vc
+                if vc[0] != value.version:
+                    unpack_output(value, self)      # raises PyTorch's error
+                env[name] = make_tensor(value.data, value.requires_grad, self, value.output_nr,
+                                        vc)
             elif kind is SavedHooked:
                 env[name] = unpack_hooked(value, self)
             elif value is _RELEASED:
@@ -195,15 +211,19 @@ class OpNode(Node):
                 env[name] = value.unpack(self)
             else:
                 env[name] = value
+        callers = op.edge_callers
         if op.list_input:
-            f, names = op.edge_formulas[0]
-            grads = f(*[env[n] for n in names])
-            return [None if fn is None else g for (fn, _), g in zip(self._next, grads)]
+            grads = callers[0](env)
+            return [None if fn is None else g for fn, g in zip(self._fns, grads)]
         if needed is not None:
-            return [f(*[env[n] for n in names]) if want else None
-                    for want, (f, names) in zip(needed, op.edge_formulas)]
-        return [None if edge[0] is None else f(*[env[n] for n in names])
-                for edge, (f, names) in zip(self._next, op.edge_formulas)]
+            return [call(env) if want else None for want, call in zip(needed, callers)]
+        fns = self._fns
+        if len(fns) == 1:
+            return [None if fns[0] is None else callers[0](env)]
+        if len(fns) == 2:
+            return [None if fns[0] is None else callers[0](env),
+                    None if fns[1] is None else callers[1](env)]
+        return [None if fn is None else call(env) for fn, call in zip(fns, callers)]
 
     def _release(self):
         # Saved tensors are freed, and so are Python numbers passed as tensor inputs (PyTorch
@@ -288,7 +308,6 @@ def requires_grad_key(inputs):
 
 
 _INPUT, _LIST, _LIST_SHAPES, _OUTPUT, _SHAPE, _PARAM = range(6)   # save-plan kinds
-_NO_EDGE = (None, 0)
 _NOTHING_SAVED = types.MappingProxyType({})   # shared by nodes that save nothing; read-only
 
 
@@ -651,13 +670,24 @@ def _make_view(result, base, op=None):
             result._extra_state().view_info = meta
 
 
+# Note [Objects per node]
+# CPython's cyclic collector walks every object it tracks in each full pass, and those passes
+# come more often the more tracked objects survive: a graph of tiny ops under construction
+# is mostly what it walks (measured on a 100,000-op chain: most of the forward's time with
+# eleven tracked objects per step). So a recorded node leaves as few as it can: the node, its
+# tuple of next nodes (input numbers apart, Note [Edges]), and what it saves; the shapes
+# and dtypes a gradient must match are shared between nodes with equal ones.
+_METAS = {}      # (shape, dtype) -> the one-output _meta tuple for it, shared
+
+
 def _record(op, inputs, params, outs):
     """Build the node for one forward call and wire it into the graph."""
     cls = op.node_cls
     node = cls.__new__(cls)
     node._seq = next(_sequence)
     node._hooks = None
-    edges = []
+    fns = []
+    nrs = 0          # the input numbers, as a tuple once one is not 0 (Note [Edges])
     key = 0          # bit i set: input i needs a gradient (selects the save plan)
     bit = 1
     edge_mask = None if op.all_edges else op.edge_mask
@@ -666,17 +696,36 @@ def _record(op, inputs, params, outs):
             key |= bit
             if edge_mask is None or edge_mask[bit.bit_length() - 1]:
                 fn = x._grad_fn if x._base is None else refresh_view_history(x)
-                edges.append((fn, x._output_nr) if fn is not None else (accumulator_of(x), 0))
+                if fn is None:
+                    fns.append(accumulator_of(x))
+                    if nrs:
+                        nrs.append(0)
+                else:
+                    fns.append(fn)
+                    nr = x._output_nr
+                    if nrs:
+                        nrs.append(nr)
+                    elif nr:
+                        nrs = [0] * (len(fns) - 1) + [nr]
         elif edge_mask is None or edge_mask[bit.bit_length() - 1]:
-            edges.append(_NO_EDGE)
+            fns.append(None)
+            if nrs:
+                nrs.append(0)
         bit <<= 1
-    node._next = tuple(edges)
+    node._fns = tuple(fns)
+    node._nrs = tuple(nrs) if nrs else (_ZERO_NRS[len(fns)] if len(fns) < 9 else (0,) * len(fns))
     # Only floating and complex outputs are differentiable (x.int() gets no grad_fn).
     if len(outs) == 1 and op.differentiable_outputs is None:
         o = outs[0]
         results = (make_tensor(o, True, node, 0) if o.dtype.kind in _DIFFERENTIABLE_KINDS
                    else make_tensor(o),)
-        node._meta = ((o.shape, o.dtype),)
+        k = (o.shape, o.dtype)
+        meta = _METAS.get(k)
+        if meta is None:
+            if len(_METAS) > 4096:
+                _METAS.clear()
+            meta = _METAS[k] = (k,)
+        node._meta = meta
     else:
         diff = op.differentiable_outputs
         results = tuple(make_tensor(o, True, node, i)
@@ -887,28 +936,127 @@ def _make_wrapper(row, signature, names, with_out=False):
 
 _GENERATED = []   # (namespace, key, dispatcher) of every generated function: see intercept()
 
+# Note [Plain calls]
+# Most calls are plain: tensors of one dtype, float32 or float64, maybe with a Python int or
+# float, no forward AD, vmap, autocast or profiler. For those, dispatch's general work
+# (promotion, reduced dtypes, integer wrapping, NumPy scalars) does nothing, so each generated
+# function of a one-output row of one or two inputs starts with a straight path, written
+# out for that row, that runs the forward and records the node; anything else goes to
+# `dispatcher` as before. Both give the same results: the straight path only skips steps
+# that are no-ops for such inputs.
+_PLAIN_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+
+
+def _plain_path(row, ins, params, indent):
+    """The source of the straight path of Note [Plain calls] for `row` called with the input
+    variables `ins` and the params tuple expression `params`; "" if the row has none."""
+    if (row.list_input or row.n_outputs != 1 or row.view or row.promote_with
+            or not 1 <= len(ins) <= 2):
+        return ""
+    number = "(type({0}) is float or type({0}) is int)"
+    if len(ins) == 1:
+        (x,) = ins
+        lines = [f"if isinstance({x}, Tensor) and {x}._data.dtype in PLAIN_DTYPES:",
+                 f"    arrays = ({x}._data,)",
+                 f"    needs_grad = {x}._requires_grad"]
+    else:
+        x, y = ins
+        lines = [f"if isinstance({x}, Tensor):",
+                 f"    if isinstance({y}, Tensor):",
+                 f"        plain = {x}._data.dtype in PLAIN_DTYPES and "
+                 f"{y}._data.dtype is {x}._data.dtype",
+                 f"        needs_grad = {x}._requires_grad or {y}._requires_grad",
+                 f"        arrays = ({x}._data, {y}._data)"]
+        if row.number_inputs:
+            lines += [f"    else:",
+                      f"        plain = {number.format(y)} and {x}._data.dtype in PLAIN_DTYPES",
+                      f"        needs_grad = {x}._requires_grad",
+                      f"        arrays = ({x}._data, {y})",
+                      f"elif {number.format(x)} and isinstance({y}, Tensor):",
+                      f"    plain = {y}._data.dtype in PLAIN_DTYPES",
+                      f"    needs_grad = {y}._requires_grad",
+                      f"    arrays = ({x}, {y}._data)"]
+        else:
+            lines += [f"    else:",
+                      f"        plain = False"]
+        lines += [f"else:",
+                  f"    plain = False",
+                  f"if plain:"]
+    call = "forward(*arrays, *params)" if params != "()" else "forward(*arrays)"
+    recordable = row.node_cls is not None
+    lines += [
+        f"    params = {params}",
+        # Note [NumPy warnings]: the same order as _errstate.quietly
+        f"    prev = errors_get()",
+        f"    try:",
+        f"        if prev is QUIET:",
+        f"            out = {call}",
+        f"        else:",
+        f"            try:",
+        f"                errors_set(QUIET)",
+        f"                out = {call}",
+        f"            finally:",
+        f"                errors_set(prev)",
+        f"    except ValueError:",
+        f"        check_broadcast(arrays)",
+        f"        raise",
+        f"    if type(out) is not ndarray:",
+        f"        out = asarray(out)",
+    ]
+    tensors = f"({', '.join(ins)}{',' if len(ins) == 1 else ''})"
+    if recordable:
+        lines += [f"    if needs_grad:",
+                  f"        if grad_state.grad_enabled:",
+                  f"            return record(row, {tensors}, params, (out,))[0]",
+                  f"        result = make_tensor(out)",
+                  f"        result._fn_version = MADE_WITHOUT_GRAD",
+                  f"        return result"]
+    lines += [f"    return make_tensor(out)"]
+    pad = " " * indent
+    return "".join(pad + line + "\n" for line in lines)
+
+
+def _plain_namespace(row):
+    return {"Tensor": Tensor, "PLAIN_DTYPES": _PLAIN_DTYPES, "errors_get": _errors_get,
+            "errors_set": _errors_set, "QUIET": _QUIET, "check_broadcast": check_broadcast,
+            "ndarray": _ndarray, "asarray": _asarray, "grad_state": _state,
+            "record": _record, "make_tensor": make_tensor,
+            "MADE_WITHOUT_GRAD": MADE_WITHOUT_GRAD, "forward": row.forward,
+            "registry": sys.modules[__name__], "unhooked": True}
+
+
+# the straight path's guard: no forward AD, vmap or intercept hook (intercept() clears
+# `unhooked` in every generated namespace)
+_PLAIN_GUARD = "registry.FORWARD_AD is None and registry.VMAP is None and unhooked"
+
 
 def generate(name, signature, row, dispatcher, rename=None, with_out=False):
     """A function `name(<signature>)` that calls `dispatcher(row, tensor inputs, params)`:
     a real signature (defaults, keywords, help()) and no argument parsing per call.
-    with_out adds PyTorch's keyword `out=` (Note [out=]), one `is None` test when unused."""
+    with_out adds PyTorch's keyword `out=` (Note [out=]), one `is None` test when unused.
+    Calls of the op's own dispatch first try the straight path of Note [Plain calls]."""
     rename = rename or {}
     ins = tuple(rename.get(n, n) for n in row.inputs)
     ps = tuple(rename.get(n, n) for n in row.params)
     tensors = f"tuple({ins[0]})" if row.list_input else \
         f"({', '.join(ins)}{',' if len(ins) == 1 else ''})"
     params = f"({', '.join(ps)}{',' if len(ps) == 1 else ''})"
+    plain = _plain_path(row, ins, params, 8) if dispatcher is dispatch else ""
+    if plain:
+        plain = f"    if {_PLAIN_GUARD}:\n" + plain
     if with_out:
         signature += ", out=None" if "*" in signature else ", *, out=None"
         src = (f"def {name}({signature}):\n"
                f"    if out is None:\n"
+               + plain.replace("\n    ", "\n        ").replace("    if", "        if", 1) +
                f"        return dispatcher(row, {tensors}, {params})\n"
                f"    return call_out(dispatcher, row, {tensors}, {params}, out)\n")
     else:
-        src = (f"def {name}({signature}):\n"
+        src = (f"def {name}({signature}):\n" + plain +
                f"    return dispatcher(row, {tensors}, {params})\n")
-    ns = {"dispatcher": dispatcher, "row": row, "call_out": call_out,
-          "__name__": __name__}   # frames name a module
+    ns = _plain_namespace(row)
+    ns.update({"dispatcher": dispatcher, "row": row, "call_out": call_out,
+               "__name__": __name__})   # frames name a module
     exec(src, ns)
     _GENERATED.append((ns, "dispatcher", dispatcher))
     return ns[name]
@@ -921,6 +1069,7 @@ def intercept(hook):
     dispatcher is swapped in each function's namespace, so nothing is checked per call."""
     for ns, key, original in _GENERATED:
         ns[key] = original if hook is None else functools.partial(hook, original)
+        ns["unhooked"] = hook is None
 
 
 # ---- out= ---------------------------------------------------------------------------------
@@ -1146,12 +1295,15 @@ def _operator(row, fn, reflected, operands=_OPERANDS):
     params = [defaults[n].default for n in ([p for p in defaults][len(row.inputs):])]
     if len(row.inputs) == 2 and not row.list_input and inspect.Parameter.empty not in params:
         args = "(other, self)" if reflected else "(self, other)"
+        plain = _plain_path(row, args[1:-1].split(", "), "PARAMS", 8)
         src = (f"def operator(self, other):\n"
+               + (f"    if {_PLAIN_GUARD}:\n" + plain if plain else "") +
                f"    if not isinstance(other, OPERANDS):\n"
                f"        return NotImplemented\n"
                f"    return dispatch(row, {args}, PARAMS)\n")
-        ns = {"dispatch": dispatch, "row": row, "OPERANDS": operands, "PARAMS": tuple(params),
-              "__name__": __name__}
+        ns = _plain_namespace(row)
+        ns.update({"dispatch": dispatch, "row": row, "OPERANDS": operands,
+                   "PARAMS": tuple(params), "__name__": __name__})
         exec(src, ns)
         _GENERATED.append((ns, "dispatch", dispatch))
         operator = ns["operator"]

@@ -256,7 +256,7 @@ class CopySlices(Node):
     def _apply(self, grads, create_graph):
         grad = grads[0]
         if grad is None:
-            return [None] * len(self._next)
+            return [None] * len(self._fns)
         complex_base = self.split and _is_complex(grad._data)
         if self.split:
             from .aliasing import view_as_complex, view_as_real

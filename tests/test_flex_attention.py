@@ -288,8 +288,8 @@ def test_gradients_match_pytorchs_flex_attention_autograd(name, buffer, mask_mod
 def test_gradients_to_second_order(buffer):
     fa = _fa(chainrule)
     q, k, v, captured = _grad_inputs(chainrule, 2, buffer)
-    q, k, v = q[:1, :1, :3, :2], k[:1, :1, :4, :2], v[:1, :1, :4, :2]
-    bm = fa.create_block_mask(causal, None, None, 3, 4, BLOCK_SIZE=2)
+    q, k, v = q[:1, :1, :2, :2], k[:1, :1, :3, :2], v[:1, :1, :3, :2]
+    bm = fa.create_block_mask(causal, None, None, 2, 3, BLOCK_SIZE=2)
     fn = _score_fn(buffer, chainrule)
 
     def f(q, k, v, captured):
@@ -597,6 +597,85 @@ def test_public_types():
     assert str(ours[2]) == str(theirs[2])
 
 
-def test_experimental_namespace_exists():
-    import chainrule.nn.attention.experimental as ours
-    assert ours is chainrule.nn.attention.experimental
+# ---- paged attention (torch.nn.attention.experimental) -----------------------------------------
+
+def _paged(T):
+    import importlib
+    return importlib.import_module(T.__name__ + ".nn.attention.experimental._paged_attention")
+
+
+def _pages(T):
+    """A PagedAttention of 8 pages of 4 tokens for 3 sequences after reserving and erasing."""
+    pa = _paged(T).PagedAttention(8, 4, 3, device="cpu")
+    for batch, length in ((0, 9), (1, 5), (2, 3), (2, 2)):
+        pa.reserve(T.tensor([batch]), T.tensor([length]))
+    pa.erase(T.tensor([1]))
+    pa.reserve(T.tensor([1]), T.tensor([7]))
+    return pa
+
+
+def test_paged_attention_bookkeeping_matches_pytorch():
+    def prog(T):
+        pa = _pages(T)
+        return pa.page_table, pa.capacity, pa.physical_to_logical, pa.empty_pages, pa.n_pages
+    same(prog)
+
+
+def test_paged_attention_matches_attention_on_the_logical_cache():
+    def prog(T):
+        pa = _pages(T)
+        fa = _fa(T)
+        T.manual_seed(0)
+        B, H, S, D = 3, 2, 7, 4
+        k, v, q = T.randn(B, H, S, D), T.randn(B, H, S, D), T.randn(B, H, 3, D)
+        k_cache, v_cache = T.zeros(1, H, 32, D), T.zeros(1, H, 32, D)
+        pa.assign(T.arange(B), T.arange(S).expand(B, S), k, v, k_cache, v_cache)
+        kv_len = T.tensor([7, 6, 3])
+
+        def window(b, h, q_idx, kv_idx):
+            return kv_idx <= q_idx + 4
+
+        def distance(s, b, h, q_idx, kv_idx):
+            return s - (q_idx - kv_idx).abs()
+        logical = fa.create_block_mask(window, B, H, 3, S, BLOCK_SIZE=(1, 4))
+        physical = pa.convert_logical_block_mask(logical, kv_len=kv_len)
+        out = fa.flex_attention(q, k_cache, v_cache, pa.get_score_mod(distance, kv_len),
+                                physical)
+        # the same attention on the logical keys and values, lengths masked
+        length_mask = fa.and_masks(window, lambda b, h, q_idx, kv_idx: kv_idx < kv_len[b])
+        reference = fa.flex_attention(q, k, v, distance,
+                                      fa.create_block_mask(length_mask, B, H, 3, S,
+                                                           BLOCK_SIZE=(1, 4)))
+        none = pa.get_mask_mod(None)(T.tensor(0), T.tensor(0), T.tensor(0), T.arange(32))
+        scores = pa.get_score_mod(None)(T.zeros(32), T.tensor(2), T.tensor(0), T.tensor(0),
+                                        T.arange(32))
+        return (k_cache, v_cache, _layout(physical)[:2], physical.mask_mod(
+            T.arange(3)[:, None], T.tensor(0), T.tensor(0), T.arange(32)), out, reference,
+            none, scores)
+    ours, _ = same(prog, atol=1e-6, rtol=1e-6)
+    np.testing.assert_allclose(ours[4].numpy(), ours[5].numpy(), atol=1e-6)
+
+
+PAGED_ERRORS = [
+    ("too many pages", lambda T, pa, x: pa.reserve(T.tensor([0]), T.tensor([40]))),
+    ("grad", lambda T, pa, x: pa.assign(T.arange(3), T.zeros(3, 5, dtype=T.int64),
+                                        x.requires_grad_(), x, T.zeros(1, 2, 32, 4),
+                                        T.zeros(1, 2, 32, 4))),
+    ("batch", lambda T, pa, x: pa.assign(T.arange(2), T.zeros(3, 5, dtype=T.int64), x, x,
+                                         T.zeros(1, 2, 32, 4), T.zeros(1, 2, 32, 4))),
+    ("heads", lambda T, pa, x: pa.assign(T.arange(3), T.zeros(3, 5, dtype=T.int64), x, x,
+                                         T.zeros(1, 1, 32, 4), T.zeros(1, 2, 32, 4))),
+    ("length", lambda T, pa, x: pa.assign(T.arange(3), T.zeros(3, 4, dtype=T.int64), x, x,
+                                          T.zeros(1, 2, 32, 4), T.zeros(1, 2, 32, 4))),
+    ("key dim", lambda T, pa, x: pa.assign(T.arange(3), T.zeros(3, 5, dtype=T.int64), x, x,
+                                           T.zeros(1, 2, 32, 3), T.zeros(1, 2, 32, 4))),
+    ("value dim", lambda T, pa, x: pa.assign(T.arange(3), T.zeros(3, 5, dtype=T.int64), x, x,
+                                             T.zeros(1, 2, 32, 4), T.zeros(1, 2, 32, 5))),
+    ("block size", lambda T, pa, x: pa.convert_logical_block_mask(
+        _fa(T).create_block_mask(causal, 3, 1, 4, 8, BLOCK_SIZE=2))),
+]
+
+
+@pytest.mark.parametrize("name, call", PAGED_ERRORS, ids=[c[0] for c in PAGED_ERRORS])
+def test_paged_attention_errors_match_pytorch(name, call):
+    same_error(lambda T: call(T, _pages(T), T.zeros(3, 2, 5, 4)))

@@ -181,8 +181,10 @@ def _ordered_to_dense(num_blocks_in_row, col_indices, num_cols):
     describes; only the first `count` columns of each row's list count."""
     listed = (_torch.arange(col_indices.shape[-1], dtype=_torch.int32,
                             device=col_indices.device) < num_blocks_in_row.unsqueeze(-1))
-    # unlisted entries point at one extra column, cut off afterwards
+    # unlisted entries point at one extra column, cut off afterwards; negative indices count
+    # from the end, so -1 (a page table's "no page") lands there too
     cols = _torch.where(listed, col_indices, num_cols).long()
+    cols = _torch.where(cols < 0, cols + (num_cols + 1), cols)
     dense = col_indices.new_zeros(*col_indices.shape[:-1], num_cols + 1, dtype=_torch.int32)
     dense.scatter_(-1, cols, 1)
     return dense[..., :num_cols].contiguous()

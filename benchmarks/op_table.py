@@ -2,7 +2,7 @@
 recording, backward per node, and the ratio chainrule / PyTorch of forward + backward.
 
     python benchmarks/op_table.py [--dtype float32|float64] [--filter NAME] [--quick]
-                                  [--threads 1|default] [--rounds 11] [-n 200]
+                                  [--threads 1|default] [--rounds 15] [-n 200] [--wall]
 
 Inputs have 16 elements (16, 4x4, or 4x16 against 16 for broadcasting), float32 and float64
 (both unless --dtype); every floating input requires grad. Each row is measured in this one
@@ -26,7 +26,9 @@ divided by N:
 The ratio column is (recording fwd + backward per node) chainrule / PyTorch; for in-place
 rows (no graph) it is the no-grad ratio. The cyclic GC stays on, as in a user program, and
 is collected once before each row. One thread each by default (torch.set_num_threads and
-threadpoolctl for NumPy's BLAS); --threads default leaves both at their defaults.
+threadpoolctl for NumPy's BLAS), timed in the process's CPU time (time.process_time: on one
+thread it equals wall time on an idle machine, and other processes' load does not stretch
+it; --wall for wall time); --threads default leaves both at their defaults, in wall time.
 """
 import argparse
 import gc
@@ -286,31 +288,31 @@ def build(lib, spec, tensors, n, k):
     return roots, [lib.ones_like(r) for r in roots]
 
 
-def measure_once(lib, spec, tensors, n, k):
+def measure_once(lib, spec, tensors, n, k, clock):
     """Seconds per call: (no-grad forward, recording forward, backward per node)."""
     fn = spec.fn
     calls = range(n)
     with lib.no_grad():
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in calls:
             fn(lib, *tensors)
-        no_grad = (time.perf_counter() - t0) / n
+        no_grad = (clock() - t0) / n
     if spec.inplace:
         return no_grad, math.nan, math.nan
-    t0 = time.perf_counter()
+    t0 = clock()
     for _ in calls:
         fn(lib, *tensors)
-    recording = (time.perf_counter() - t0) / n
+    recording = (clock() - t0) / n
     for t in _leaves(tensors):
         t.grad = None
     roots, grads = build(lib, spec, tensors, n, k)
-    t0 = time.perf_counter()
+    t0 = clock()
     lib.autograd.backward(roots, grads)
-    backward = (time.perf_counter() - t0) / n
+    backward = (clock() - t0) / n
     return no_grad, recording, backward
 
 
-def measure_op(spec, dtype, libs, rounds, n, warmup=2):
+def measure_op(spec, dtype, libs, rounds, n, clock=time.perf_counter, warmup=2):
     """{lib name: (no-grad, recording, backward) medians} for one op; libs alternate, the
     order flipping every round."""
     names = [lib.__name__ for lib in libs]
@@ -328,7 +330,7 @@ def measure_op(spec, dtype, libs, rounds, n, warmup=2):
         if r % 2:
             order.reverse()
         for name, lib in order:
-            got = measure_once(lib, spec, inputs[name], n, k)
+            got = measure_once(lib, spec, inputs[name], n, k, clock)
             if r >= warmup:
                 samples[name].append(got)
     return {name: tuple(statistics.median(col) for col in zip(*s)) for name, s in
@@ -351,14 +353,16 @@ def main(argv=None):
     parser.add_argument("--filter", action="append", default=[],
                         help="only ops whose name or family contains this (repeatable)")
     parser.add_argument("--threads", choices=["1", "default"], default="1")
-    parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("-n", type=int, default=200, help="calls per timed loop")
     parser.add_argument("--quick", action="store_true", help="5 rounds of 100 calls")
+    parser.add_argument("--wall", action="store_true",
+                        help="on one thread, time in wall time, not process CPU time")
     args = parser.parse_args(argv)
     rounds, n = (5, 100) if args.quick else (args.rounds, args.n)
     import torch
     import chainrule
-    threads = Threads(torch)
+    threads = Threads(torch, wall=args.wall)
     described = threads.one() if args.threads == "1" else threads.default()
     ops = [s for s in OPS if not args.filter
            or any(f in s.name or f == s.family for f in args.filter)]
@@ -377,7 +381,8 @@ def main(argv=None):
                 family = spec.family
                 print(f"-- {family}")
             try:
-                med = measure_op(spec, np.dtype(dtype), (chainrule, torch), rounds, n)
+                med = measure_op(spec, np.dtype(dtype), (chainrule, torch), rounds, n,
+                                 threads.clock)
             except Exception as e:      # report and go on: one missing op hides no others
                 print(f"{spec.name:<22} error: {type(e).__name__}: {str(e)[:60]}")
                 continue

@@ -1,12 +1,12 @@
 """Where one op's time goes, in chainrule and PyTorch, on the tiny inputs of op_table.py.
 
     python benchmarks/profile_op.py OP [--dtype float32|float64] [--threads 1|default]
-                                       [--rounds 11] [-n 200] [--top 15]
+                                       [--rounds 15] [-n 200] [--top 15] [--wall]
     python benchmarks/profile_op.py --list
 
 OP is a row name of benchmarks/op_table.py (mul, mul_scalar, add_scalar, tanh, matmul, ...).
 Printed per library, in us per call (medians of alternating rounds, measured as in
-op_table.py):
+op_table.py, process CPU time on one thread unless --wall):
 - kernel: the bare NumPy forward on the same arrays (where the row names one);
 - no-grad fwd: the op under no_grad; minus the kernel, the dispatch (argument handling,
   promotion, the result Tensor);
@@ -25,7 +25,6 @@ import cProfile
 import pstats
 import statistics
 import sys
-import time
 import zlib
 
 import numpy as np
@@ -34,17 +33,17 @@ from op_table import OPS, build, make_inputs, measure_op
 from workloads import Threads
 
 
-def kernel_time(spec, arrays, rounds, n):
+def kernel_time(spec, arrays, rounds, n, clock):
     """Median seconds per call of the row's bare NumPy forward, or None."""
     if spec.kernel is None:
         return None
     calls = range(n)
     times = []
     for _ in range(rounds):
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in calls:
             spec.kernel(*arrays)
-        times.append((time.perf_counter() - t0) / n)
+        times.append((clock() - t0) / n)
     return statistics.median(times)
 
 
@@ -54,9 +53,11 @@ def main(argv=None):
     parser.add_argument("--list", action="store_true", help="print the op names")
     parser.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     parser.add_argument("--threads", choices=["1", "default"], default="1")
-    parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("-n", type=int, default=200, help="calls per timed loop")
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--wall", action="store_true",
+                        help="on one thread, time in wall time, not process CPU time")
     parser.add_argument("--graphs", type=int, default=50, help="graphs run under cProfile")
     args = parser.parse_args(argv)
     names = {spec.name: spec for spec in OPS}
@@ -68,14 +69,15 @@ def main(argv=None):
     spec = names[args.op]
     import torch
     import chainrule
-    threads = Threads(torch)
+    threads = Threads(torch, wall=args.wall)
     described = threads.one() if args.threads == "1" else threads.default()
     dtype = np.dtype(args.dtype)
     print(f"{spec.name} ({spec.family}), {args.dtype}, {described}; medians of {args.rounds} "
           f"rounds of {args.n} calls; us per call")
-    med = measure_op(spec, dtype, (chainrule, torch), args.rounds, args.n)
+    med = measure_op(spec, dtype, (chainrule, torch), args.rounds, args.n, threads.clock)
     tensors, arrays = make_inputs(chainrule, spec, dtype, zlib.crc32(spec.name.encode()))
-    kernel = kernel_time(spec, [a.copy() for a in arrays], args.rounds, args.n)
+    kernel = kernel_time(spec, [a.copy() for a in arrays], args.rounds, args.n,
+                         threads.clock)
     mode = "-" if spec.inplace else ("chain" if spec.mode is not None else "fan")
     print(f"graph for backward: {mode}\n")
     print(f"{'':28}{'chainrule':>10}{'torch':>10}{'ratio':>8}")

@@ -6,14 +6,17 @@
                                         # dynamic_net, dynamic_poly (benchmarks/workloads.py)
     python benchmarks/run.py --quick    # fewer repeats
     python benchmarks/run.py --default-threads   # one thread each, then default threads
+    python benchmarks/run.py --wall     # the one-thread pass in wall time, not CPU time
 
 Each benchmark runs the same program through chainrule and torch (written once against the
 torch API, as `program(lib)`), and the same computation written by hand in NumPy where there
 is one; the libraries alternate within each repeat (a load change hits all) and the median of
 the repeats is printed with the ratios to PyTorch. Both libraries run on one thread (torch's
 pool and, through threadpoolctl, NumPy's BLAS) unless --default-threads adds a second pass
-at their default threads. Timings move by up to 25% between runs on a shared 2-core machine:
-read the ratios as ranges.
+at their default threads. The one-thread pass is timed in the process's CPU time (equal to
+wall time on an idle machine, and not stretched by other processes' load; --wall for wall
+time), the default-threads pass in wall time. Timings move by up to 25% between runs on a
+shared 2-core machine: read the ratios as ranges.
 """
 import argparse
 import sys
@@ -313,28 +316,28 @@ def _pair(lib_a, lib_b, program, *args):
     return {"chainrule": program(lib_a, *args), "torch": program(lib_b, *args)}
 
 
-def measure(name, repeats, chainrule, torch):
+def measure(name, repeats, chainrule, torch, clock):
     """(description, chainrule s, torch s, numpy s or nan, unit, scale) rows of one name."""
     nan = float("nan")
     if name in WORKLOADS:
-        return [measure_workload(name, repeats, chainrule, torch)]
+        return [measure_workload(name, repeats, chainrule, torch, clock)]
     if name == "chain":
         x0 = np.random.default_rng(0).standard_normal(16).astype(np.float32)
         fns = _pair(chainrule, torch, chain_program, x0)
         fns["numpy"] = chain_numpy(x0)
-        med = alternate(fns, repeats)
+        med = alternate(fns, repeats, clock=clock)
         return [("chain: 1000 elementwise ops on 16 floats, fwd+bwd (per op)",
                  med["chainrule"], med["torch"], med["numpy"], "us", 1e6 / CHAIN_OPS)]
     if name == "mlp":
         params, x, y = _mlp_data()
         fns = _pair(chainrule, torch, mlp_program, params, x, y)
         fns["numpy"] = mlp_numpy(params, x, y)
-        med = alternate(fns, repeats)
+        med = alternate(fns, repeats, clock=clock)
         return [("mlp: 784-512-256-10 step, batch 128 (per step)",
                  med["chainrule"], med["torch"], med["numpy"], "ms", 1e3)]
     if name == "deep":
         med = alternate(_pair(chainrule, torch, deep_program, np.ones(4, np.float32)),
-                        max(3, repeats // 5), warmup=1)
+                        max(3, repeats // 5), warmup=1, clock=clock)
         return [("deep: a 100,000-op chain, fwd+bwd (whole run)", med["chainrule"],
                  med["torch"], nan, "s ", 1),
                 ("memory: resident bytes per live graph node (100,000-op chain)",
@@ -343,24 +346,24 @@ def measure(name, repeats, chainrule, torch):
         params, x, edges = _graph_data()
         fns = _pair(chainrule, torch, graph_program, params, x, edges)
         fns["numpy"] = graph_numpy(params, x, edges)
-        med = alternate(fns, max(3, repeats // 3))
+        med = alternate(fns, max(3, repeats // 3), clock=clock)
         return [("graph: 2 scatter_add layers, 10k nodes, 200k edges, 64 feats",
                  med["chainrule"], med["torch"], med["numpy"], "ms", 1e3)]
     if name == "cnn":
         params, x, y = _cnn_data()
-        med = alternate(_pair(chainrule, torch, cnn_program, params, x, y), repeats)
+        med = alternate(_pair(chainrule, torch, cnn_program, params, x, y), repeats,
+                        clock=clock)
         return [("cnn: conv-pool x2 + linear step, batch 64 of 1x28x28", med["chainrule"],
                  med["torch"], nan, "ms", 1e3)]
     if name == "normal":
         fns = _pair(chainrule, torch, normal_program)
         fns["numpy"] = normal_numpy()
-        med = alternate(fns, max(3, repeats // 3))
+        med = alternate(fns, max(3, repeats // 3), clock=clock)
         return [("normal: Normal.rsample + log_prob, 10^6 draws, fwd+bwd", med["chainrule"],
                  med["torch"], med["numpy"], "ms", 1e3)]
-    if name == "import":
-        return [("import: python -c 'import X' (best of 5, interpreter included)",
-                 import_time("chainrule"), import_time("torch"), import_time("numpy"), "s ", 1)]
-    raise SystemExit(f"unknown benchmark {name!r}")
+    # name == "import" (main checked the names)
+    return [("import: python -c 'import X' (best of 5, interpreter included)",
+             import_time("chainrule"), import_time("torch"), import_time("numpy"), "s ", 1)]
 
 
 NAMES = ["chain", "mlp", "deep", "graph", "cnn", "normal", "import", *WORKLOADS]
@@ -368,16 +371,22 @@ NAMES = ["chain", "mlp", "deep", "graph", "cnn", "normal", "import", *WORKLOADS]
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("which", nargs="*", default=NAMES, choices=NAMES, metavar="NAME")
+    parser.add_argument("which", nargs="*", default=NAMES, metavar="NAME",
+                        help="some of: " + ", ".join(NAMES))
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="5 repeats (default 15)")
     parser.add_argument("--default-threads", action="store_true",
                         help="after the one-thread pass, a second at default threads")
+    parser.add_argument("--wall", action="store_true",
+                        help="time the one-thread pass in wall time, not process CPU time")
     args = parser.parse_args(argv)
+    unknown = set(args.which) - set(NAMES)
+    if unknown:
+        parser.error(f"unknown benchmark(s) {', '.join(sorted(unknown))}")
     repeats = 5 if args.quick else args.repeats
     import torch
     import chainrule
-    threads = Threads(torch)
+    threads = Threads(torch, wall=args.wall)
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, torch {torch.__version__}, "
           f"chainrule {chainrule.__version__}, {repeats} repeats")
     passes = [threads.one] + ([threads.default] if args.default_threads else [])
@@ -389,7 +398,7 @@ def main(argv=None):
             if name == "import" and set_threads is not passes[0]:
                 continue        # a fresh interpreter: threads do not apply
             for description, ours, theirs, plain, unit, scale in measure(
-                    name, repeats, chainrule, torch):
+                    name, repeats, chainrule, torch, threads.clock):
                 print(f"{description:<66} {ours * scale:>8.2f}{unit} {theirs * scale:>8.2f}"
                       f"{unit} {plain * scale:>8.2f}{unit}  {ours / theirs:>17.2f} "
                       f"{plain / theirs:>13.2f}", flush=True)

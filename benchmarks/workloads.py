@@ -35,29 +35,38 @@ except ImportError:     # a test extra: without it NumPy's BLAS keeps its defaul
 
 class Threads:
     """Switches both libraries between one thread and their defaults (recorded at creation):
-    torch's intra-op pool and, through threadpoolctl, NumPy's BLAS and OpenMP pools."""
+    torch's intra-op pool and, through threadpoolctl, NumPy's BLAS and OpenMP pools.
 
-    def __init__(self, torch):
+    `clock` is the timer to use: on one thread the process's CPU time (what other
+    processes' load does not stretch; on an idle machine it equals wall time, the one
+    thread doing all the work), with default threads, or when `wall`, wall time."""
+
+    def __init__(self, torch, wall=False):
         self.torch = torch
         self.default_torch = torch.get_num_threads()
+        self.wall = wall
         self._limit = None
+        self.clock = time.perf_counter
 
     def one(self):
         self.torch.set_num_threads(1)
         if threadpoolctl is not None and self._limit is None:
             self._limit = threadpoolctl.threadpool_limits(limits=1)
-        return "one thread each" + ("" if threadpoolctl else
-                                    " (torch only: threadpoolctl missing, BLAS at default)")
+        self.clock = time.perf_counter if self.wall else time.process_time
+        return ("one thread each" + ("" if threadpoolctl else
+                                     " (torch only: threadpoolctl missing, BLAS at default)")
+                + (", wall time" if self.wall else ", process CPU time"))
 
     def default(self):
         self.torch.set_num_threads(self.default_torch)
         if self._limit is not None:
             self._limit.restore_original_limits()
             self._limit = None
-        return f"default threads (torch {self.default_torch})"
+        self.clock = time.perf_counter
+        return f"default threads (torch {self.default_torch}), wall time"
 
 
-def alternate(fns, repeats, warmup=2, collect=True):
+def alternate(fns, repeats, warmup=2, collect=True, clock=time.perf_counter):
     """Median seconds of each callable in `fns` ({label: fn}); every repeat runs all of them,
     in an order rotated each repeat, so a load change on the machine hits all alike."""
     for _ in range(warmup):
@@ -70,9 +79,9 @@ def alternate(fns, repeats, warmup=2, collect=True):
         for label in labels[k:] + labels[:k]:
             if collect:
                 gc.collect()
-            t0 = time.perf_counter()
+            t0 = clock()
             fns[label]()
-            times[label].append(time.perf_counter() - t0)
+            times[label].append(clock() - t0)
     return {label: statistics.median(t) for label, t in times.items()}
 
 
@@ -315,12 +324,12 @@ WORKLOADS = {
 }
 
 
-def measure_workload(name, repeats, chainrule, torch):
+def measure_workload(name, repeats, chainrule, torch, clock=time.perf_counter):
     """(description, chainrule s, torch s, numpy s or nan, unit, scale) for one workload."""
     description, program, numpy_program, unit, scale, slow = WORKLOADS[name]
     fns = {"chainrule": program(chainrule), "torch": program(torch)}
     if numpy_program is not None:
         fns["numpy"] = numpy_program()
-    med = alternate(fns, max(3, repeats // slow), warmup=1 if slow > 1 else 2)
+    med = alternate(fns, max(3, repeats // slow), warmup=1 if slow > 1 else 2, clock=clock)
     return (description, med["chainrule"], med["torch"], med.get("numpy", float("nan")),
             unit, scale)

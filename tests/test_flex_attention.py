@@ -80,6 +80,8 @@ def _mods(T):
         "where in score_mod": (lambda s, b, h, q, kv: T.where(q >= kv, s, -float("inf")), None),
         "masked rows": (None, lambda b, h, q, kv: (q % 3 != 1) & (kv <= q + 5)),
         "noop mask": (lambda s, b, h, q, kv: s * 2, _fa(T).noop_mask),
+        # a 0-d float64 tensor promotes vmap's 0-d score: the lse is float64
+        "0-d wider tensor": (lambda s, b, h, q, kv: s * T.tensor(0.5, dtype=T.float64), None),
         # indexing one index at a time: vmap's semantics, which a broadcast call cannot give
         "chained indexing": (lambda s, b, h, q, kv: s + head_bias[b][h][q][kv],
                              lambda b, h, q, kv: doc[q] + 1 >= doc[:17][kv]),

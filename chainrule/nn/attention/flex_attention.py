@@ -153,12 +153,27 @@ def _vmapped(mod, score, grid):
     return mod(*(() if score is None else (score,)), *(i.flatten() for i in grid))
 
 
+def _element_dtype(score_mod, score):
+    """The dtype score_mod gives on one element, as vmap calls it: there the score is 0-d, so
+    a captured 0-d tensor of a wider dtype promotes it (None if the call fails)."""
+    try:
+        index = _torch.zeros((), dtype=_torch.int64, device=score.device)
+        return score_mod(score.new_zeros(()), index, index, index, index).dtype
+    except Exception:      # noqa: BLE001  (the call on the whole grid decides)
+        return None
+
+
 def _evaluate(mod, score, grid, shape):
     """mod's value at every position of `shape` [B, H, Q, KV]: one call on the broadcastable
     index grid (score, when given, is the full score matrix), else PyTorch's vmap."""
-    args = grid if score is None else (score, *grid)
     try:
-        value = mod(*args)
+        if score is None:
+            value = mod(*grid)
+        else:
+            value = mod(score, *grid)
+            dtype = _element_dtype(mod, score)
+            if dtype is not None and dtype != value.dtype:
+                value = mod(score.to(dtype), *grid)
         if isinstance(value, Tensor) and value.dim() <= 4:
             return value.expand(shape)
     except Exception:      # noqa: BLE001  (vmap runs it again, and raises what it raises)

@@ -41,8 +41,11 @@ def _check_float(name, a):
                            f"{_name(a)}")
 
 
-def _no_half(a, kernel):
-    """PyTorch's CPU LAPACK kernels take float, double and complex only."""
+def _no_half(a, kernel, empty_ok=False):
+    """PyTorch's CPU LAPACK kernels take float, double and complex only (empty_ok: the op
+    returns before its kernel when the input is empty)."""
+    if empty_ok and a.size == 0:
+        return
     if a.dtype.kind == "f" and a.dtype.itemsize < 4 or a.dtype.kind == "V":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(a)}'")
 
@@ -53,10 +56,12 @@ def _no_low_precision(name, a):
 
 
 def _check_square(name, a, arg="A"):
+    """name None: the message has no prefix (triangular_solve's)."""
+    prefix = f"{name}: " if name else ""
     if a.ndim < 2:
-        raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
+        raise RuntimeError(f"{prefix}The input tensor {arg} must have at least 2 dimensions.")
     if a.shape[-1] != a.shape[-2]:
-        raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are "
+        raise RuntimeError(f"{prefix}{arg} must be batches of square matrices, but they are "
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
 
 
@@ -104,7 +109,7 @@ def _lu_factor(a):
     k = min(m, n)
     lu = np.array(a, copy=True)
     batch = lu.shape[:-2]
-    flat = lu.reshape((-1, m, n))
+    flat = lu.reshape((int(np.prod(batch)), m, n))      # (-1 is ambiguous when m is 0)
     piv = np.zeros((flat.shape[0], k), np.int32)
     info = np.zeros(flat.shape[0], np.int32)
     rows = np.arange(flat.shape[0])
@@ -256,11 +261,12 @@ def _trsm_into(a, x, upper, unit):
 
 def _solve_triangular(a, b, upper, left, unitriangular):
     name = "linalg.solve_triangular"
-    _float(name, a)
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found A of type "
-                           f"{_name(a)} and B of type {_name(b)} instead")
     _check_square(name, a)
+    _lapack_kernel(a, "triangular_solve_cpu")
+    if a.dtype != b.dtype:      # PyTorch solves in A's dtype
+        if b.dtype.kind == "c" and a.dtype.kind != "c":
+            _warn_once("Casting complex values to real discards the imaginary part")
+        b = b.real.astype(a.dtype) if a.dtype.kind != "c" else b.astype(a.dtype)
     return _trsm(a, b, upper, left, unitriangular)
 
 
@@ -291,9 +297,8 @@ def _triangular_solve(b, a, upper, transpose, unitriangular):
     if a.dtype != b.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{_name(b)} and A of type {_name(a)} instead.")
-    _check_square("torch.triangular_solve", a)
-    _float("torch.triangular_solve", a)
-    _no_half(a, "triangular_solve_cpu")
+    _check_square(None, a)
+    _lapack_kernel(a, "triangular_solve_cpu")
     if a.shape[-1] != b.shape[-2]:
         raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
                            f"{a.shape[-2]} by {a.shape[-1]} but each b matrix is {b.shape[-2]} by "
@@ -344,7 +349,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
 def _det(a):
     _check_square("linalg.det", a)
     _float("linalg.det", a)
-    _no_half(a, "lu_cpu")
+    _no_half(a, "lu_cpu", empty_ok=True)
     return np.asarray(np.linalg.det(a) if a.size else np.ones(a.shape[:-2], a.dtype))
 
 
@@ -547,7 +552,7 @@ def _cholesky_lower(a):
 def _cholesky_ex(a, upper, check_errors, name="linalg.cholesky_ex"):
     _check_square(name if check_errors else "linalg.cholesky", a)
     _float("linalg.cholesky", a)
-    _no_half(a, "cholesky_cpu")
+    _no_half(a, "cholesky_cpu", empty_ok=True)
     L, info = _cholesky_lower(np.swapaxes(a, -1, -2).conj() if upper else a)
     if check_errors:
         _check_errors(info, name, a.ndim > 2, "cholesky")
@@ -583,9 +588,10 @@ def linalg_cholesky(A, *, upper=False):
 
 
 def _cholesky_legacy(a, upper):
+    if not a.size:      # PyTorch returns before any check
+        return a.copy()
     _check_square("cholesky", a)
-    _float("cholesky", a)
-    _no_half(a, "cholesky_cpu")
+    _lapack_kernel(a, "cholesky_cpu", empty_ok=True)
     L, info = _cholesky_lower(np.swapaxes(a, -1, -2).conj() if upper else a)
     _check_errors(info, "cholesky", a.ndim > 2, "cholesky")
     return np.swapaxes(L, -1, -2).conj() if upper else L
@@ -652,8 +658,7 @@ def _cholesky_inverse(L, upper):
         raise RuntimeError(f"cholesky_inverse: The input tensor A must have at least 2 "
                            "dimensions.")
     _check_square("cholesky_inverse", L)
-    _float("cholesky_inverse", L)
-    _no_half(L, "cholesky_inverse_out_cpu")
+    _lapack_kernel(L, "cholesky_inverse_out_cpu")
     eye = np.broadcast_to(np.eye(L.shape[-1], dtype=L.dtype), L.shape)
     return _cholesky_solve(eye, L, upper)
 
@@ -752,8 +757,7 @@ def _write_outs(name, op_name, result, out, input):
 def _geqrf(a):
     if a.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-    _float("torch.geqrf", a)
-    _no_half(a, "geqrf_cpu")
+    _lapack_kernel(a, "geqrf_cpu")
     m, n = a.shape[-2:]
     if a.size == 0:
         return a.copy(), np.zeros(a.shape[:-2] + (min(m, n),), a.dtype)
@@ -794,8 +798,7 @@ def _householder(a, tau):
     if a.dtype != tau.dtype:
         raise RuntimeError(f"{name}: tau dtype {_name(tau)} does not match input dtype "
                            f"{_name(a)}")
-    _float(name, a)
-    _no_half(a, "orgqr_cpu")
+    _lapack_kernel(a, "orgqr_cpu")
     return _apply_q(a, tau, np.broadcast_to(np.eye(a.shape[-2], a.shape[-1], dtype=a.dtype),
                                             a.shape).copy(), True, False)
 
@@ -884,7 +887,7 @@ def _ormqr(a, tau, c, left, transpose):
         bad, what = (c, "other") if a.dtype != c.dtype else (tau, "tau")
         raise RuntimeError(f"{name}: Expected input and {what} to have the same dtype, but input "
                            f"has dtype {_name(a)} and {what} has dtype {_name(bad)}")
-    _float(name, a)
+    _lapack_kernel(a, "ormqr_cpu")
     rows = c.shape[-2] if left else c.shape[-1]
     if a.shape[-2] != rows:
         raise RuntimeError(f"{name}: other.shape[{-2 if left else -1}] must be equal to "
@@ -928,7 +931,7 @@ def _svd(a, full_matrices, compute_uv):
     if a.ndim < 2:
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
     _float("linalg.svd", a)
-    _no_half(a, "linalg_svd_cpu")
+    _no_half(a, "linalg_svd_cpu", empty_ok=True)
     m, n = a.shape[-2:]
     k = min(m, n)
     real = a.real.dtype
@@ -1036,6 +1039,7 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     if input._data.dtype.kind not in "fc":
         raise RuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor as "
                            f"input. Got {input.dtype.legacy}")
+    _no_low_precision("linalg.matrix_norm", input._data)
     dims = (-2, -1) if dim is None else tuple(dim)
     if len(dims) != 2:
         raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
@@ -1094,8 +1098,7 @@ def _lu_factor_ex(a, pivot, check_errors):
                            f"{list(a.shape)} instead")
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
-    _float(name, a)
-    _no_half(a, "lu_cpu")
+    _lapack_kernel(a, "lu_cpu", empty_ok=True)
     lu, piv, info = _lu_factor(a)
     return lu, piv, info
 
@@ -1259,7 +1262,8 @@ def _lu_solve(lu, piv, b, left, adjoint):
     if lu.ndim < 2 or b.ndim < 2:
         raise RuntimeError(f"torch.linalg.lu_solve: Expected tensor with 2 or more dimensions. Got "
                            f"size: {list((lu if lu.ndim < 2 else b).shape)} instead")
-    _check_square(name, lu, "LU")
+    _check_square("torch.linalg.lu_solve", lu)
+    _check_float("torch.linalg.lu_solve", lu)
     if lu.dtype != b.dtype:
         raise RuntimeError(f"{name}: Expected LU and B to have the same dtype, but found LU of "
                            f"type {_name(lu)} and B of type {_name(b)} instead")
@@ -1268,7 +1272,7 @@ def _lu_solve(lu, piv, b, left, adjoint):
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({lu.shape[-2]}x{lu.shape[-1]} and "
                            f"{b.shape[-2]}x{b.shape[-1]})")
-    _no_half(lu, "linalg.lu_solve_cpu")
+    _no_half(lu, "linalg.lu_solve_cpu", empty_ok=True)
     P, L, U = _lu_unpack(lu, piv, True, True)
     shape = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
     if not left:
@@ -1336,8 +1340,11 @@ def _is_vector_rhs(a_shape, b_shape):
                                  and tuple(b_shape) == tuple(a_shape[:-1]))
 
 
-def _lapack_kernel(a, kernel):
-    """The "<kernel>" not implemented error of LAPACK kernels for non-LAPACK dtypes."""
+def _lapack_kernel(a, kernel, empty_ok=False):
+    """The "<kernel>" not implemented error of LAPACK kernels for non-LAPACK dtypes (empty_ok:
+    as _no_half's)."""
+    if empty_ok and a.size == 0:
+        return
     if a.dtype.kind not in "fc" or a.dtype.itemsize < 4:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(a)}'")
 
@@ -1362,12 +1369,14 @@ def _solve_ex(a, b, left, check_errors):
         raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not "
                            "supported for left=False. In this case linalg.solve is equivalent "
                            "to B / A.squeeze(-1)")
-    _lapack_kernel(a, "lu_cpu")
+    _lapack_kernel(a, "lu_cpu", empty_ok=True)
     a_b = np.broadcast_to(a, batch + a.shape[-2:])
     b_b = np.broadcast_to(b2, batch + b2.shape[-2:])
     info = np.zeros(a.shape[:-2], np.int32)
     try:
-        if left:
+        if not b_b.size:        # (NumPy's solve refuses float16 even then)
+            x = np.zeros(b_b.shape, np.result_type(a, b2))
+        elif left:
             x = np.linalg.solve(a_b, b_b)
         else:           # X A = B <=> A^T X^T = B^T
             x = np.swapaxes(np.linalg.solve(np.swapaxes(a_b, -1, -2),
@@ -1391,7 +1400,8 @@ def _solve_backward(grads, A, result0, left, which):
     if which == "B":
         return gB.squeeze(-1) if vector else gB
     X = result0.unsqueeze(-1) if vector else result0
-    return -_mm(gB, X.mH) if left else -_mm(X.mH, gB)
+    # the minus on gB, not on the n x n product: the same values, a pass less over gA
+    return _mm(-gB, X.mH) if left else _mm(X.mH, -gB)
 
 
 solve_ex_row = op("_linalg_solve_ex", "LinalgSolveExBackward0",
@@ -1502,7 +1512,7 @@ def _eigh(a, UPLO, compute_v):
     _check_square("linalg.eigh", a)
     if UPLO not in ("L", "U", "l", "u"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    _lapack_kernel(a, "linalg_eigh_cpu")
+    _lapack_kernel(a, "linalg_eigh_cpu", empty_ok=True)
     if a.size == 0:
         w, v = np.zeros(a.shape[:-1], a.real.dtype), a.copy()
     elif compute_v:
@@ -1653,7 +1663,7 @@ def _linalg_lu(a, pivot):
                            f"{list(a.shape)} instead")
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
-    _lapack_kernel(a, "lu_cpu")
+    _lapack_kernel(a, "lu_cpu", empty_ok=True)
     m, n = a.shape[-2:]
     if a.size == 0:
         k = min(m, n)
@@ -2085,7 +2095,7 @@ def _ldl_factor_ex(a, hermitian, check_errors, name="torch.linalg.ldl_factor_ex"
                            "dimensions.")
     _check_square("torch.linalg.ldl_factor_ex", a)
     _float("torch.linalg.ldl_factor_ex", a)
-    _lapack_kernel(a, "ldl_factor_kernel_cpu")
+    _lapack_kernel(a, "ldl_factor_kernel_cpu", empty_ok=True)
     if a.size == 0:
         return a.copy(), np.zeros(a.shape[:-1], np.int32), np.zeros(a.shape[:-2], np.int32)
     LD, piv, info = _ldl_factor(a, hermitian)

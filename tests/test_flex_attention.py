@@ -426,7 +426,8 @@ def test_block_mask_to_device_and_attributes():
 
 
 def test_block_mask_construction_errors():
-    fa = lambda T: _fa(T).BlockMask   # noqa: E731
+    def fa(T):
+        return _fa(T).BlockMask
     same_error(lambda T: fa(T).from_kv_blocks(T.ones(2, dtype=T.int32),
                                               T.zeros(2, dtype=T.int32)))
     same_error(lambda T: fa(T).from_kv_blocks(T.ones(1, 2, dtype=T.int32),

@@ -109,6 +109,7 @@ class Op:
         self.out = False                        # the out= rule of its public function, see op()
         self.out_name = None                    # the op its out= messages name
         self._saves = {}                        # requires-grad key -> save plan
+        self._savers = {}                       # requires-grad key -> its compiled saver
 
     def saves_for(self, key):
         """The save plan when the inputs whose bits are set in `key` (bit i: input i)
@@ -687,14 +688,14 @@ def _record(op, inputs, params, outs):
     node._seq = next(_sequence)
     node._hooks = None
     fns = []
-    nrs = 0          # the input numbers, as a tuple once one is not 0 (Note [Edges])
+    nrs = 0          # the input numbers, as a list once one is not 0 (Note [Edges])
     key = 0          # bit i set: input i needs a gradient (selects the save plan)
-    bit = 1
+    i = 0
     edge_mask = None if op.all_edges else op.edge_mask
     for x in inputs:
         if isinstance(x, Tensor) and x._requires_grad:
-            key |= bit
-            if edge_mask is None or edge_mask[bit.bit_length() - 1]:
+            key |= 1 << i
+            if edge_mask is None or edge_mask[i]:
                 fn = x._grad_fn if x._base is None else refresh_view_history(x)
                 if fn is None:
                     fns.append(accumulator_of(x))
@@ -707,11 +708,11 @@ def _record(op, inputs, params, outs):
                         nrs.append(nr)
                     elif nr:
                         nrs = [0] * (len(fns) - 1) + [nr]
-        elif edge_mask is None or edge_mask[bit.bit_length() - 1]:
+        elif edge_mask is None or edge_mask[i]:
             fns.append(None)
             if nrs:
                 nrs.append(0)
-        bit <<= 1
+        i += 1
     node._fns = tuple(fns)
     node._nrs = tuple(nrs) if nrs else (_ZERO_NRS[len(fns)] if len(fns) < 9 else (0,) * len(fns))
     # Only floating and complex outputs are differentiable (x.int() gets no grad_fn).
@@ -721,11 +722,7 @@ def _record(op, inputs, params, outs):
                    else make_tensor(o),)
         k = (o.shape, o.dtype)
         meta = _METAS.get(k)
-        if meta is None:
-            if len(_METAS) > 4096:
-                _METAS.clear()
-            meta = _METAS[k] = (k,)
-        node._meta = meta
+        node._meta = meta if meta is not None else _shared_meta(k)
     else:
         diff = op.differentiable_outputs
         results = tuple(make_tensor(o, True, node, i)
@@ -735,18 +732,66 @@ def _record(op, inputs, params, outs):
     if op.view:
         for r in results:
             _make_view(r, inputs[0])
-    plan = op._saves.get(key)
-    if plan is None:
+    saver = op._savers.get(key)
+    if saver is None:
+        saver = op._savers[key] = _compile_saver(op.saves_for(key))
+    if HOOKED:     # one test per node while no saved-tensor hooks are set
         plan = op.saves_for(key)
-    if plan:
-        # one test per node while no saved-tensor hooks are set (Note [Saved-tensor hooks])
-        node._saved = _save(plan, inputs, params, results, current_hooks() if HOOKED else None)
+        node._saved = (_save(plan, inputs, params, results, current_hooks()) if plan
+                       else _NOTHING_SAVED)
     else:
-        node._saved = _NOTHING_SAVED
+        node._saved = saver(inputs, params, results)
     if _anomaly.enabled:
         import traceback
         node._node_hooks().metadata["traceback_"] = traceback.format_stack()[:-3]
     return results
+
+
+def _nothing_saved(inputs, params, results):
+    return _NOTHING_SAVED
+
+
+def _compile_saver(plan):
+    """`save(inputs, params, results)`: what _save returns for `plan` without saved-tensor
+    hooks, written out once per save plan (a recorded op runs one)."""
+    if not plan:
+        return _nothing_saved
+    if any(kind is _LIST or kind is _LIST_SHAPES for _, kind, _ in plan):
+        return lambda inputs, params, results: _save(plan, inputs, params, results, None)
+    lines = ["def save(inputs, params, results):"]
+    entries = []
+    for n, (name, kind, i) in enumerate(plan):
+        v = f"v{n}"
+        if kind is _INPUT:
+            lines += [f"    x = inputs[{i}]",
+                      f"    if isinstance(x, Tensor):",
+                      f"        if x._extra is not None and x._extra.inference:",
+                      f"            raise RuntimeError(INFERENCE_SAVE)",
+                      f"        {v} = new(SavedInput)",
+                      f"        {v}.t = x",
+                      f"        {v}.version = x._vc[0]",
+                      f"        {v}.leaf = x._grad_fn is None",
+                      f"    else:",
+                      f"        {v} = x"]
+        elif kind is _PARAM:
+            lines.append(f"    {v} = params[{i}]")
+        elif kind is _OUTPUT:
+            lines += [f"    r = results[{i}]",
+                      f"    {v} = new(SavedOutput)",
+                      f"    {v}.data = r._data",
+                      f"    {v}.vc = vc = r._vc",
+                      f"    {v}.version = vc[0]",
+                      f"    {v}.output_nr = r._output_nr",
+                      f"    {v}.requires_grad = r._requires_grad"]
+        else:   # _SHAPE
+            lines += [f"    x = inputs[{i}]",
+                      f"    {v} = x._data.shape if isinstance(x, Tensor) else ()"]
+        entries.append(f"{name!r}: {v}")
+    lines.append("    return {" + ", ".join(entries) + "}")
+    ns = {"Tensor": Tensor, "new": object.__new__, "SavedInput": SavedInput,
+          "SavedOutput": SavedOutput, "INFERENCE_SAVE": _INFERENCE_SAVE}
+    exec("\n".join(lines) + "\n", ns)
+    return ns["save"]
 
 
 def _save(plan, inputs, params, results, hooks):
@@ -958,23 +1003,27 @@ def _plain_path(row, ins, params, indent):
         (x,) = ins
         lines = [f"if isinstance({x}, Tensor) and {x}._data.dtype in PLAIN_DTYPES:",
                  f"    arrays = ({x}._data,)",
-                 f"    needs_grad = {x}._requires_grad"]
+                 f"    g0 = {x}._requires_grad"]
+        grads = "g0"
     else:
         x, y = ins
         lines = [f"if isinstance({x}, Tensor):",
                  f"    if isinstance({y}, Tensor):",
                  f"        plain = {x}._data.dtype in PLAIN_DTYPES and "
                  f"{y}._data.dtype is {x}._data.dtype",
-                 f"        needs_grad = {x}._requires_grad or {y}._requires_grad",
+                 f"        g0 = {x}._requires_grad",
+                 f"        g1 = {y}._requires_grad",
                  f"        arrays = ({x}._data, {y}._data)"]
         if row.number_inputs:
             lines += [f"    else:",
                       f"        plain = {number.format(y)} and {x}._data.dtype in PLAIN_DTYPES",
-                      f"        needs_grad = {x}._requires_grad",
+                      f"        g0 = {x}._requires_grad",
+                      f"        g1 = False",
                       f"        arrays = ({x}._data, {y})",
                       f"elif {number.format(x)} and isinstance({y}, Tensor):",
                       f"    plain = {y}._data.dtype in PLAIN_DTYPES",
-                      f"    needs_grad = {y}._requires_grad",
+                      f"    g0 = False",
+                      f"    g1 = {y}._requires_grad",
                       f"    arrays = ({x}, {y}._data)"]
         else:
             lines += [f"    else:",
@@ -982,8 +1031,8 @@ def _plain_path(row, ins, params, indent):
         lines += [f"else:",
                   f"    plain = False",
                   f"if plain:"]
+        grads = "g0 or g1"
     call = "forward(*arrays, *params)" if params != "()" else "forward(*arrays)"
-    recordable = row.node_cls is not None
     lines += [
         f"    params = {params}",
         # Note [NumPy warnings]: the same order as _errstate.quietly
@@ -1003,17 +1052,69 @@ def _plain_path(row, ins, params, indent):
         f"    if type(out) is not ndarray:",
         f"        out = asarray(out)",
     ]
-    tensors = f"({', '.join(ins)}{',' if len(ins) == 1 else ''})"
-    if recordable:
-        lines += [f"    if needs_grad:",
-                  f"        if grad_state.grad_enabled:",
-                  f"            return record(row, {tensors}, params, (out,))[0]",
-                  f"        result = make_tensor(out)",
-                  f"        result._fn_version = MADE_WITHOUT_GRAD",
-                  f"        return result"]
+    if row.node_cls is not None:
+        lines += [f"    if {grads}:",
+                  f"        if not grad_state.grad_enabled:",
+                  f"            result = make_tensor(out)",
+                  f"            result._fn_version = MADE_WITHOUT_GRAD",
+                  f"            return result"]
+        lines += ["        " + line for line in _plain_record(row, ins)]
     lines += [f"    return make_tensor(out)"]
     pad = " " * indent
     return "".join(pad + line + "\n" for line in lines)
+
+
+def _plain_record(row, ins):
+    """The source recording the node of a plain call (what _record does, written out for
+    `row`); inputs `ins`, their requires-grad flags g0, g1, the output array `out`."""
+    tensors = f"({', '.join(ins)}{',' if len(ins) == 1 else ''})"
+    if row.differentiable_outputs is not None:
+        return [f"return record(row, {tensors}, params, (out,))[0]"]
+    lines = ["if HOOKED or anomaly.enabled:",
+             f"    return record(row, {tensors}, params, (out,))[0]",
+             "node = new(node_cls)",
+             "node._seq = next(sequence)",
+             "node._hooks = None"]
+    edges, nrs = [], []
+    for i, x in enumerate(ins):
+        if not row.edge_mask[i]:
+            continue
+        lines += [f"if g{i}:",
+                  f"    fn = {x}._grad_fn if {x}._base is None else refresh_view_history({x})",
+                  f"    if fn is None:",
+                  f"        e{i} = accumulator_of({x})",
+                  f"        n{i} = 0",
+                  f"    else:",
+                  f"        e{i} = fn",
+                  f"        n{i} = {x}._output_nr",
+                  f"else:",
+                  f"    e{i} = None",
+                  f"    n{i} = 0"]
+        edges.append(f"e{i}")
+        nrs.append(f"n{i}")
+    zeros = f"ZERO_NRS[{len(edges)}]"
+    lines += [f"node._fns = ({', '.join(edges)},)",
+              f"node._nrs = {zeros} if not ({' or '.join(nrs)}) else ({', '.join(nrs)},)",
+              "result = (make_tensor(out, True, node, 0) if out.dtype.kind in DIFFERENTIABLE"
+              " else make_tensor(out))",
+              "k = (out.shape, out.dtype)",
+              "meta = METAS.get(k)",
+              "node._meta = meta if meta is not None else shared_meta(k)",
+              "key = " + " | ".join(f"(g{i} and {1 << i})" for i in range(len(ins))),
+              "saver = savers.get(key)",
+              "if saver is None:",
+              "    saver = savers[key] = compile_saver(row.saves_for(key))",
+              f"node._saved = saver({tensors}, params, (result,))",
+              "return result"]
+    return lines
+
+
+def _shared_meta(k):
+    """The shared one-output _meta for (shape, dtype) `k` (Note [Objects per node])."""
+    if len(_METAS) > 4096:
+        _METAS.clear()
+    meta = _METAS[k] = (k,)
+    return meta
 
 
 def _plain_namespace(row):
@@ -1022,7 +1123,13 @@ def _plain_namespace(row):
             "ndarray": _ndarray, "asarray": _asarray, "grad_state": _state,
             "record": _record, "make_tensor": make_tensor,
             "MADE_WITHOUT_GRAD": MADE_WITHOUT_GRAD, "forward": row.forward,
-            "registry": sys.modules[__name__], "unhooked": True}
+            "registry": sys.modules[__name__], "unhooked": True,
+            "HOOKED": HOOKED, "anomaly": _anomaly, "new": object.__new__,
+            "node_cls": row.node_cls, "sequence": _sequence,
+            "refresh_view_history": refresh_view_history, "accumulator_of": accumulator_of,
+            "ZERO_NRS": _ZERO_NRS, "DIFFERENTIABLE": _DIFFERENTIABLE_KINDS, "METAS": _METAS,
+            "shared_meta": _shared_meta, "savers": row._savers,
+            "compile_saver": _compile_saver}
 
 
 # the straight path's guard: no forward AD, vmap or intercept hook (intercept() clears

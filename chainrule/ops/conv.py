@@ -117,22 +117,28 @@ class _Flat:
                 for tap in np.ndindex(*self.kernel)]
 
 
-def _columns(x, kernel, stride, dilation, lo, hi, groups):
+def _columns(x, kernel, stride, dilation, lo, hi, groups, ones=False):
     """im2col of x padded by lo/hi zeros per spatial dim (Note [Window layout]): the
-    (g, C/g * prod(K), N * L) columns, the grid each image's L positions unflatten to, and
-    the output size; output position o is at index o of the grid."""
+    (g, C/g * prod(K), N * L) columns (with `ones`, one more row of ones per group: a bias's),
+    the grid each image's L positions unflatten to, and the output size; output position o
+    is at index o of the grid."""
     n, c, d = x.shape[0], x.shape[1], len(kernel)
-    rows = c // groups * int(np.prod(kernel))
     if any(st != 1 for st in stride):
-        win = _conv_windows(_pad(x, lo, hi), kernel, stride, dilation)
-        out = win.shape[2 + d:]
-        cols = np.ascontiguousarray(np.moveaxis(win, 0, 1 + d))       # (C, *K, N, *O)
-        return cols.reshape(groups, rows, -1), out, out
-    layout = _Flat(x.shape[2:], kernel, dilation, lo, hi)
-    buf = np.zeros((c, n, layout.plane), x.dtype)
-    layout.interior(buf)[...] = x.swapaxes(0, 1)
-    cols = np.ascontiguousarray(layout.runs(buf))
-    return cols.reshape(groups, rows, -1), layout.grid, layout.out
+        windows = np.moveaxis(_conv_windows(_pad(x, lo, hi), kernel, stride, dilation), 0, 1 + d)
+        grid = out = windows.shape[2 + d:]
+    else:
+        layout = _Flat(x.shape[2:], kernel, dilation, lo, hi)
+        buf = np.zeros((c, n, layout.plane), x.dtype)
+        layout.interior(buf)[...] = x.swapaxes(0, 1)
+        windows, grid, out = layout.runs(buf), layout.grid, layout.out
+    rows = c // groups * int(np.prod(kernel))
+    cols = np.empty((groups, rows + ones, n * int(np.prod(grid))), x.dtype)
+    # (C, *K, N, *grid) windows copied into the rows, both viewed per group
+    split = (groups, c // groups) + tuple(kernel) + (n,) + tuple(grid)
+    cols[:, :rows].reshape(split)[...] = windows.reshape(split)
+    if ones:
+        cols[:, rows] = 1
+    return cols, grid, out
 
 
 def _on_grid(g, grid):
@@ -172,13 +178,16 @@ def _grouped_weight(w, groups):
     return w.reshape(groups, w.shape[0] // groups, int(np.prod(w.shape[1:])))
 
 
-def _corr(x, w, stride, lo, hi, dilation, groups, out=None):
-    """Cross-correlation of x, padded by lo/hi, with (O, C/g, *K) weights, as a contiguous
-    (N, O, *O) array; `out` keeps only the first positions (a transposed convolution's
-    gradient has more than fit its input)."""
+def _corr(x, w, stride, lo, hi, dilation, groups, out=None, b=None):
+    """Cross-correlation of x, padded by lo/hi, with (O, C/g, *K) weights, plus a bias b, as a
+    contiguous (N, O, *O) array; `out` keeps only the first positions (a transposed
+    convolution's gradient has more than fit its input)."""
     n, o = x.shape[0], w.shape[0]
-    cols, grid, size = _columns(x, w.shape[2:], stride, dilation, lo, hi, groups)
-    res = (_grouped_weight(w, groups) @ cols).reshape((o, n) + grid)
+    cols, grid, size = _columns(x, w.shape[2:], stride, dilation, lo, hi, groups, b is not None)
+    wm = _grouped_weight(w, groups)
+    if b is not None:       # a column of the weights against the row of ones: no pass to add
+        wm = np.concatenate([wm, b.reshape(groups, -1, 1).astype(wm.dtype)], 2)
+    res = (wm @ cols).reshape((o, n) + grid)
     keep = tuple(slice(0, s) for s in (out or size))
     return np.ascontiguousarray(res[(slice(None),) * 2 + keep].swapaxes(0, 1))
 
@@ -239,11 +248,10 @@ def _convolution(x, w, b, stride, padding, dilation, transposed, output_padding,
     if x.size == 0:
         return _empty_convolution(x, w, stride, padding, dilation, transposed, output_padding,
                                   groups)
-    if transposed:
-        size = _transposed_size(x.shape[2:], w, stride, padding, dilation, output_padding)
-        out = _input_grad(x, w, size, stride, padding, dilation, groups)
-    else:
-        out = _corr(x, w, stride, padding, padding, dilation, groups)
+    if not transposed:
+        return _corr(x, w, stride, padding, padding, dilation, groups, b=b)
+    size = _transposed_size(x.shape[2:], w, stride, padding, dilation, output_padding)
+    out = _input_grad(x, w, size, stride, padding, dilation, groups)
     if b is not None:
         out += b.reshape((-1,) + (1,) * (x.ndim - 2))
     return out

@@ -1,14 +1,15 @@
 """torch.linalg and torch.fft, forward + backward: chainrule against PyTorch, one thread each.
 
-    python benchmarks/linalg_fft.py [--repeats 7] [names...]
+    python benchmarks/linalg_fft.py [--repeats 7] [--wall] [names...]
 
 - solve / cholesky / svd: batched (32 matrices) 64x64 and 256x256 float64, the loss a sum of
   the outputs (svd: of the singular values and |U|, |V|, gauge-invariant), then backward;
 - rfft: 2^20 float64 points, the loss sum(|rfft(x)|^2), then backward.
 
 The libraries are timed in turn within each repeat (a load change hits both) and the fastest
-repeat of each is reported, with the ratio chainrule / PyTorch. `--cpu` times the process's
-CPU time instead of the wall clock (both run on one thread), for a machine others load.
+repeat of each is reported, with the ratio chainrule / PyTorch. Both run on one thread, timed
+in process CPU time (other processes' load on a shared machine stretches wall time); --wall
+for the wall clock.
 """
 import os
 
@@ -56,10 +57,10 @@ def _rfft(T):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--cpu", action="store_true", help="CPU time, not the wall clock")
+    parser.add_argument("--wall", action="store_true", help="wall time, not process CPU time")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
-    clock = time.process_time if args.cpu else time.perf_counter
+    clock = time.perf_counter if args.wall else time.process_time
     import torch
     import chainrule
     torch.set_num_threads(1)

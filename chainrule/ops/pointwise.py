@@ -590,7 +590,7 @@ sigmoid_backward = op(
     grad_output=lambda grad, output: sigmoid_backward(grad, _conj(output)),
     output=lambda grad, grad_output, output: _conj(grad) * grad_output * (-2 * _conj(output) + 1))
 
-_UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+_SINT = {2: np.int16, 4: np.int32, 8: np.int64}
 
 
 def _zero_where(drop, g):
@@ -598,12 +598,14 @@ def _zero_where(drop, g):
     a data-dependent mask (about 10x slower on ReLU's random masks); ANDing g's bits with an
     all-zeros or all-ones mask is branchless and exact (+0.0 where dropped; -0.0, inf and
     nan kept elsewhere)."""
-    u = _UINT.get(g.itemsize)
-    if u is None or g.dtype.kind != "f" or g.shape != np.shape(drop):
+    s = _SINT.get(g.itemsize)
+    if s is None or g.dtype.kind != "f" or g.shape != np.shape(drop):
         return np.where(drop, g.dtype.type(0), g)
-    mask = np.asarray(drop).astype(u)       # asarray: 0-d comparisons give scalars
-    np.subtract(mask, 1, out=mask)          # 1 -> 0 (drop), 0 -> all ones (keep)
-    return np.bitwise_and(g.view(u), mask).view(g.dtype)
+    # the mask is made in one byte per element (1 -> 0 drop, 0 -> 255 keep), then widened
+    # with its sign to 0 or all ones (a quarter faster than widening first)
+    keep = np.subtract(np.asarray(drop).view(np.uint8), 1)
+    keep = np.asarray(keep).view(np.int8).astype(s)     # asarray: 0-d results are scalars
+    return np.bitwise_and(g.view(s), keep, out=keep).view(g.dtype)
 
 
 def _threshold_backward(g, s, threshold):

@@ -501,3 +501,51 @@ def test_binary_cross_entropy_errors(prog):
 def test_binary_cross_entropy_with_logits_has_the_targets_dtype():
     same(lambda T: T.nn.functional.binary_cross_entropy_with_logits(
         _p(T, "float64").requires_grad_(), _p(T, "float16"), reduction="none"))
+
+
+def _m(T, dtype, shape=(3, 3)):
+    return (T.eye(3) + 1).expand(shape).to(getattr(T, dtype)) if 0 not in shape else T.zeros(
+        shape, dtype=getattr(T, dtype))
+
+
+LINALG_DTYPES = [
+    lambda T: T.cholesky(_m(T, "int32")),
+    lambda T: T.linalg.lu_factor(_m(T, "int16")),
+    lambda T: T.geqrf(_m(T, "int32")),
+    lambda T: T.cholesky_inverse(_m(T, "int32")),
+    lambda T: T.triangular_solve(_m(T, "float32"), T.ones(2, 3)),
+    lambda T: T.linalg.solve_triangular(_m(T, "float16", (0, 3, 3)), _m(T, "float16", (0, 3, 3)),
+                                        upper=True),
+    lambda T: T.ormqr(_m(T, "float16"), T.ones(3, dtype=T.float16), _m(T, "float16")),
+    lambda T: T.ormqr(_m(T, "int32"), T.ones(3, dtype=T.int32), _m(T, "int32")),
+    lambda T: T.nuclear_norm(_m(T, "float16")),
+    lambda T: T.linalg.lu_solve(_m(T, "int32"), T.ones(3, dtype=T.int32), _m(T, "int32")),
+    lambda T: T.linalg.lu_solve(T.ones(2, 3), T.ones(2, dtype=T.int32), T.ones(2, 3)),
+]
+
+
+@pytest.mark.parametrize("prog", LINALG_DTYPES, ids=range(len(LINALG_DTYPES)))
+def test_linalg_kernel_dtype_errors(prog):
+    same_error(prog)
+
+
+LINALG_EMPTY = [
+    lambda T: T.linalg.det(_m(T, "float16", (0, 3, 3))),
+    lambda T: T.linalg.cholesky(_m(T, "float16", (0, 3, 3))),
+    lambda T: T.cholesky(_m(T, "float64", (0, 3))),
+    lambda T: T.linalg.lu_factor(_m(T, "float64", (0, 3))),
+    lambda T: T.linalg.lu_factor(_m(T, "float16", (3, 0))),
+    lambda T: T.linalg.svdvals(_m(T, "float16", (0, 3))),
+    lambda T: T.linalg.eigh(_m(T, "float16", (0, 3, 3))),
+    lambda T: T.linalg.solve(_m(T, "float16", (0, 3, 3)), _m(T, "float16", (0, 3, 3))),
+    lambda T: T.linalg.ldl_factor(_m(T, "float16", (0, 3, 3))),
+    lambda T: T.linalg.solve_triangular(_m(T, "float64"), T.ones(3, 2, dtype=T.bool),
+                                        upper=True),
+    lambda T: T.linalg.solve_triangular(_m(T, "float32"), T.ones(3, 2, dtype=T.float64),
+                                        upper=False),
+]
+
+
+@pytest.mark.parametrize("prog", LINALG_EMPTY, ids=range(len(LINALG_EMPTY)))
+def test_linalg_empty_and_mixed_inputs(prog):
+    same(prog)

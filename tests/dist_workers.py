@@ -937,6 +937,110 @@ def single_algorithms(T, init_file):
     return out
 
 
+def powersgd(T, init_file):
+    """PowerSGD and the hooks registered by name, on either library under mpiexec (PyTorch
+    on gloo, its rank from mpiexec's environment): compared rank by rank by the test."""
+    import os
+    dist, nn = T.distributed, T.nn
+    hooks = dist.algorithms.ddp_comm_hooks
+    if T.__name__ == "torch":
+        dist.init_process_group("gloo", init_method=f"file://{init_file}",
+                                world_size=int(os.environ["PMI_SIZE"]),
+                                rank=int(os.environ["PMI_RANK"]))
+    else:
+        dist.init_process_group()
+    r = dist.get_rank()
+    out = {"rank": r}
+
+    def train(register, steps=4):
+        T.manual_seed(0)
+        m = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 8), nn.Tanh(),
+                          nn.Linear(8, 8), nn.Linear(8, 4))
+        ddp = nn.parallel.DistributedDataParallel(m)
+        state = register(ddp)
+        T.manual_seed(1 + r)            # each rank its own batch
+        x = T.randn(5, 6)
+        opt = T.optim.SGD(m.parameters(), lr=0.05)
+        for _ in range(steps):
+            opt.zero_grad()
+            ddp(x).pow(2).sum().backward()
+            opt.step()
+        return [q.tolist() for q in m.parameters()], state
+    P = hooks.powerSGD_hook
+    for rank, batched in [(1, False), (2, True), (3, False)]:
+        def register(ddp):
+            state = P.PowerSGDState(None, matrix_approximation_rank=rank, start_powerSGD_iter=2,
+                                    min_compression_rate=1,
+                                    batch_tensors_with_same_shape=batched)
+            ddp.register_comm_hook(state, P.powerSGD_hook)
+            return state
+        params, state = train(register)
+        out[f"powerSGD rank {rank} batched {batched}"] = [
+            params, state.iter, list(state.compression_stats()), sorted(state.error_dict),
+            sorted(state.p_memory_dict), sorted(state.__getstate__())]
+    for name in ("ALLREDUCE", "FP16_COMPRESS", "NOOP", "POWER_SGD", "POWER_SGD_RANK2"):
+        def register(ddp):
+            hooks.register_ddp_comm_hook(hooks.DDPCommHookType[name], ddp,
+                                         dist.group.WORLD)
+        out[name] = train(register, steps=2)[0]
+    dist.destroy_process_group()
+    return out
+
+
+def hooks_beyond_pytorch_cpu(T):
+    """Hooks PyTorch 2.13 cannot run on the CPU (its batched PowerSGD fails a shape check,
+    its quantization hooks index gloo's all-gather result as NCCL's), against NumPy:
+    batched PowerSGD at full rank without error feedback reconstructs the average exactly;
+    the quantized hooks average every rank's uint8 gradients."""
+    dist = T.distributed
+    hooks = dist.algorithms.ddp_comm_hooks
+    dist.init_process_group()
+    r, p = dist.get_rank(), dist.get_world_size()
+    T.manual_seed(5)
+    X, Y = T.randn(4 * p, 5), T.randn(4 * p, 3)
+    local = [_local_grads(T, 0, X[k::p], Y[k::p]) for k in range(p)]
+    mean = [sum(gs) / p for gs in zip(*local)]
+
+    def run(register):
+        model = T.nn.parallel.DistributedDataParallel(_model(T, 0))
+        register(model)
+        for _ in range(3):
+            model.zero_grad()
+            _mse(T, model(X[r::p]), Y[r::p]).backward()
+        return [q.grad.double().numpy() for q in model.parameters()]
+    state = hooks.powerSGD.PowerSGDState(None, matrix_approximation_rank=21,
+                                         start_powerSGD_iter=1, use_error_feedback=False,
+                                         warm_start=False)
+    got = run(lambda m: m.register_comm_hook(state, hooks.powerSGD.batched_powerSGD_hook))
+    assert state.iter == 3 and state.compression_stats()[1:] == (419 * 2, 21 * 21 * 2 * 2)
+    diff = max(float(np.abs(a - b).max()) for a, b in zip(got, mean))
+    assert diff < 1e-5, f"batched PowerSGD at full rank: {diff}"
+    # uint8 by hand: each rank's range (widened to 0) over 0..255, rounded, averaged
+    want = []
+    for gs in zip(*local):
+        total = 0
+        for k, g in enumerate(gs):
+            flat = np.concatenate([x.reshape(-1) for x in local[k]]).astype(np.float32)
+            lo, hi = min(flat.min(), 0), max(flat.max(), 0)
+            scale = np.float32((np.float32(hi) - np.float32(lo)) / np.float32(255))
+            zero = np.clip(-np.round(np.float32(lo) / scale), 0, 255)
+            q = np.clip(np.round(g.astype(np.float32) / scale) + zero, 0, 255)
+            total = total + scale * (q - zero)
+        want.append(total / p)
+    for name in ("QUANTIZE_PER_TENSOR", "QUANTIZE_PER_CHANNEL"):
+        got = run(lambda m: hooks.register_ddp_comm_hook(hooks.DDPCommHookType[name], m))
+        diff = max(float(np.abs(a - b).max()) for a, b in zip(got, want))
+        assert diff < 1e-6, f"{name}: {diff}"
+    # quantization rows of 64 numbers: finer than one range for the whole bucket
+    fine = run(lambda m: m.register_comm_hook(
+        None, lambda state, bucket: hooks.quantization.quantization_perchannel_hook(
+            state, bucket, 64)))
+    err = [max(float(np.abs(a - b).max()) for a, b in zip(g, mean)) for g in (fine, got)]
+    assert err[0] < err[1], err
+    dist.destroy_process_group()
+    return {"ranks": p}
+
+
 # ---- the launcher's job ------------------------------------------------------------------
 
 def hello(T):
@@ -965,6 +1069,7 @@ def main():
     # torch loads these on first import
     importlib.import_module(f"{lib}.distributed.algorithms.ddp_comm_hooks.default_hooks")
     importlib.import_module(f"{lib}.distributed.algorithms.ddp_comm_hooks.debugging_hooks")
+    importlib.import_module(f"{lib}.distributed.algorithms.ddp_comm_hooks.powerSGD_hook")
     result = globals()[scenario](T, *sys.argv[3:])
     print("RESULT " + json.dumps(result), flush=True)
 

@@ -17,6 +17,7 @@ import torch.nn.attention.experimental  # noqa: E402,F401
 import torch.nn.attention.flex_attention  # noqa: E402,F401
 import torch.nn.attention.varlen  # noqa: E402,F401
 # likewise torch.distributed's, which other torch modules import on their own
+import torch.distributed.algorithms.ddp_comm_hooks  # noqa: E402,F401
 import torch.distributed.fsdp  # noqa: E402,F401
 import torch.distributed.nn  # noqa: E402,F401
 import torch.distributed.tensor  # noqa: E402,F401
@@ -52,6 +53,9 @@ _DIST_CPP = ("c10d's C++ backend internals (the Reducer and its built-in comm-ho
              "logger): chainrule's process groups and DDP reducer are its own, on MPI")
 _DIST_CUDA_PARALLEL = ("single-process multi-GPU helpers of DataParallel (replicate, scatter, "
                        "gather, parallel_apply, comm): they move tensors between CUDA devices")
+_DIST_OPTIM_OVERLAP = ("DDP's optimizer overlap (optimizer_overlap_hooks): no public API (its "
+                      "__all__ is empty); it steps torch.distributed.optim's functional "
+                      "optimizers inside the hook, and chainrule has no torch.distributed.optim")
 _CALLGRIND = ("instruction counting through PyTorch's C++ Callgrind bindings: JIT/compile "
               "internals (it compiles C++ against libtorch)")
 
@@ -224,6 +228,13 @@ OUT_OF_SCOPE = {
     "torch.distributed.algorithms.join": [],
     "torch.distributed.algorithms.ddp_comm_hooks": [
         (_LEAKED, ["dist"]),
+        (_DIST_OPTIM_OVERLAP, ["optimizer_overlap", "optimizer_overlap_hooks"]),
+    ],
+    "torch.distributed.algorithms.ddp_comm_hooks.powerSGD_hook": [
+        (_LEAKED, ["not_none"]),
+    ],
+    "torch.distributed.algorithms.ddp_comm_hooks.quantization_hooks": [
+        (_LEAKED, ["nn"]),
     ],
     "torch.distributed.algorithms.ddp_comm_hooks.default_hooks": [],
     "torch.distributed.algorithms.ddp_comm_hooks.debugging_hooks": [
@@ -264,13 +275,5 @@ _ISSUE_14 = "issue 14: torch.distributed on MPI"
 PENDING = {
     "torch.Tensor": [
         (_ISSUE_8 + ": first-class dimensions (functorch.dim)", ["index"]),
-    ],
-    "torch.distributed.algorithms.ddp_comm_hooks": [
-        (_ISSUE_14 + ": the other communication hooks (PowerSGD, quantization by "
-         "all-gather, optimizer overlap) and DDPCommHookType/register_ddp_comm_hook, whose "
-         "members name them", [
-             "DDPCommHookType", "register_ddp_comm_hook", "powerSGD", "powerSGD_hook",
-             "quantization", "quantization_hooks", "optimizer_overlap",
-             "optimizer_overlap_hooks"]),
     ],
 }

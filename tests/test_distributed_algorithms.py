@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+import torch.distributed.algorithms.ddp_comm_hooks  # noqa: F401  (torch loads it on import)
 
 import chainrule
 from helpers import compare, same, same_error
@@ -215,3 +216,42 @@ def test_breakpoint_stops_one_rank_and_holds_the_others():
     assert out.count("!!! ATTENTION !!!") == 1, out
     assert "Type 'up' to get to the frame that called dist.breakpoint(rank=0)" in out
     assert _results(out, 2) == [{"passes": 2}] * 2
+
+
+def test_powersgd_state_and_named_hooks():
+    def prog(T):
+        hooks = T.distributed.algorithms.ddp_comm_hooks
+        P = hooks.powerSGD_hook
+        state = P.PowerSGDState(None, matrix_approximation_rank=2, random_seed=3)
+        return [list(P.PowerSGDState.__slots__), state.compression_stats(), state.iter,
+                state.start_powerSGD_iter, state.rng.randint(1000), sorted(state.__getstate__()),
+                hooks.powerSGD is P, hooks.quantization is hooks.quantization_hooks,
+                P.logger.name.rsplit(".", 1)[1], list(hooks.DDPCommHookType.__members__),
+                list(inspect.signature(hooks.register_ddp_comm_hook).parameters),
+                list(inspect.signature(P.batched_powerSGD_hook).parameters),
+                list(inspect.signature(
+                    hooks.quantization_hooks.quantization_perchannel_hook).parameters),
+                list(inspect.signature(
+                    hooks.quantization_hooks.quantization_pertensor_hook).parameters)]
+    same(prog)
+    same_error(lambda T: T.distributed.algorithms.ddp_comm_hooks.powerSGD_hook.PowerSGDState(
+        None, start_powerSGD_iter=1))
+
+
+@needs_mpi
+def test_powersgd_and_named_hooks_match_pytorch_on_two_ranks(tmp_path):
+    """PowerSGD (rank 1, 2 batched, 3 by QR) and register_ddp_comm_hook by name, trained on
+    both libraries under mpiexec (PyTorch on gloo): the same parameters on each rank."""
+    code, out = _run([launcher.find_mpiexec(), "-n", "2", sys.executable, WORKERS, "powersgd",
+                      "torch", str(tmp_path / "rdzv")])
+    assert code == 0, out
+    theirs = sorted(_results(out, 2), key=lambda r: r["rank"])
+    ours = sorted(_mpi_job(2, "powersgd", "chainrule", str(tmp_path / "unused")),
+                  key=lambda r: r["rank"])
+    compare(ours, theirs, atol=1e-5, rtol=1e-4)
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_hooks_pytorch_cannot_run_on_the_cpu(ranks):
+    assert _mpi_job(ranks, "hooks_beyond_pytorch_cpu", "chainrule") == [{"ranks": ranks}] * ranks

@@ -1,7 +1,8 @@
 """Where issue 11's CNN step goes: each NumPy kernel of chainrule against PyTorch's and a
 hand-written NumPy reference, then the whole step for all three.
 
-    python benchmarks/cnn_kernels.py [--rounds 5] [-n 30] [--threads 1|default] [--only kernels|step]
+    python benchmarks/cnn_kernels.py [--rounds 5] [-n 30] [--threads 1|default]
+                                     [--only kernels|step] [--wall]
 
 The workload is workloads.py's cnn_small (conv 1->8 3x3, relu, max-pool 2, conv 8->16 3x3,
 relu, max-pool 2, linear 400->10, cross-entropy, SGD; batch 64 of 1x28x28 float32, padding
@@ -11,7 +12,9 @@ hand-written step below uses. Every figure is a median over N calls, the three l
 alternating (workloads.alternate); each round repeats that, and the figures printed are the
 median of the rounds' medians with their range (min-max), since other processes share the
 machine. The step rows also report page faults and system time per step (getrusage).
-One thread each by default (torch.set_num_threads and threadpoolctl for NumPy's BLAS).
+One thread each by default (torch.set_num_threads and threadpoolctl for NumPy's BLAS),
+timed in process CPU time (workloads.Threads: other processes' load stretches wall time);
+default threads are timed in wall time.
 """
 import argparse
 import resource
@@ -184,11 +187,11 @@ def kernel_rows(torch):
     return rows
 
 
-def rounds(fns, n_rounds, repeats):
+def rounds(fns, n_rounds, repeats, clock):
     """{label: (median, low, high)} of the rounds' medians (seconds)."""
     per = {label: [] for label in fns}
     for _ in range(n_rounds):
-        for label, t in alternate(fns, repeats, collect=False).items():
+        for label, t in alternate(fns, repeats, collect=False, clock=clock).items():
             per[label].append(t)
     return {label: (statistics.median(t), min(t), max(t)) for label, t in per.items()}
 
@@ -214,10 +217,12 @@ def main(argv=None):
     parser.add_argument("-n", type=int, default=30, help="calls per round (default 30)")
     parser.add_argument("--threads", choices=("1", "default"), default="1")
     parser.add_argument("--only", choices=("kernels", "step"))
+    parser.add_argument("--wall", action="store_true",
+                        help="one thread: wall time instead of process CPU time")
     args = parser.parse_args(argv)
     import torch
     import chainrule
-    threads = Threads(torch)
+    threads = Threads(torch, wall=args.wall)
     print(threads.one() if args.threads == "1" else threads.default(),
           f"| numpy {np.__version__}, torch {torch.__version__}, python {sys.version.split()[0]}")
     print(f"median of {args.rounds} rounds of {args.n} calls each (range over the rounds)")
@@ -225,7 +230,7 @@ def main(argv=None):
         print(f"\n{'kernel (us)':34} {'chainrule':>18} {'torch':>18} {'numpy ref':>18}"
               f" {'cr/torch':>8}")
         for name, fns in kernel_rows(torch):
-            stats = rounds(fns, args.rounds, args.n)
+            stats = rounds(fns, args.rounds, args.n, threads.clock)
             print(f"{name:34} {_fmt(stats['chainrule'], 1e6):>18} "
                   f"{_fmt(stats['torch'], 1e6):>18} {_fmt(stats['numpy'], 1e6):>18} "
                   f"{stats['chainrule'][0] / stats['torch'][0]:8.2f}")
@@ -233,7 +238,7 @@ def main(argv=None):
         fns = {"chainrule": cnn_small_program(chainrule), "torch": cnn_small_program(torch),
                "numpy": cnn_small_numpy()}
         losses = {label: fn().item() for label, fn in fns.items()}
-        stats = rounds(fns, args.rounds, args.n)
+        stats = rounds(fns, args.rounds, args.n, threads.clock)
         print(f"\n{'step (ms)':12} {'median (range)':>18} {'/ torch':>8} {'/ numpy':>8} "
               f"{'faults':>7} {'sys ms':>7}  first loss")
         for label, stat in stats.items():

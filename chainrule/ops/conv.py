@@ -13,8 +13,11 @@ separable: out = Mh @ x @ Mw^T with per-axis window matrices, whose transposes g
 gradient.
 """
 
+import functools
+import math
+
 import numpy as np
-from numpy.lib.stride_tricks import as_strided, sliding_window_view
+from numpy.lib.stride_tricks import sliding_window_view
 
 from .padding import constant_pad_nd
 from .pointwise import _zeros, _zeros_of
@@ -84,37 +87,40 @@ def _positions(size, kernel, stride, dilation, lo, hi):
 
 class _Flat:
     """Note [Flat windows]'s layout of (C, N, plane) buffers for a unit-stride correlation of
-    inputs of spatial `size` padded by lo/hi."""
+    inputs of spatial `size` padded by lo/hi (all arguments tuples; made once per geometry
+    by _flat: this Python arithmetic costs about as much as a small convolution)."""
 
     def __init__(self, size, kernel, dilation, lo, hi):
-        self.size, self.kernel, self.dilation = size, tuple(kernel), dilation
+        self.size, self.kernel, self.dilation = size, kernel, dilation
         self.out = _positions(size, kernel, (1,) * len(size), dilation, lo, hi)
         self.grid = self.out[:1] + tuple(max(s + max(a, b), o) for s, a, b, o in zip(
             size[1:], lo[1:], hi[1:], self.out[1:]))
         ext = (size[0] + lo[0] + hi[0],) + self.grid[1:]
-        self.flat = tuple(int(np.prod(ext[i + 1:])) for i in range(len(size)))
-        self.plane = int(np.prod(ext)) + sum(
+        self.flat = tuple(math.prod(ext[i + 1:]) for i in range(len(size)))
+        self.plane = math.prod(ext) + sum(
             (k - 1) * dl * f for k, dl, f in zip(kernel[1:], dilation[1:], self.flat[1:]))
         self.start = sum(a * f for a, f in zip(lo, self.flat))
         self.length = self.out[0] * self.flat[0]
+        self.offsets = [sum(t * dl * f for t, dl, f in zip(tap, dilation, self.flat))
+                        for tap in np.ndindex(*kernel)]       # of each tap, row-major
 
     def interior(self, buf):
-        """The (C, N, *size) view of a buffer's input values."""
+        """The (C, N, *size) view of a (contiguous) buffer's input values."""
         item, (cs, ns, _) = buf.itemsize, buf.strides
-        return as_strided(buf[:, :, self.start:], buf.shape[:2] + tuple(self.size),
+        return np.ndarray(buf.shape[:2] + self.size, buf.dtype, buf, self.start * item,
                           (cs, ns) + tuple(f * item for f in self.flat))
 
     def runs(self, buf):
-        """The (C, *K, N, L) read-only view of each tap's run of each plane."""
+        """The (C, *K, N, L) view of each tap's run of each plane of a (contiguous) buffer."""
         item, (cs, ns, _) = buf.itemsize, buf.strides
-        return as_strided(buf, buf.shape[:1] + self.kernel + (buf.shape[1], self.length),
-                          (cs,) + tuple(dl * f * item for dl, f in zip(self.dilation, self.flat))
-                          + (ns, item), writeable=False)
+        return np.ndarray(buf.shape[:1] + self.kernel + (buf.shape[1], self.length), buf.dtype,
+                          buf, 0, (cs,) + tuple(dl * f * item for dl, f in zip(
+                              self.dilation, self.flat)) + (ns, item))
 
-    def offsets(self):
-        """Each tap's offset into the planes, taps in row-major order."""
-        return [sum(t * dl * f for t, dl, f in zip(tap, self.dilation, self.flat))
-                for tap in np.ndindex(*self.kernel)]
+
+@functools.lru_cache(maxsize=128)
+def _flat(size, kernel, dilation, lo, hi):
+    return _Flat(size, kernel, dilation, lo, hi)
 
 
 def _columns(x, kernel, stride, dilation, lo, hi, groups, ones=False):
@@ -127,12 +133,12 @@ def _columns(x, kernel, stride, dilation, lo, hi, groups, ones=False):
         windows = np.moveaxis(_conv_windows(_pad(x, lo, hi), kernel, stride, dilation), 0, 1 + d)
         grid = out = windows.shape[2 + d:]
     else:
-        layout = _Flat(x.shape[2:], kernel, dilation, lo, hi)
+        layout = _flat(x.shape[2:], tuple(kernel), tuple(dilation), tuple(lo), tuple(hi))
         buf = np.zeros((c, n, layout.plane), x.dtype)
         layout.interior(buf)[...] = x.swapaxes(0, 1)
         windows, grid, out = layout.runs(buf), layout.grid, layout.out
-    rows = c // groups * int(np.prod(kernel))
-    cols = np.empty((groups, rows + ones, n * int(np.prod(grid))), x.dtype)
+    rows = c // groups * math.prod(kernel)
+    cols = np.empty((groups, rows + ones, n * math.prod(grid)), x.dtype)
     # (C, *K, N, *grid) windows copied into the rows, both viewed per group
     split = (groups, c // groups) + tuple(kernel) + (n,) + tuple(grid)
     cols[:, :rows].reshape(split)[...] = windows.reshape(split)
@@ -175,7 +181,7 @@ def _pad(x, lo, hi):
 
 def _grouped_weight(w, groups):
     """(O, C/g, *K) weights as (g, O/g, C/g * prod(K))."""
-    return w.reshape(groups, w.shape[0] // groups, int(np.prod(w.shape[1:])))
+    return w.reshape(groups, w.shape[0] // groups, math.prod(w.shape[1:]))
 
 
 def _corr(x, w, stride, lo, hi, dilation, groups, out=None, b=None):
@@ -200,11 +206,11 @@ def _input_grad(g, w, size, stride, padding, dilation, groups):
     c, kernel = w.shape[1] * groups, w.shape[2:]
     wt = _grouped_weight(w, groups).transpose(0, 2, 1)
     if all(s == 1 for s in stride):
-        layout = _Flat(size, kernel, dilation, padding, padding)
+        layout = _flat(tuple(size), kernel, tuple(dilation), tuple(padding), tuple(padding))
         gm = _on_grid(g, layout.grid).reshape(groups, o // groups, -1)
         cols = (wt @ gm).reshape(c, -1, n, layout.length)
         buf = np.zeros((c, n, layout.plane), cols.dtype)
-        for tap, offset in enumerate(layout.offsets()):
+        for tap, offset in enumerate(layout.offsets):
             buf[:, :, offset:offset + layout.length] += cols[:, tap]
         return np.ascontiguousarray(layout.interior(buf).swapaxes(0, 1))
     gm = np.ascontiguousarray(g.swapaxes(0, 1)).reshape(groups, o // groups, -1)
@@ -1048,7 +1054,7 @@ def _tiled_max_pool(x, kernel, out):
 
 def _max_pool_backward(g, x, indices, kernel, stride, padding, dilation):
     h, w = x.shape[-2:]
-    planes, outs = int(np.prod(x.shape[:-2])), indices.shape[-2] * indices.shape[-1]
+    planes, outs = math.prod(x.shape[:-2]), indices.shape[-2] * indices.shape[-1]
     # a window wholly in the padding points past its plane (PyTorch's start index): PyTorch
     # writes there, into the next plane; past the last plane the gradient is dropped
     flat = (indices.reshape(planes, outs) + np.arange(planes)[:, None] * (h * w)).ravel()

@@ -549,3 +549,18 @@ LINALG_EMPTY = [
 @pytest.mark.parametrize("prog", LINALG_EMPTY, ids=range(len(LINALG_EMPTY)))
 def test_linalg_empty_and_mixed_inputs(prog):
     same(prog)
+
+
+EMPTY_PRODUCTS = [
+    lambda T: T.bmm(T.ones(0, 3, 4, dtype=T.float16), T.ones(0, 4, 5, dtype=T.float64)),
+    lambda T: T.bmm(T.ones(2, 3, 0, dtype=T.float64), T.ones(2, 0, 5, dtype=T.float16)),
+    lambda T: T.bmm(T.ones(0, 3, 4, dtype=T.bool), T.ones(0, 4, 5, dtype=T.bool)),
+    lambda T: T.einsum("bij,bjk->bik", T.ones(0, 3, 4, dtype=T.int8),
+                       T.ones(0, 4, 5, dtype=T.float16)),
+    lambda T: T.einsum("i,i->", T.ones(0, dtype=T.float64), T.ones(0, dtype=T.float16)),
+]
+
+
+@pytest.mark.parametrize("prog", EMPTY_PRODUCTS, ids=range(len(EMPTY_PRODUCTS)))
+def test_empty_batched_products_skip_dtype_checks(prog):
+    same(prog)

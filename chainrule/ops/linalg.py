@@ -99,6 +99,8 @@ def _bmm(a, b):
     if b.shape[:2] != (a.shape[0], a.shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    if not (a.size and b.size):     # no kernel runs: no dtype checks, mat2's dtype
+        return np.zeros((a.shape[0], a.shape[1], b.shape[2]), b.dtype)
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_name(a)} but found {_name(b)}")
     _no_bool(a, "bmm")
@@ -516,6 +518,8 @@ def _einsum_dtype(equation, operands, size):
                 counts[c] = 0
         if not pair:
             dtype = _dtype.promote_types(dtype, dt)
+        elif any(size.get(c) == 0 for c in a | b):
+            dtype = dt      # an empty bmm: no kernel runs, the result has mat2's dtype
         elif dtype is not dt:
             raise RuntimeError(f"expected scalar type {dtype.legacy} but found {dt.legacy}")
         elif dtype is _dtype.bool:

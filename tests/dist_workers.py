@@ -515,6 +515,44 @@ def join(T):
                 opt.step()
         diff = _max_diff(ref.parameters(), model.module.parameters())
         assert diff < 1e-5, f"join {divide, hook, kwargs}: parameters differ by {diff}"
+    # no_sync on even steps, synchronised on odd ones: the joined ranks learn from the
+    # others whether to shadow the backward; a rank's unsynchronised last step never counts
+    ref = _Shifted.make(T, 0)
+    opt = T.optim.SGD(ref.parameters(), lr=0.1)
+    for step in range(1, max(counts), 2):
+        active = [k for k in range(p) if step < counts[k]]
+        opt.zero_grad()
+        sum(_mse(T, ref(x), y) for k in active for x, y in batches[k][step - 1:step + 1]).div(
+            p).backward()
+        opt.step()
+    model = DDP(_Shifted.make(T, r))
+    opt = T.optim.SGD(model.parameters(), lr=0.1)
+    with model.join():
+        for step, (x, y) in enumerate(batches[r]):
+            if step % 2 == 0:
+                with model.no_sync():
+                    _mse(T, model(x), y).backward()
+                continue
+            _mse(T, model(x), y).backward()
+            opt.step()
+            opt.zero_grad()
+    diff = _max_diff(ref.parameters(), model.module.parameters())
+    assert diff < 1e-5, f"join with no_sync: parameters differ by {diff}"
+    # a hook whose callbacks start more collectives (PowerSGD), shadowed on zeros by the
+    # joined ranks: no hang, and every rank ends with the last joiner's model
+    P = dist.algorithms.ddp_comm_hooks.powerSGD_hook
+    model = DDP(_Shifted.make(T, r))
+    model.register_comm_hook(P.PowerSGDState(None, start_powerSGD_iter=2,
+                                             min_compression_rate=1), P.powerSGD_hook)
+    opt = T.optim.SGD(model.parameters(), lr=0.1)
+    with model.join():
+        for x, y in batches[r]:
+            opt.zero_grad()
+            _mse(T, model(x), y).backward()
+            opt.step()
+    finals = [None] * p
+    dist.all_gather_object(finals, [q.tolist() for q in model.parameters()])
+    assert all(f == finals[-1] for f in finals)
     # throw_on_early_termination: rank 0 runs out first, and every rank raises
     model = DDP(_model(T, 0))
     try:

@@ -781,7 +781,7 @@ def timeouts(T):
     assert dist.is_mpi_available()
     out = {}
     if r == 1:
-        time.sleep(1.6)
+        time.sleep(3.0)
     else:
         try:
             dist.init_process_group(timeout=timedelta(seconds=1))
@@ -793,7 +793,7 @@ def timeouts(T):
     def late(call):
         """call() on rank 0 while rank 1 sleeps, then on rank 1: rank 0's error."""
         if r == 1:
-            time.sleep(0.6)
+            time.sleep(1.5)
         try:
             return call()
         except RuntimeError as e:

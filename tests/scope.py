@@ -274,6 +274,11 @@ _ISSUE_14 = "issue 14: torch.distributed on MPI"
 
 PENDING = {
     "torch.Tensor": [
-        (_ISSUE_8 + ": first-class dimensions (functorch.dim)", ["index"]),
+        (_ISSUE_8 + ": first-class dimensions: Tensor.index binds dims to functorch.dim's Dim "
+         "objects, which only the top-level `functorch` package (shipped in torch's wheel, "
+         "not under torch.*) provides, so `import chainrule as torch` cannot reach them; "
+         "it needs a chainrule-side functorch.dim (Dim/DimList binding, first-class "
+         "tensors' levels, pointwise broadcasting and reductions by dim, order, setitem)",
+         ["index"]),
     ],
 }

@@ -564,3 +564,30 @@ EMPTY_PRODUCTS = [
 @pytest.mark.parametrize("prog", EMPTY_PRODUCTS, ids=range(len(EMPTY_PRODUCTS)))
 def test_empty_batched_products_skip_dtype_checks(prog):
     same(prog)
+
+
+MISC = [
+    lambda T: T.special.xlog1py(T.tensor(2., dtype=T.float16), 0.5),
+    lambda T: T.special.xlog1py(0.5, T.tensor(2., dtype=T.float16)),
+    lambda T: T.nn.functional.fractional_max_pool2d(T.zeros(0, 2, 8, 6), 2, output_size=(4, 3),
+                                                    _random_samples=T.rand(0, 2, 2)),
+]
+
+
+@pytest.mark.parametrize("prog", MISC, ids=range(len(MISC)))
+def test_scalar_and_empty_inputs(prog):
+    same(prog)
+
+
+MISC_ERRORS = [
+    lambda T: T.batch_norm_update_stats(T.zeros(0, 3, 2), T.zeros(3), T.ones(3), 0.1),
+    lambda T: T.view_as_complex(T.cat([T.zeros(0, 2), T.zeros(0, 2)], -1)[..., ::2]),
+    lambda T: T.trace(T.tensor(True)),
+    lambda T: T.ones(2, 2).renorm(2, 0, 1j),
+    lambda T: T.ones(2, 2).renorm(1j, 0, 1),
+]
+
+
+@pytest.mark.parametrize("prog", MISC_ERRORS, ids=range(len(MISC_ERRORS)))
+def test_checks_before_computing(prog):
+    same_error(prog)

@@ -1804,7 +1804,7 @@ def _fractional_max(x, kernel, output_size, samples):
     shape = lead + tuple(output_size)
     values = np.full(shape, -np.inf, x.dtype)
     indices = np.full(shape, -1, np.int64)
-    flat_x = x.reshape(lead + (-1,))
+    flat_x = x.reshape(lead + (int(np.prod(sizes)),))     # (-1 is ambiguous when empty)
     for tap in np.ndindex(*kernel):
         pos = []
         for i, (st, k) in enumerate(zip(starts, tap)):
@@ -1815,7 +1815,8 @@ def _fractional_max(x, kernel, output_size, samples):
         for i in range(1, d):
             flat = flat * sizes[i] + pos[i]
         flat = np.broadcast_to(flat, shape)
-        v = np.take_along_axis(flat_x, flat.reshape(lead + (-1,)), -1).reshape(shape)
+        v = np.take_along_axis(flat_x, flat.reshape(lead + (int(np.prod(output_size)),)),
+                               -1).reshape(shape)
         take = (v > values) | np.isnan(v)
         values = np.where(take, v, values)
         indices = np.where(take, flat, indices)

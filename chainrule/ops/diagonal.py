@@ -115,10 +115,10 @@ def diagflat(input, offset=0):
 # ---- trace --------------------------------------------------------------------------------
 
 def _trace(a):
+    if a.dtype.kind == "b":     # the kernel's refusal comes first
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     if a.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
-    if a.dtype.kind == "b":
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return np.trace(a, dtype=np.int64 if a.dtype.kind in "iu" else None)
 
 

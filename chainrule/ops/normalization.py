@@ -617,6 +617,9 @@ def _update_stats(x, running_mean, running_var, momentum):
     if x.ndim < 2:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
                          "1)")
+    if not x.size:
+        raise RuntimeError("input tensor must have at least one element, but got input_sizes = "
+                           f"{list(x.shape)}")
     a = x.astype(np.float32) if x.dtype == np.float16 else x
     axes, shape = _channels(a)
     n = a.size // max(a.shape[1], 1)

@@ -652,7 +652,8 @@ _LOG1PF_LP = (6.6666668653e-01, 4.0000000596e-01, 2.8571429849e-01, 2.2222198546
 def _log1p32(x):
     """glibc's log1pf (fdlibm's float algorithm), float32."""
     f32 = np.float32
-    out = np.log1p(x.astype(_F64)).astype(f32)      # x <= -1, huge, inf, nan
+    x = np.asarray(x)       # (a NumPy scalar takes no masked assignment)
+    out = np.array(np.log1p(x.astype(_F64)), f32)      # x <= -1, huge, inf, nan
     hx = x.view(np.int32)
     ax = hx & 0x7fffffff
     core = (ax >= 0x31000000) & (x > -1) & (x < np.inf)

@@ -588,6 +588,9 @@ def _renorm_dims(ndim, dim):
 
 
 def _renorm(a, p, dim, maxnorm):
+    for name, x in (("p", p), ("maxnorm", maxnorm)):
+        if isinstance(x, complex):
+            raise RuntimeError(f"renorm: {name} must be real-valued")
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:

@@ -73,7 +73,9 @@ def test_under_vmap_and_per_sample_grad():
         return [F.vmap(f)(x), F.vmap(f, in_dims=1, out_dims=2)(w.T.reshape(6, 4, 1)
                                                                .expand(6, 4, 2)),
                 F.vmap(g)(x), F.vmap(lambda v: F.rearrange(v, "... -> (...)"))(x),
-                F.jacrev(lambda v: F.rearrange(v, "a b -> b a").sin())(w[:2, :3])]
+                F.jacrev(lambda v: F.rearrange(v, "a b -> b a").sin())(w[:2, :3]),
+                F.jvp(lambda v: F.rearrange(v, "a (h w) c -> (c h) w a", w=2), (x,), (x * 2,)),
+                F.jacfwd(lambda v: F.rearrange(v, "1 b -> b").exp())(w[:1, :3])]
     same(prog)
 
 

@@ -854,7 +854,8 @@ def single_algorithms(T, init_file):
     fut = work.get_future()
     chained = fut.then(lambda f: f.value()[0] * 2)
     out["future"] = [type(fut).__name__, [v.tolist() for v in fut.wait()], fut.done(),
-                     chained.wait().tolist(), work.wait(timeout=timedelta(seconds=5))]
+                     chained.wait().tolist(), work.wait(timeout=timedelta(seconds=5)),
+                     dist.all_reduce(T.ones(1), async_op=True).wait(timedelta(0))]
     # profiling names ('gloo:' and 'mpi:' are the backends' own prefixes)
     with T.profiler.profile() as prof:
         dist.all_reduce(T.ones(2))

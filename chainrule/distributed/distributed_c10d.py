@@ -845,11 +845,11 @@ class Work:
                 self._future.set_exception(error)
 
     def wait(self, timeout=None):
-        """Block until done (True); with a timeout (a timedelta), raise DistBackendError
-        when it is not done in time."""
+        """Block until done (True); with a timeout (a nonzero timedelta: zero, PyTorch's
+        default, means none), raise DistBackendError when it is not done in time."""
         if self._done:
             return True
-        if timeout is not None and not _poll(self._test, time.monotonic()
+        if timeout and not _poll(self._test, time.monotonic()
                                              + _check_timeout(timeout).total_seconds()):
             raise DistBackendError(f"Work timed out after {_ms(timeout)} ms")
         if not self._done:

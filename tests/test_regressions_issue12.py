@@ -591,3 +591,20 @@ MISC_ERRORS = [
 @pytest.mark.parametrize("prog", MISC_ERRORS, ids=range(len(MISC_ERRORS)))
 def test_checks_before_computing(prog):
     same_error(prog)
+
+
+DTYPE_CHECK_ORDER = [
+    lambda T: T._prelu_kernel(T.rand(2, 3, dtype=T.float64), T.ones(1, 3, dtype=T.int64)),
+    lambda T: T._prelu_kernel(T.rand(2, 3).long(), T.ones(1, 3, dtype=T.float64)),
+    lambda T: T._dirichlet_grad(T.ones(3, dtype=T.int16), T.ones(3, dtype=T.float64),
+                                T.ones(3, dtype=T.float64)),
+    lambda T: T._standard_gamma_grad(T.ones(3, dtype=T.int32), T.ones(3, dtype=T.int64)),
+    lambda T: T.nn.functional.grid_sample(T.ones(1, 1, 3, 3, dtype=T.int64),
+                                          T.zeros(1, 2, 2, 2, dtype=T.float64),
+                                          align_corners=False),
+]
+
+
+@pytest.mark.parametrize("prog", DTYPE_CHECK_ORDER, ids=range(len(DTYPE_CHECK_ORDER)))
+def test_dtype_checks_in_pytorchs_order(prog):
+    same_error(prog)

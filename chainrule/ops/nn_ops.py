@@ -1339,6 +1339,9 @@ _prelu_kernel_backward = op(
 
 
 def _prelu_forward(x, w):
+    if w.dtype != x.dtype:      # TensorIterator's common-dtype check, before the kernel's
+        raise RuntimeError(f"Found dtype {FROM_NP[w.dtype].legacy} but expected "
+                           f"{FROM_NP[x.dtype].legacy}")
     _not_for(x, "biuc", "prelu_cpu")
     return np.where(x > 0, x, w * x)
 

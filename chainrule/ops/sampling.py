@@ -684,12 +684,12 @@ def _check_grid_sampler(input, grid, interpolation_mode, dims):
                            f"with sizes {gshape}")
     if dims == 3 and interpolation_mode == 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if input._data.dtype.kind not in "fV":     # the kernel's refusal comes first
+        conv._no_kernel(f"grid_sampler_{dims}d_cpu_kernel_impl" if dims == 2
+                        else "grid_sampler3d_cpu", input)
     if grid.dtype is not input.dtype:
         raise RuntimeError(f"expected scalar type {input.dtype.legacy} but found "
                            f"{grid.dtype.legacy}")
-    if input._data.dtype.kind not in "fV":
-        conv._no_kernel(f"grid_sampler_{dims}d_cpu_kernel_impl" if dims == 2
-                        else "grid_sampler3d_cpu", input)
 
 
 @public(method=False)

@@ -2004,14 +2004,15 @@ _DIRICHLET_GRAD_C = np.array((
 
 
 def _same_float_dtypes(kernel, first, *others):
-    """These kernels take float32/float64 of one dtype (TensorIterator's common-dtype check)."""
-    if first.dtype not in (np.float32, np.float64):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for "
-                                  f"'{_dtype.FROM_NP[first.dtype].legacy}'")
+    """These kernels take float32/float64 of one dtype (TensorIterator's common-dtype check,
+    which comes first)."""
     for a in others:
         if a.dtype != first.dtype:
             raise RuntimeError(f"Found dtype {_dtype.FROM_NP[a.dtype].legacy} but expected "
                                f"{_dtype.FROM_NP[first.dtype].legacy}")
+    if first.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{_dtype.FROM_NP[first.dtype].legacy}'")
 
 
 def _gamma_grad(alpha, x):

@@ -25,19 +25,6 @@ class DimensionBindError(Exception):
     """A size that cannot be bound to the pattern's axes (functorch.dim's error)."""
 
 
-class _Unit:
-    """An anonymous axis ('2', '3', ...; '1' is a unit axis and not one of these); two are
-    never equal, as einops's."""
-
-    def __init__(self, text):
-        self.value = int(text)
-        if self.value < 1:
-            raise ValueError(f"Anonymous axis should have positive length, not {self.value}")
-
-    def __repr__(self):
-        return f"{self.value}-axis"
-
-
 def _check_name(name):
     if not name.isidentifier():
         return "not a valid python identifier"
@@ -53,8 +40,8 @@ def _check_name(name):
 
 
 class _Side:
-    """One side of a pattern: `groups` is a list of positions, each a list of axes (names or
-    _Unit; an empty list is a unit axis) or the ellipsis."""
+    """One side of a pattern: `groups` is a list of positions, each a list of axes (names, or
+    objects for anonymous axes such as '2'; an empty list is a unit axis) or the ellipsis."""
 
     def __init__(self, text):
         self.names = set()
@@ -113,7 +100,9 @@ class _Side:
             reason = _check_name(word)
             if reason is not None:
                 raise ValueError(f"Invalid axis identifier: {word}\n{reason}")
-        axis = _Unit(word) if number else word
+        if number and int(word) < 1:
+            raise ValueError(f"Anonymous axis should have positive length, not {int(word)}")
+        axis = object() if number else word     # anonymous axes are never equal
         self.names.add(axis)
         self.non_unit_anonymous |= number
         if group is None:

@@ -62,6 +62,8 @@ def _fma32(a, b, c):
     operands of the few are gathered again).  One float64 temporary, written
     in place: the samplers call this some twenty times per value.
     """
+    if np.ndim(b) == 0 and np.ndim(c) == 0 and b == 1 and c == 0 and np.ndim(a):
+        return np.add(a, _F(0), dtype=np.float32)   # randn's: exact; -0 becomes +0 as in FMA
     s = np.multiply(a, b, dtype=np.float64)
     if type(s) is np.ndarray and (np.ndim(c) == 0 or np.shape(c) == s.shape):
         np.add(s, c, out=s)
@@ -108,7 +110,7 @@ def _log_avx(x):
     e = e - small.astype(np.float32)
     x = (x - _F(1)) + x * small     # x * small: np.where(small, x, 0), without branches
     z = x * x
-    y = np.full_like(x, _LOG_P[0])
+    y = _LOG_P[0]
     for p in _LOG_P[1:]:
         y = _fma32(y, x, p)
     y = _fma32(y * x, z, e * _F(-2.12194440e-4))

@@ -608,3 +608,9 @@ DTYPE_CHECK_ORDER = [
 @pytest.mark.parametrize("prog", DTYPE_CHECK_ORDER, ids=range(len(DTYPE_CHECK_ORDER)))
 def test_dtype_checks_in_pytorchs_order(prog):
     same_error(prog)
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cumulative_extremes_of_complex_without_elements_to_scan(name):
+    same(lambda T: (getattr(T, name)(T.tensor(1 + 1j), 0),
+                    getattr(T, name)(T.zeros(2, 0, dtype=T.complex64), 1)))

@@ -470,10 +470,10 @@ aminmax = op("aminmax", "AminmaxBackward0", "self, *, dim=None, keepdim=False", 
 def _cumulative_extreme(name, ufunc):
     def forward(a, dim):
         d = wrap_dim(dim, a.ndim)
+        if a.ndim == 0 or a.size == 0:      # no kernel runs (whatever the dtype)
+            return a.copy(), np.zeros(a.shape, np.int64)
         if a.dtype.kind == "c":
             raise _not_implemented(f"{name}_cpu", a)
-        if a.ndim == 0 or a.size == 0:
-            return a.copy(), np.zeros(a.shape, np.int64)
         values = ufunc.accumulate(a, axis=d)        # NaN propagates
         # the index moves to every element equal to the running extreme (PyTorch compares
         # with >= / <=) and to every NaN

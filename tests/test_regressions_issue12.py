@@ -196,6 +196,22 @@ def test_nll_loss_refuses_non_floating_input(shape, dtype):
         T.zeros(shape[:1] + shape[2:] if len(shape) > 1 else (), dtype=T.int64)))
 
 
+@pytest.mark.parametrize("weight", ["float16", "float32", "int64"])
+@pytest.mark.parametrize("shape", [(3, 4), (2, 4, 3, 3)])
+def test_nll_loss_weight_of_another_dtype(weight, shape):
+    # checked before the targets' bounds (target 9 is out of bounds)
+    same_error(lambda T: T.nn.functional.nll_loss(
+        T.zeros(shape, dtype=T.float64), T.full(shape[:1] + shape[2:], 9),
+        weight=T.ones(4, dtype=getattr(T, weight))))
+
+
+@pytest.mark.parametrize("target", ["int64", "int32", "bool"])
+@pytest.mark.parametrize("shape", [(4,), (3, 4), (2, 3, 4)])
+def test_cross_entropy_class_probabilities_must_be_floating(target, shape):
+    same_error(lambda T: T.nn.functional.cross_entropy(
+        T.ones(shape, dtype=T.int64), T.zeros(shape, dtype=getattr(T, target))))
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_cross_entropy_empty_probability_targets(reduction, weighted):

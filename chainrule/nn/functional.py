@@ -217,9 +217,13 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
     reduction = _reduction(reduction, size_average, reduce)
+    probabilities = tuple(target.shape) == tuple(input.shape)
+    if probabilities and not target.is_floating_point():
+        raise RuntimeError("Expected floating point type for target with class probabilities, "
+                           f"got {_TYPE_NAMES.get(str(target._data.dtype), target._data.dtype)}")
     class_dim = 0 if input.dim() == 1 else 1
     logp = log_softmax(input, class_dim)
-    if target.is_floating_point() and tuple(target.shape) == tuple(input.shape):
+    if probabilities:
         n_classes = input.shape[class_dim]
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes

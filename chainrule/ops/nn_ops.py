@@ -203,6 +203,9 @@ def _picked(xs, safe):
 
 def _nll(x, target, weight, reduction, ignore_index):
     _not_for(x, "biuc", "nll_loss_out_frame" if x.ndim <= 2 else "nll_loss2d_forward_out_frame")
+    if weight is not None and weight.dtype != x.dtype:
+        raise RuntimeError(f"expected scalar type {FROM_NP[x.dtype].legacy} but found "
+                           f"{FROM_NP[weight.dtype].legacy}")
     xs, safe, wt, ignored = _nll_parts(x, target, weight, ignore_index)
     losses = -_picked(xs, safe) if wt is None else -wt * _picked(xs, safe)
     if ignored is not None:     # an ignored row adds nothing, whatever its value (-inf, NaN)

@@ -596,12 +596,16 @@ def _addmm(op, inputs, params):
     return wrap(p, _levels_of((bias, out)))
 
 
-def _mse_loss(op, inputs, params):
+def _pointwise_loss(op, inputs, params):
+    """Element-wise losses with a reduction (mse_loss, huber_loss, binary_cross_entropy, ...):
+    the unreduced loss of the batch, reduced over each element's dims."""
     x, t = inputs
-    reduction = params[0]
+    at = op.params.index("reduction")
+    reduction = params[at]
     levels = _levels_of(inputs)
     rank = max(x.dim(), t.dim())
-    loss = dispatch(op, (_phys(x, levels, rank), _phys(t, levels, rank)), ("none",))
+    loss = dispatch(op, (_phys(x, levels, rank), _phys(t, levels, rank)),
+                    params[:at] + ("none",) + params[at + 1:])
     if reduction == "none":
         return wrap(loss, levels)
     dims = tuple(range(len(levels), loss.dim()))
@@ -609,6 +613,24 @@ def _mse_loss(op, inputs, params):
         return wrap(loss, levels)
     row = OPS["mean.dim" if reduction == "mean" else "sum.dim_IntList"]
     return wrap(dispatch(row, (loss,), (dims, False, None)), levels)
+
+
+def _trailing(core):
+    """A rule for single-input rows acting on each element's last `core` dims and batching
+    over any dims before them (linalg's matrix functions, tril, view_as_real): the physical
+    tensor as it is."""
+    def rule(op, inputs, params):
+        x = inputs[0]
+        if len(inputs) != 1 or x.dim() < core:
+            return _loop(op, inputs, params)      # the loop gives PyTorch's error
+        out = dispatch(op, (x._phys,), params)
+        k = len(x._levels)
+        sizes = tuple(x._phys.shape[:k])
+        if any(o.dim() < k or tuple(o.shape[:k]) != sizes
+               for o in ((out,) if op.n_outputs == 1 else out)):
+            return _loop(op, inputs, params)      # an output not per matrix (empty U of svd)
+        return _wrap_out(op, out, x._levels)
+    return rule
 
 
 def _joining(op, inputs, params):
@@ -728,17 +750,32 @@ def _pointwise_rows():
 RULES = {name: _pointwise for name in _pointwise_rows()}
 RULES.update({
     "add.Scalar": _pointwise, "sub.Scalar": _pointwise, "mul.Scalar": _pointwise,
-    "div.Scalar": _pointwise,      # element-wise rows of the nn family
-    "where.self": _pointwise,
+    "div.Scalar": _pointwise, "where.self": _pointwise,
+    "tril": _trailing(2), "triu": _trailing(2), "view_as_real": _trailing(0),
+    "view_as_complex": _trailing(1),
     "sum": _full_reduction("sum.dim_IntList"), "mean": _full_reduction("mean.dim"),
     "view": _view, "_unsafe_view": _view, "_reshape_alias": _view, "view_copy": _view,
     "expand": _expand, "permute": _permute, "t": _t, "squeeze": _squeeze,
     "transpose.int": _dims_rule("dim0", "dim1"), "unsqueeze": _dims_rule("dim", rank_offset=1),
     "unsqueeze_copy": _dims_rule("dim", rank_offset=1),
     "mm": _matmul_rule, "bmm": _matmul_rule, "mv": _matmul_rule, "dot": _matmul_rule,
-    "addmm": _addmm, "mse_loss": _mse_loss, "cat": _joining, "stack": _joining,
+    "addmm": _addmm, "cat": _joining, "stack": _joining,
     "alias": _same, "clone": _same, "detach_copy": _same, "_to_copy": _same,
 })
+for _name in ("celu", "elu", "gelu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
+              "leaky_relu", "mish", "silu", "softplus", "softshrink", "threshold",
+              "log_sigmoid_forward", "elu_backward", "gelu_backward", "hardshrink_backward",
+              "hardsigmoid_backward", "hardswish_backward", "hardtanh_backward",
+              "leaky_relu_backward", "log_sigmoid_backward", "softplus_backward",
+              "softshrink_backward"):
+    RULES[_name] = _pointwise         # element-wise rows of the nn family
+for _name in ("mse_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss",
+              "binary_cross_entropy", "binary_cross_entropy_with_logits"):
+    RULES[_name] = _pointwise_loss
+for _name in ("linalg_det", "linalg_inv_ex", "_linalg_svd", "linalg_eig", "linalg_slogdet",
+              "linalg_matrix_exp", "linalg_lu_factor_ex", "linalg_cholesky_ex", "linalg_qr",
+              "_linalg_eigh"):
+    RULES[_name] = _trailing(2)       # matrix functions batch over leading dims
 for _name in ("sum.dim_IntList", "mean.dim", "amax", "amin", "nansum"):
     RULES[_name] = _dims_rule("dim", all_dims=True)
 # rows whose `dim` is the one dim they keep (the others are reduced over together)

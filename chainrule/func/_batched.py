@@ -7,11 +7,13 @@ Tensor standing for one batch element (its shape, dtype, dim() are the element's
 `_levels` (outermost first; a level the tensor does not vary along has no dim). A rule maps an
 op on BatchedTensors to ops on physical tensors, chosen by the row's kind, so most rows need
 no rule of their own:
-  element-wise rows (pointwise and special families, `where`): operands aligned (missing
-    levels and logical ranks padded with size-1 dims, NumPy broadcasting does the rest);
+  element-wise rows (pointwise and special families, `where`, the nn family's activations):
+    operands aligned (missing levels and logical ranks padded with size-1 dims, NumPy
+    broadcasting does the rest); element-wise losses: unreduced, then reduced per element;
+  rows acting on trailing dims (linalg's matrix functions, tril): the physical tensor as is;
   rows taking `dim` (reductions, softmax, select, slice, cumsum, ...): dims shifted past the
     batch dims; full reductions (sum, mean) become reductions over the element's dims;
-  views and reshapes, the matmul family (batched matmul), mse_loss, cat and stack: own rules;
+  views and reshapes, the matmul family (batched matmul), cat and stack: own rules;
   class-index losses (nll_loss, cross_entropy's smoothing), whose targets are an array
   parameter of their row, are handed to this module by nn.functional.
 Any other row falls back to a loop over the batch elements of that op alone (PyTorch's

@@ -630,3 +630,7 @@ def test_dtype_checks_in_pytorchs_order(prog):
 def test_cumulative_extremes_of_complex_without_elements_to_scan(name):
     same(lambda T: (getattr(T, name)(T.tensor(1 + 1j), 0),
                     getattr(T, name)(T.zeros(2, 0, dtype=T.complex64), 1)))
+
+
+def test_mode_of_complex_without_elements_to_compare():
+    same(lambda T: (T.mode(T.tensor(2 + 0j)), T.mode(T.zeros(3, 0, dtype=T.complex64), 0)))

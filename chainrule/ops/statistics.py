@@ -338,15 +338,15 @@ def _insertion_order(rows):
 
 def _mode(a, dim, keepdim):
     d = wrap_dim(dim, a.ndim)
-    if a.dtype.kind == "c":
-        raise _not_implemented("mode_cpu", a)
-    if a.ndim == 0:
+    if a.ndim == 0:     # no kernel runs (whatever the dtype)
         return a.copy(), np.zeros((), np.int64)
     _check_reduced_dim("mode", a, d)
     rows, lead = _rows(a, d)
     m, n = rows.shape
     if rows.size == 0:
         return _finish_dim(np.empty(m, a.dtype), np.empty(m, np.int64), lead, d, keepdim)
+    if a.dtype.kind == "c":
+        raise _not_implemented("mode_cpu", a)
     # std::sort of (value, index) pairs by value; the mode is the first longest run (the
     # smallest value), its index the one sorted last in that run
     order = _sort_indices(rows, False, False)

@@ -9,6 +9,7 @@ RNG = np.random.default_rng(4)
 X = RNG.standard_normal((3, 4, 5))
 T = RNG.uniform(0.05, 0.95, (3, 4, 5))
 SPD = np.einsum("bij,bkj->bik", X[:, :, :4], X[:, :, :4]) + 4 * np.eye(4)
+INDEX = RNG.integers(0, 5, (3, 4, 2))
 
 
 def _cases(lib):
@@ -29,6 +30,8 @@ def _cases(lib):
         "svdvals": (la.svdvals, a), "lu_factor": (la.lu_factor, a),
         "tril": (lambda v: v.tril(1), x), "triu": (lambda v: lib.triu(v, -1), x),
         "view_as_real": (lambda v: lib.view_as_real(v.to(lib.complex128)), x),
+        "gather": (lambda v, i: v.gather(-1, i), x, lib.tensor(INDEX)),
+        "gather dim 0": (lambda v, i: lib.gather(v, 0, i), x, lib.tensor(INDEX % 4)),
     }
     for red in ("mean", "sum", "none"):
         cases.update({
@@ -48,6 +51,16 @@ def _cases(lib):
 def test_values_match_torch_func_vmap():
     def prog(lib):
         return {name: lib.func.vmap(f)(*args) for name, (f, *args) in _cases(lib).items()}
+    same(prog)
+
+
+def test_gather_with_one_operand_batched_and_nested():
+    def prog(lib):
+        x, i = lib.tensor(X), lib.tensor(INDEX)
+        return [lib.vmap(lambda v: v.gather(1, i[0]))(x),
+                lib.vmap(lambda j: x[0].gather(1, j))(i),
+                lib.vmap(lib.vmap(lambda v, j: v.gather(0, j)))(x, i % 5),
+                lib.func.vmap(lib.func.grad(lambda v, j: (v.gather(1, j) ** 2).sum()))(x, i)]
     same(prog)
 
 

@@ -305,9 +305,16 @@ def _dispatch(op, inputs, params):
     """registry.dispatch while a vmap runs batched (Note [Batching rules])."""
     for p in params:
         if type(p) is BatchedTensor or type(p) in _SEQUENCES and _batched_in(p):
-            # a tensor parameter (a target, running statistics the row updates in place)
-            # is read as an array: the element-by-element run's business
-            raise Unbatchable(op.name)
+            rule = _TENSOR_PARAM_RULES.get(op.name)
+            if rule is None:
+                # a tensor parameter (a target, running statistics the row updates in place)
+                # is read as an array: the element-by-element run's business
+                raise Unbatchable(op.name)
+            registry.VMAP = None
+            try:
+                return rule(op, inputs, params)
+            finally:
+                registry.VMAP = _dispatch
     rule = None
     for x in inputs:
         if type(x) is BatchedTensor:
@@ -617,6 +624,20 @@ def _pointwise_loss(op, inputs, params):
     return wrap(dispatch(row, (loss,), (dims, False, None)), levels)
 
 
+def _gather(op, inputs, params):
+    """gather along an element dim, for a batched input or index or both: both at full batch
+    size and the dim shifted, so each element's indices pick from its own slice."""
+    x, (dim, index, *rest) = inputs[0], params
+    r = x.dim()
+    if r == 0 or index.dim() != r or type(dim) is not int or not -r <= dim < r:
+        if type(index) is BatchedTensor:
+            raise Unbatchable("gather")     # the element-by-element run gives the error
+        return _loop(op, inputs, params)
+    levels = _levels_of((x, index))
+    return wrap(dispatch(op, (full(x, levels),), (dim % r + len(levels), full(index, levels),
+                                                  *rest)), levels)
+
+
 def _trailing(core):
     """A rule for single-input rows acting on each element's last `core` dims and batching
     over any dims before them (linalg's matrix functions, tril, view_as_real): the physical
@@ -771,6 +792,9 @@ for _name in ("celu", "elu", "gelu", "hardshrink", "hardsigmoid", "hardswish", "
               "leaky_relu_backward", "log_sigmoid_backward", "softplus_backward",
               "softshrink_backward"):
     RULES[_name] = _pointwise         # element-wise rows of the nn family
+RULES["gather"] = _gather
+# rows whose batched tensor parameters a rule handles (others rerun element by element)
+_TENSOR_PARAM_RULES = {"gather": _gather}
 for _name in ("mse_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss",
               "binary_cross_entropy", "binary_cross_entropy_with_logits"):
     RULES[_name] = _pointwise_loss

@@ -54,6 +54,7 @@ from .._dtype import FROM_NP, tensor_type_name
 from .._tensor import Tensor, make_tensor
 from . import grad_mode
 from .anomaly_mode import state as anomaly
+from ..ops import registry
 from .graph import (AccumulateGrad, CopyBackwards, GradientEdge, Node, _sequence, edge_of,
                     refresh_view_history)
 
@@ -217,6 +218,9 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
         # Note [Plain nodes]: a node without hooks, in a backward without inputs=, anomaly
         # mode or the profiler, runs here directly, its outputs checked while routed.
         plain = exec_info is None and evaluate_hook is None and not anomaly.enabled
+        # gradients meeting in a buffer may be summed in place (_add_in_place) unless their
+        # sum is recorded, or carries tangents (forward AD over this backward)
+        steal = not create_graph and registry.FORWARD_AD is None
         while task is not None:
             node, buffer = task
             task = None
@@ -266,7 +270,13 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
                     else:
                         if g is not None:
                             old = buf[nr]
-                            buf[nr] = g if old is None else old + g
+                            if old is None:
+                                buf[nr] = g
+                            elif (not steal or sys.getrefcount(old) > 3 or type(old) is not Tensor
+                                  or type(g) is not Tensor
+                                  or not _add_in_place(old._data, g._data)):
+                                buf[nr] = old + g
+                            old = None
                         if left:
                             continue
                         del not_ready[nxt]
@@ -300,6 +310,21 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
                                "behavior.")
         result.append(g)
     return result
+
+
+def _add_in_place(data, more):
+    """Add `more` into `data` when the buffer's gradient is its array's only holder (PyTorch's
+    InputBuffer accumulates in place when it can steal the buffer); False if it cannot.
+    The caller checked that nothing else holds the gradient Tensor. Gradients reaching one
+    buffer slot were checked against one (shape, dtype), so no promotion or broadcast."""
+    if (sys.getrefcount(data) > 3 or data.base is not None or data.dtype not in _PLAIN_DTYPES
+            or not data.flags.writeable):
+        return False
+    np.add(data, more, out=data)
+    return True
+
+
+_PLAIN_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 
 class _Task(threading.local):

@@ -26,7 +26,8 @@ _state = grad_mode.state
 
 
 def make_inplace(row, signature, names):
-    return registry.generate(row.name.split(".")[0] + "_", signature, row, dispatch_inplace)
+    return registry.generate(row.name.split(".")[0] + "_", signature, row, dispatch_inplace,
+                             inplace=True)
 
 
 # allow_mutation_on_saved_tensors's clone-before-write (autograd/graph.py), or None

@@ -565,16 +565,29 @@ cosh = op("cosh", "CoshBackward0", "self", np.cosh, promote=FLOAT, inplace="cosh
 
 # ---- activations and their fused backwards ------------------------------------------------
 
+def _one(dtype):
+    """1 as a 0-d array of `dtype`: NumPy takes it faster than the Python number 1 (a
+    backward formula's constant, on the hot path of tiny tensors); the values are the same."""
+    one = _ONES.get(dtype)
+    if one is None:
+        one = _ONES[dtype] = np.ones((), dtype)
+        one.flags.writeable = False
+    return one
+
+
+_ONES = {}
+
+
 def _tanh_backward(grad_output, output):
     if output.dtype.kind == "c":
         return grad_output * np.conj(1 - output * output)
-    return grad_output * (1 - output * output)
+    return grad_output * (_one(output.dtype) - output * output)
 
 
 def _sigmoid_backward(grad_output, output):
     if output.dtype.kind == "c":
         return grad_output * np.conj((1 - output) * output)
-    return grad_output * (1 - output) * output
+    return grad_output * (_one(output.dtype) - output) * output
 
 
 tanh_backward = op(

@@ -994,7 +994,8 @@ _PLAIN_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 def _plain_path(row, ins, params, indent):
     """The source of the straight path of Note [Plain calls] for `row` called with the input
-    variables `ins` and the params tuple expression `params`; "" if the row has none."""
+    variables `ins` and the params tuple expression `params`; "" if the row has none.
+    The generated code's own locals end in `_`, so they cannot shadow an argument."""
     if (row.list_input or row.n_outputs != 1 or row.view or row.promote_with
             or not 1 <= len(ins) <= 2):
         return ""
@@ -1002,110 +1003,110 @@ def _plain_path(row, ins, params, indent):
     if len(ins) == 1:
         (x,) = ins
         lines = [f"if isinstance({x}, Tensor) and {x}._data.dtype in PLAIN_DTYPES:",
-                 f"    arrays = ({x}._data,)",
-                 f"    g0 = {x}._requires_grad"]
-        grads = "g0"
+                 f"    arrays_ = ({x}._data,)",
+                 f"    g0_ = {x}._requires_grad"]
+        grads = "g0_"
     else:
         x, y = ins
         lines = [f"if isinstance({x}, Tensor):",
                  f"    if isinstance({y}, Tensor):",
-                 f"        plain = {x}._data.dtype in PLAIN_DTYPES and "
+                 f"        plain_ = {x}._data.dtype in PLAIN_DTYPES and "
                  f"{y}._data.dtype is {x}._data.dtype",
-                 f"        g0 = {x}._requires_grad",
-                 f"        g1 = {y}._requires_grad",
-                 f"        arrays = ({x}._data, {y}._data)"]
+                 f"        g0_ = {x}._requires_grad",
+                 f"        g1_ = {y}._requires_grad",
+                 f"        arrays_ = ({x}._data, {y}._data)"]
         if row.number_inputs:
             lines += [f"    else:",
-                      f"        plain = {number.format(y)} and {x}._data.dtype in PLAIN_DTYPES",
-                      f"        g0 = {x}._requires_grad",
-                      f"        g1 = False",
-                      f"        arrays = ({x}._data, {y})",
+                      f"        plain_ = {number.format(y)} and {x}._data.dtype in PLAIN_DTYPES",
+                      f"        g0_ = {x}._requires_grad",
+                      f"        g1_ = False",
+                      f"        arrays_ = ({x}._data, {y})",
                       f"elif {number.format(x)} and isinstance({y}, Tensor):",
-                      f"    plain = {y}._data.dtype in PLAIN_DTYPES",
-                      f"    g0 = False",
-                      f"    g1 = {y}._requires_grad",
-                      f"    arrays = ({x}, {y}._data)"]
+                      f"    plain_ = {y}._data.dtype in PLAIN_DTYPES",
+                      f"    g0_ = False",
+                      f"    g1_ = {y}._requires_grad",
+                      f"    arrays_ = ({x}, {y}._data)"]
         else:
             lines += [f"    else:",
-                      f"        plain = False"]
+                      f"        plain_ = False"]
         lines += [f"else:",
-                  f"    plain = False",
-                  f"if plain:"]
-        grads = "g0 or g1"
-    call = "forward(*arrays, *params)" if params != "()" else "forward(*arrays)"
+                  f"    plain_ = False",
+                  f"if plain_:"]
+        grads = "g0_ or g1_"
+    call = "forward(*arrays_, *params_)" if params != "()" else "forward(*arrays_)"
     lines += [
-        f"    params = {params}",
+        f"    params_ = {params}",
         # Note [NumPy warnings]: the same order as _errstate.quietly
-        f"    prev = errors_get()",
+        f"    prev_ = errors_get()",
         f"    try:",
-        f"        if prev is QUIET:",
-        f"            out = {call}",
+        f"        if prev_ is QUIET:",
+        f"            out_ = {call}",
         f"        else:",
         f"            try:",
         f"                errors_set(QUIET)",
-        f"                out = {call}",
+        f"                out_ = {call}",
         f"            finally:",
-        f"                errors_set(prev)",
+        f"                errors_set(prev_)",
         f"    except ValueError:",
-        f"        check_broadcast(arrays)",
+        f"        check_broadcast(arrays_)",
         f"        raise",
-        f"    if type(out) is not ndarray:",
-        f"        out = asarray(out)",
+        f"    if type(out_) is not ndarray:",
+        f"        out_ = asarray(out_)",
     ]
     if row.node_cls is not None:
         lines += [f"    if {grads}:",
                   f"        if not grad_state.grad_enabled:",
-                  f"            result = make_tensor(out)",
-                  f"            result._fn_version = MADE_WITHOUT_GRAD",
-                  f"            return result"]
+                  f"            result_ = make_tensor(out_)",
+                  f"            result_._fn_version = MADE_WITHOUT_GRAD",
+                  f"            return result_"]
         lines += ["        " + line for line in _plain_record(row, ins)]
-    lines += [f"    return make_tensor(out)"]
+    lines += [f"    return make_tensor(out_)"]
     pad = " " * indent
     return "".join(pad + line + "\n" for line in lines)
 
 
 def _plain_record(row, ins):
     """The source recording the node of a plain call (what _record does, written out for
-    `row`); inputs `ins`, their requires-grad flags g0, g1, the output array `out`."""
+    `row`); inputs `ins`, their requires-grad flags g0_, g1_, the output array `out_`."""
     tensors = f"({', '.join(ins)}{',' if len(ins) == 1 else ''})"
     if row.differentiable_outputs is not None:
-        return [f"return record(row, {tensors}, params, (out,))[0]"]
+        return [f"return record(row, {tensors}, params_, (out_,))[0]"]
     lines = ["if HOOKED or anomaly.enabled:",
-             f"    return record(row, {tensors}, params, (out,))[0]",
-             "node = new(node_cls)",
-             "node._seq = next(sequence)",
-             "node._hooks = None"]
+             f"    return record(row, {tensors}, params_, (out_,))[0]",
+             "node_ = new(node_cls)",
+             "node_._seq = next(sequence)",
+             "node_._hooks = None"]
     edges, nrs = [], []
     for i, x in enumerate(ins):
         if not row.edge_mask[i]:
             continue
-        lines += [f"if g{i}:",
-                  f"    fn = {x}._grad_fn if {x}._base is None else refresh_view_history({x})",
-                  f"    if fn is None:",
-                  f"        e{i} = accumulator_of({x})",
-                  f"        n{i} = 0",
+        lines += [f"if g{i}_:",
+                  f"    fn_ = {x}._grad_fn if {x}._base is None else refresh_view_history({x})",
+                  f"    if fn_ is None:",
+                  f"        e{i}_ = accumulator_of({x})",
+                  f"        n{i}_ = 0",
                   f"    else:",
-                  f"        e{i} = fn",
-                  f"        n{i} = {x}._output_nr",
+                  f"        e{i}_ = fn_",
+                  f"        n{i}_ = {x}._output_nr",
                   f"else:",
-                  f"    e{i} = None",
-                  f"    n{i} = 0"]
-        edges.append(f"e{i}")
-        nrs.append(f"n{i}")
-    zeros = f"ZERO_NRS[{len(edges)}]"
-    lines += [f"node._fns = ({', '.join(edges)},)",
-              f"node._nrs = {zeros} if not ({' or '.join(nrs)}) else ({', '.join(nrs)},)",
-              "result = (make_tensor(out, True, node, 0) if out.dtype.kind in DIFFERENTIABLE"
-              " else make_tensor(out))",
-              "k = (out.shape, out.dtype)",
-              "meta = METAS.get(k)",
-              "node._meta = meta if meta is not None else shared_meta(k)",
-              "key = " + " | ".join(f"(g{i} and {1 << i})" for i in range(len(ins))),
-              "saver = savers.get(key)",
-              "if saver is None:",
-              "    saver = savers[key] = compile_saver(row.saves_for(key))",
-              f"node._saved = saver({tensors}, params, (result,))",
-              "return result"]
+                  f"    e{i}_ = None",
+                  f"    n{i}_ = 0"]
+        edges.append(f"e{i}_")
+        nrs.append(f"n{i}_")
+    lines += [f"node_._fns = ({', '.join(edges)},)",
+              f"node_._nrs = (ZERO_NRS[{len(edges)}] if not ({' or '.join(nrs)})"
+              f" else ({', '.join(nrs)},))",
+              "result_ = (make_tensor(out_, True, node_, 0) if out_.dtype.kind in DIFFERENTIABLE"
+              " else make_tensor(out_))",
+              "k_ = (out_.shape, out_.dtype)",
+              "meta_ = METAS.get(k_)",
+              "node_._meta = meta_ if meta_ is not None else shared_meta(k_)",
+              "key_ = " + " | ".join(f"(g{i}_ and {1 << i})" for i in range(len(ins))),
+              "saver_ = savers.get(key_)",
+              "if saver_ is None:",
+              "    saver_ = savers[key_] = compile_saver(row.saves_for(key_))",
+              f"node_._saved = saver_({tensors}, params_, (result_,))",
+              "return result_"]
     return lines
 
 
@@ -1137,18 +1138,68 @@ def _plain_namespace(row):
 _PLAIN_GUARD = "registry.FORWARD_AD is None and registry.VMAP is None and unhooked"
 
 
-def generate(name, signature, row, dispatcher, rename=None, with_out=False):
+def _plain_inplace_path(row, ins, params):
+    """The straight path of Note [Plain calls] for the in-place variant of a row with an
+    in-place ufunc (Note [In-place ufuncs] in inplace.py) when nothing is recorded: an
+    optimizer's `p.sub_(lr * g)` or `p -= ...` under no_grad. It writes into self's array as
+    dispatch_inplace would, and leaves everything else (recording, views, inference tensors,
+    overlap, casts, errors) to it."""
+    if row.inplace_ufunc is None or len(ins) != 2:
+        return ""
+    x, y = ins
+    lines = [f"if (isinstance({x}, Tensor) and {x}._extra is None and {x}._base is None",
+             f"        and {params} == UFUNC_PARAMS and inplace.MUTATION_HOOK is None):",
+             f"    target_ = {x}._data",
+             f"    if isinstance({y}, Tensor):",
+             f"        other_ = {y}._data",
+             f"        plain_ = other_.dtype is target_.dtype",
+             f"        records_ = {x}._requires_grad or {y}._requires_grad"]
+    if row.number_inputs:
+        lines += [f"    else:",
+                  f"        other_ = {y}",
+                  f"        plain_ = type(other_) is float or type(other_) is int",
+                  f"        records_ = {x}._requires_grad"]
+    else:
+        lines += [f"    else:",
+                  f"        plain_ = records_ = False"]
+    lines += [
+        f"    if (plain_ and target_.dtype in PLAIN_DTYPES",
+        f"            and not (records_ and grad_state.grad_enabled)",
+        f"            and target_.flags.writeable and 0 not in target_.strides):",
+        f"        prev_ = errors_get()",
+        f"        try:",
+        f"            if prev_ is QUIET:",
+        f"                ufunc(target_, other_, target_)",
+        f"            else:",
+        f"                try:",
+        f"                    errors_set(QUIET)",
+        f"                    ufunc(target_, other_, target_)",
+        f"                finally:",
+        f"                    errors_set(prev_)",
+        f"        except ValueError:",
+        f"            pass      # does not broadcast into self: dispatch raises PyTorch's error",
+        f"        else:",
+        f"            {x}._vc[0] += 1",
+        f"            return {x}"]
+    return "".join("        " + line + "\n" for line in lines)
+
+
+def generate(name, signature, row, dispatcher, rename=None, with_out=False, inplace=False):
     """A function `name(<signature>)` that calls `dispatcher(row, tensor inputs, params)`:
     a real signature (defaults, keywords, help()) and no argument parsing per call.
     with_out adds PyTorch's keyword `out=` (Note [out=]), one `is None` test when unused.
-    Calls of the op's own dispatch first try the straight path of Note [Plain calls]."""
+    Calls of the op's own dispatch, or of its in-place variant's (`inplace`), first try the
+    straight path of Note [Plain calls]."""
     rename = rename or {}
     ins = tuple(rename.get(n, n) for n in row.inputs)
     ps = tuple(rename.get(n, n) for n in row.params)
     tensors = f"tuple({ins[0]})" if row.list_input else \
         f"({', '.join(ins)}{',' if len(ins) == 1 else ''})"
     params = f"({', '.join(ps)}{',' if len(ps) == 1 else ''})"
-    plain = _plain_path(row, ins, params, 8) if dispatcher is dispatch else ""
+    if inplace:
+        plain = _plain_inplace_path(row, ins, params)
+    else:
+        plain = _plain_path(row, ins, params, 8) if dispatcher is dispatch else ""
     if plain:
         plain = f"    if {_PLAIN_GUARD}:\n" + plain
     if with_out:
@@ -1164,6 +1215,10 @@ def generate(name, signature, row, dispatcher, rename=None, with_out=False):
     ns = _plain_namespace(row)
     ns.update({"dispatcher": dispatcher, "row": row, "call_out": call_out,
                "__name__": __name__})   # frames name a module
+    if inplace:
+        from . import inplace as inplace_module
+        ns.update({"inplace": inplace_module, "ufunc": row.inplace_ufunc,
+                   "UFUNC_PARAMS": row.inplace_ufunc_params})
     exec(src, ns)
     _GENERATED.append((ns, "dispatcher", dispatcher))
     return ns[name]

@@ -1,6 +1,7 @@
-"""Batching rules of the nn family's element-wise rows and losses and of matrix functions
-(linalg, tril/triu, view_as_real): the same values as torch.func.vmap, per-sample gradients,
-and each runs batched (neither the per-op loop nor the element-by-element rerun)."""
+"""Batching rules of the nn family's element-wise rows and losses, of matrix functions
+(linalg, tril/triu, view_as_real), full reductions and gather: the same values as
+torch.func.vmap, per-sample gradients, and each runs batched (neither the per-op loop nor
+the element-by-element rerun)."""
 import numpy as np
 
 from helpers import same
@@ -30,6 +31,11 @@ def _cases(lib):
         "svdvals": (la.svdvals, a), "lu_factor": (la.lu_factor, a),
         "tril": (lambda v: v.tril(1), x), "triu": (lambda v: lib.triu(v, -1), x),
         "view_as_real": (lambda v: lib.view_as_real(v.to(lib.complex128)), x),
+        "max": (lib.max, x), "min": (lambda v: v.min(), x), "prod": (lib.prod, x),
+        "var": (lambda v: v.var(correction=0), x), "std_mean": (lib.std_mean, x),
+        "any": (lambda v: (v > 1).any(), x), "all": (lambda v: (v > -3).all(), x),
+        "count_nonzero": (lambda v: lib.count_nonzero(v > 0), x),
+        "vector_norm": (lambda v: la.vector_norm(v, 3), x),
         "gather": (lambda v, i: v.gather(-1, i), x, lib.tensor(INDEX)),
         "gather dim 0": (lambda v, i: lib.gather(v, 0, i), x, lib.tensor(INDEX % 4)),
     }
@@ -71,7 +77,8 @@ def test_per_sample_gradients():
         return [G.vmap(G.grad(lambda v, w: F.huber_loss(F.elu(v), w)))(x, t),
                 G.vmap(G.grad(lambda v, w: F.binary_cross_entropy_with_logits(
                     F.gelu(v), w)))(x, t),
-                G.vmap(G.grad(lambda m: lib.linalg.slogdet(m)[1] + lib.linalg.inv(m).sum()))(a)]
+                G.vmap(G.grad(lambda m: lib.linalg.slogdet(m)[1] + lib.linalg.inv(m).sum()))(a),
+                G.vmap(G.grad(lambda v: v.round().max() + v.prod() + v.var()))(x)]
     same(prog)
 
 

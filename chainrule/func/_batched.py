@@ -453,8 +453,9 @@ class _Fallback(Exception):
     """A rule's case it does not cover: the op goes to the loop."""
 
 
-def _dims_rule(*names, rank_offset=0, all_dims=False):
-    """A rule for single-input rows whose params `names` are element dims."""
+def _dims_rule(*names, rank_offset=0, all_dims=False, none_is_all=False):
+    """A rule for single-input rows whose params `names` are element dims (all of them where
+    all_dims and the param is None or empty, or none_is_all and it is None)."""
     def rule(op, inputs, params):
         x = inputs[0]
         if len(inputs) != 1 or any(isinstance(p, Tensor) for p in params):
@@ -467,7 +468,7 @@ def _dims_rule(*names, rank_offset=0, all_dims=False):
             for name in names:
                 i = op.params.index(name)
                 d = params[i]
-                if all_dims and (d is None or d == () or d == []):
+                if all_dims and (d is None or d == () or d == []) or none_is_all and d is None:
                     shifted[i] = tuple(range(k, k + r))
                 else:
                     shifted[i] = _shift(d, r, k)
@@ -486,6 +487,18 @@ def _full_reduction(target):
         row = OPS[target]
         return wrap(dispatch(row, (x._phys,), (tuple(range(k, k + x.dim())), False) + params),
                     x._levels)
+    return rule
+
+
+def _flat_reduction(target):
+    """A full reduction as `target`, a row reducing one dim, over each element flattened."""
+    def rule(op, inputs, params):
+        x = inputs[0]
+        if type(x) is not BatchedTensor or x.dim() == 0:
+            return _loop(op, inputs, params)
+        k = len(x._levels)
+        flat = x._phys.reshape(tuple(x._phys.shape[:k]) + (-1,))
+        return wrap(dispatch(OPS[target], (flat,), (k, False) + params), x._levels)
     return rule
 
 
@@ -774,6 +787,11 @@ RULES = {name: _pointwise for name in _pointwise_rows()}
 RULES.update({
     "add.Scalar": _pointwise, "sub.Scalar": _pointwise, "mul.Scalar": _pointwise,
     "div.Scalar": _pointwise, "where.self": _pointwise,
+    # comparisons and logical/bitwise rows (made in pointwise.py without a module name)
+    "eq": _pointwise, "ne": _pointwise, "lt": _pointwise, "le": _pointwise, "gt": _pointwise,
+    "ge": _pointwise, "logical_and": _pointwise, "logical_or": _pointwise,
+    "logical_xor": _pointwise, "bitwise_and": _pointwise, "bitwise_or": _pointwise,
+    "bitwise_xor": _pointwise,
     "tril": _trailing(2), "triu": _trailing(2), "view_as_real": _trailing(0),
     "view_as_complex": _trailing(1),
     "sum": _full_reduction("sum.dim_IntList"), "mean": _full_reduction("mean.dim"),
@@ -804,6 +822,12 @@ for _name in ("linalg_det", "linalg_inv_ex", "_linalg_svd", "linalg_eig", "linal
     RULES[_name] = _trailing(2)       # matrix functions batch over leading dims
 for _name in ("sum.dim_IntList", "mean.dim", "amax", "amin", "nansum"):
     RULES[_name] = _dims_rule("dim", all_dims=True)
+for _name in ("all", "any", "count_nonzero", "linalg_vector_norm", "std.correction",
+              "var.correction", "std_mean.correction", "var_mean.correction"):
+    RULES[_name] = _dims_rule("dim", none_is_all=True)
+# full reductions: max and min spread the gradient over ties as amax and amin do
+RULES.update({"max": _full_reduction("amax"), "min": _full_reduction("amin"),
+              "prod": _flat_reduction("prod.dim_int")})
 # rows whose `dim` is the one dim they keep (the others are reduced over together)
 _ALL_BUT_DIM = ("renorm", "_weight_norm", "_weight_norm_interface", "norm_except_dim")
 for _name, _row in OPS.items():

@@ -253,6 +253,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, allow_unus
                         if data.shape != shape or (data.dtype is not dtype
                                                    and data.dtype != dtype):
                             g = _fit(node, i, g, shape, dtype)
+                        del data    # a reference here would stop AccumulateGrad stealing g
                     left = dependencies[nxt] - 1
                     dependencies[nxt] = left
                     buf = not_ready.get(nxt)
@@ -645,6 +646,24 @@ def _dtype_of(np_dtype):
     return FROM_NP[np_dtype]
 
 
+def _private_base(g, base):
+    """Whether nothing but g (its array, and the tensor g is a view of) reaches `base`."""
+    # holders of base: g's array, accumulate_grad's local, this parameter, getrefcount's
+    # argument, and the array of the tensor g is a view of when that is base itself
+    holders = 4
+    b = g._base
+    if b is not None:
+        if sys.getrefcount(b) > 3:          # g._base, `b`, the argument
+            return False
+        if b._data is base:
+            holders += 1
+        elif b._data.base is not base or sys.getrefcount(b._data) > 2:
+            return False
+        else:
+            holders += 1
+    return base.base is None and sys.getrefcount(base) <= holders
+
+
 def accumulate_grad(variable, g, create_graph):
     """AccumulateGrad's work: store the first gradient, add later ones (in place unless the
     graph of the gradient itself is being recorded)."""
@@ -667,9 +686,14 @@ def accumulate_grad(variable, g, create_graph):
             # tensor on the same array, an array view) means a copy, so later in-place
             # accumulation never writes into memory someone else sees.
             data = g._data
-            if (sys.getrefcount(g) <= 3 and sys.getrefcount(data) <= 3 and data.base is None
+            base = data.base
+            if (sys.getrefcount(g) <= 3 and sys.getrefcount(data) <= 3 and base is None
                     and data.flags.writeable and not g._requires_grad):
                 variable._grad = g
+            elif (base is not None and sys.getrefcount(g) <= 3 and sys.getrefcount(data) <= 3
+                    and data.flags.c_contiguous and data.flags.writeable
+                    and not g._requires_grad and _private_base(g, base)):
+                variable._grad = make_tensor(data)
             else:
                 variable._grad = make_tensor(data.copy())
     elif create_graph or old._requires_grad and _state.grad_enabled:

@@ -86,9 +86,19 @@ def _mm(a, b):
     return _matmul(a, b)
 
 
+def _mm_mat2_backward(grad, mat1, mat2_strides):
+    """mat1^H grad, in mat2's own layout: a column-major mat2 (a weight passed as weight.t(),
+    as linear does) gets (grad^T mat1)^T, so its gradient needs no transposing copy to
+    match the weight's strides (PyTorch's choice too)."""
+    if mat2_strides[0] == 1 and mat2_strides[1] == mat1.shape[1] != 1:
+        return grad.t().mm(mat1.conj()).t()
+    return mat1.t().conj().mm(grad)
+
+
 mm = op("mm", "MmBackward0", "self, mat2", _mm,
         self=lambda grad, mat2: grad.mm(mat2.t().conj()),
-        mat2=lambda grad, self: self.t().conj().mm(grad), out=EXACT)
+        mat2=lambda grad, self, mat2_strides: _mm_mat2_backward(grad, self, mat2_strides),
+        out=EXACT)
 
 
 def _bmm(a, b):
@@ -175,7 +185,8 @@ def _addmm(c, a, b, beta, alpha):
 addmm = op("addmm", "AddmmBackward0", "self, mat1, mat2, *, beta=1, alpha=1", _addmm,
            self=lambda grad, beta: _times(grad, beta),
            mat1=lambda grad, mat2, alpha: _times(grad.mm(mat2.t().conj()), alpha),
-           mat2=lambda grad, mat1, alpha: _times(mat1.t().conj().mm(grad), alpha), out=EXACT)
+           mat2=lambda grad, mat1, mat2_strides, alpha: _times(
+               _mm_mat2_backward(grad, mat1, mat2_strides), alpha), out=EXACT)
 
 
 @public("addmm_", function=False)

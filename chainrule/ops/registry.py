@@ -151,6 +151,8 @@ class Op:
             return (name, _OUTPUT, int(name[6:]))
         if name.endswith("_shape") and name[:-6] in self.inputs:
             return (name, _SHAPE, self.inputs.index(name[:-6]))
+        if name.endswith("_strides") and name[:-8] in self.inputs:
+            return (name, _STRIDES, self.inputs.index(name[:-8]))
         if name in self.params:
             return (name, _PARAM, self.params.index(name))
         raise TypeError(f"op {self.name}: a formula reads '{name}', which is not an input, "
@@ -246,7 +248,12 @@ class OpNode(Node):
         # them through dir(): _saved_<name> per saved value, _raw_saved_<name> per tensor
         names = set(super().__dir__())
         for key, value in self._saved.items():
-            names.add("_saved_" + (key[:-6] + "_sym_sizes" if key.endswith("_shape") else key))
+            shown = key     # PyTorch's names for a saved shape and strides
+            if key.endswith("_shape"):
+                shown = key[:-6] + "_sym_sizes"
+            elif key.endswith("_strides"):
+                shown = key[:-8] + "_sym_strides"
+            names.add("_saved_" + shown)
             if (type(value) in _SAVED_KINDS or value is _RELEASED or isinstance(value, Tensor)
                     or key in self._op.inputs or type(value) is _SavedTensors
                     or type(value) is tuple and any(isinstance(v, Tensor) for v in value)):
@@ -267,7 +274,7 @@ class OpNode(Node):
             if type(value) is _SavedTensors:
                 return tuple(raw_saved(value, i) for i in range(len(value)))
         elif name.startswith("_saved_"):
-            key = name[7:].replace("_sym_sizes", "_shape")
+            key = name[7:].replace("_sym_sizes", "_shape").replace("_sym_strides", "_strides")
             op = type(self)._op
             if key not in self._saved and type(op.returns) is tuple and key in op.returns:
                 # a named output (sort's `indices`) is saved as result<i>; one that is not
@@ -308,7 +315,7 @@ def requires_grad_key(inputs):
     return sum(1 << i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad)
 
 
-_INPUT, _LIST, _LIST_SHAPES, _OUTPUT, _SHAPE, _PARAM = range(6)   # save-plan kinds
+_INPUT, _LIST, _LIST_SHAPES, _OUTPUT, _SHAPE, _PARAM, _STRIDES = range(7)   # save-plan kinds
 _NOTHING_SAVED = types.MappingProxyType({})   # shared by nodes that save nothing; read-only
 
 
@@ -751,6 +758,12 @@ def _nothing_saved(inputs, params, results):
     return _NOTHING_SAVED
 
 
+def _element_strides(a):
+    """An array's strides in elements, as PyTorch's sym_strides."""
+    size = a.itemsize
+    return tuple(s // size for s in a.strides)
+
+
 def _compile_saver(plan):
     """`save(inputs, params, results)`: what _save returns for `plan` without saved-tensor
     hooks, written out once per save plan (a recorded op runs one)."""
@@ -783,13 +796,17 @@ def _compile_saver(plan):
                       f"    {v}.version = vc[0]",
                       f"    {v}.output_nr = r._output_nr",
                       f"    {v}.requires_grad = r._requires_grad"]
+        elif kind is _STRIDES:
+            lines += [f"    x = inputs[{i}]",
+                      f"    {v} = strides(x._data) if isinstance(x, Tensor) else ()"]
         else:   # _SHAPE
             lines += [f"    x = inputs[{i}]",
                       f"    {v} = x._data.shape if isinstance(x, Tensor) else ()"]
         entries.append(f"{name!r}: {v}")
     lines.append("    return {" + ", ".join(entries) + "}")
     ns = {"Tensor": Tensor, "new": object.__new__, "SavedInput": SavedInput,
-          "SavedOutput": SavedOutput, "INFERENCE_SAVE": _INFERENCE_SAVE}
+          "SavedOutput": SavedOutput, "INFERENCE_SAVE": _INFERENCE_SAVE,
+          "strides": _element_strides}
     exec("\n".join(lines) + "\n", ns)
     return ns["save"]
 
@@ -814,6 +831,9 @@ def _save(plan, inputs, params, results, hooks):
         elif kind is _SHAPE:
             x = inputs[i]
             saved[name] = x._data.shape if isinstance(x, Tensor) else ()
+        elif kind is _STRIDES:
+            x = inputs[i]
+            saved[name] = _element_strides(x._data) if isinstance(x, Tensor) else ()
         elif kind is _LIST:
             saved[name] = _SavedList(SavedInput(x) for x in inputs)
         else:

@@ -530,7 +530,7 @@ class Tensor:
 
     def numpy(self, *, force=False):
         """The NumPy array behind this tensor (shared memory)."""
-        if self._requires_grad and not force:
+        if self._requires_grad and _grad_state.grad_enabled and not force:  # PyTorch's test
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         if self._data.dtype.isbuiltin == 2:     # an ml_dtypes type
@@ -538,7 +538,7 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad:
+        if self._requires_grad and _grad_state.grad_enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         a = self._data

@@ -738,3 +738,19 @@ def test_read_only_memory_is_aliased_writable():
                      lambda T, b: T.frombuffer(memoryview(b).toreadonly(), dtype=T.uint8),
                      lambda T, b: T.from_dlpack(read_only_array(b))]:
             alike(lambda T: (lambda b: (make(T, b).add_(1), bytes(b))[1])(bytearray(b"\x01\x02")))
+
+
+def test_numpy_of_a_tensor_requiring_grad_follows_grad_mode():
+    # PyTorch refuses numpy() (and __array__) only while grad mode is on
+    def prog(T):
+        x = T.ones(2, requires_grad=True)
+        with T.no_grad():
+            a = x.numpy().copy()
+            b = np.asarray(x * 2).copy()
+        try:
+            x.numpy()
+            refused = None
+        except RuntimeError as e:
+            refused = str(e)
+        return T.tensor(a), T.tensor(b), refused
+    same(prog)

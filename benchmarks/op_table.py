@@ -37,7 +37,7 @@ import statistics
 import sys
 import time
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -52,7 +52,7 @@ class Op:
     inputs: tuple               # input specs, see _array
     kernel: object = None       # the bare NumPy forward, kernel(*arrays), for profile_op.py
     inplace: bool = False
-    mode: str = field(default="", compare=False)     # "chain" / "fan", decided on first use
+    mode: object = None         # the input a chain feeds back into, None for a fan (measure_op)
 
 
 def F(shape=(16,), low=-1.0, high=1.0):

@@ -634,3 +634,17 @@ def test_cumulative_extremes_of_complex_without_elements_to_scan(name):
 
 def test_mode_of_complex_without_elements_to_compare():
     same(lambda T: (T.mode(T.tensor(2 + 0j)), T.mode(T.zeros(3, 0, dtype=T.complex64), 0)))
+
+
+COMPLEX_CLAMP = [
+    lambda T: T.clamp_min(T.ones(3, dtype=T.complex64), T.zeros(3)),
+    lambda T: T.clamp_max(T.ones(3), T.zeros(3, dtype=T.complex64)),
+    lambda T: T.clamp(T.ones(3), T.zeros(3, dtype=T.complex64), T.ones(3)),
+    lambda T: T.clamp(T.ones(3), None, T.zeros(3, dtype=T.complex64)),
+    lambda T: T.clamp(T.ones(3, dtype=T.complex64), T.zeros(3), T.ones(3)),
+]
+
+
+@pytest.mark.parametrize("prog", COMPLEX_CLAMP, ids=range(len(COMPLEX_CLAMP)))
+def test_clamp_by_tensors_refuses_complex(prog):
+    same_error(prog)

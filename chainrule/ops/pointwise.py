@@ -876,6 +876,17 @@ def _clamp(a, lo, hi):
     return _first_on_tie(r, a)
 
 
+def _clamp_by_tensors(a, lo, hi):
+    """clamp by tensor bounds: the kernel (clamp, or maximum / minimum for one bound) of the
+    promoted dtype refuses complex; complex self is clamp.Tensor's own check, before."""
+    t = _dtype.result_type([x for x in (a, lo, hi) if x is not None])
+    if t.np.kind == "c":
+        kernel = ("clamp_cpu" if lo is not None and hi is not None else
+                  "maximum_cpu" if lo is not None else "minimum_cpu")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{t.legacy}'")
+    return _clamp(a, lo, hi)
+
+
 def _clamp_grad(grad, self, min, max):
     # The boundary passes the gradient: self >= min and self <= max.
     if min is None:
@@ -903,7 +914,9 @@ def _clamp_max_grad(grad, self, min, max):
 clamp_scalar = op("clamp", "ClampBackward1", "self, min=None, max=None", _clamp,
                   function=False, method=False, self=_clamp_grad)
 
-clamp_tensor = op("clamp.Tensor", "ClampBackward0", "self, min=None, max=None", _clamp,
+clamp_tensor = op("clamp.Tensor", "ClampBackward0", "self, min=None, max=None",
+                  lambda a, lo, hi: _clamp_by_tensors(
+                      _no_complex(a, "clamp is not supported for complex types") or a, lo, hi),
                   numbers=True, function=False, method=False,
                   self=_clamp_grad, min=_clamp_min_grad, max=_clamp_max_grad)
 
@@ -912,7 +925,7 @@ clamp_min_scalar = op("clamp_min", "ClampMinBackward0", "self, min",
                       self=lambda grad, self, min: where(self >= min, grad, 0.0))
 
 clamp_min_tensor = op("clamp_min.Tensor", "ClampMinBackward1", "self, min",
-                      lambda a, lo: _clamp(a, lo, None), function=False, method=False,
+                      lambda a, lo: _clamp_by_tensors(a, lo, None), function=False, method=False,
                       self=lambda grad, self, min: where(self >= min, grad, 0.0),
                       min=lambda grad, self, min: where(self < min, grad, 0.0))
 
@@ -921,7 +934,7 @@ clamp_max_scalar = op("clamp_max", "ClampMaxBackward0", "self, max",
                       self=lambda grad, self, max: where(self <= max, grad, 0.0))
 
 clamp_max_tensor = op("clamp_max.Tensor", "ClampMaxBackward1", "self, max",
-                      lambda a, hi: _clamp(a, None, hi), function=False, method=False,
+                      lambda a, hi: _clamp_by_tensors(a, None, hi), function=False, method=False,
                       self=lambda grad, self, max: where(self <= max, grad, 0.0),
                       max=lambda grad, self, max: where(self > max, grad, 0.0))
 

@@ -648,3 +648,17 @@ COMPLEX_CLAMP = [
 @pytest.mark.parametrize("prog", COMPLEX_CLAMP, ids=range(len(COMPLEX_CLAMP)))
 def test_clamp_by_tensors_refuses_complex(prog):
     same_error(prog)
+
+
+NAN_P_AND_KERNELS = [
+    lambda T: T.nn.functional.dropout(T.ones(4, 3), float("nan")),
+    lambda T: T.nn.functional.dropout(T.ones(4, 3), float("nan"), training=False),
+    lambda T: T.native_dropout(T.ones(4, 3), float("nan"), True),
+    lambda T: T._weight_norm(T.ones(4, 3, dtype=T.int16), T.ones(4, 1, dtype=T.int16), 0),
+    lambda T: T._weight_norm(T.ones(4, 3, dtype=T.float64), T.ones(4, 1), 0),
+]
+
+
+@pytest.mark.parametrize("prog", NAN_P_AND_KERNELS, ids=range(len(NAN_P_AND_KERNELS)))
+def test_dropout_nan_probability_and_weight_norm_dtypes(prog):
+    same_error(prog)

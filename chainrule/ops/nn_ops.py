@@ -2257,7 +2257,7 @@ def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
     """PyTorch's CPU _dropout_impl: input times a bernoulli_(1 - p) noise divided by 1 - p
     or, for alpha dropout, scaled and shifted to keep SELU's mean and variance; drawn from
     the default generator exactly as PyTorch draws it."""
-    if p < 0 or p > 1:
+    if not 0 <= p <= 1:     # nan too
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not train or input.numel() == 0:
         return input
@@ -2381,6 +2381,10 @@ def _norms_except(v, dim):
 
 
 def _weight_norm_fused(v, g, dim):
+    _not_for(v, "biuc", "weight_norm_kernel")
+    if g.dtype != v.dtype:
+        raise RuntimeError(f"expected scalar type {FROM_NP[v.dtype].legacy} but found "
+                           f"{FROM_NP[g.dtype].legacy}")
     norms = _norms_except(v, dim).astype(np.float32 if v.dtype == np.float16 else v.dtype)
     return v * (g / norms).astype(v.dtype), norms
 

@@ -1016,8 +1016,8 @@ def _plain_path(row, ins, params, indent):
     """The source of the straight path of Note [Plain calls] for `row` called with the input
     variables `ins` and the params tuple expression `params`; "" if the row has none.
     The generated code's own locals end in `_`, so they cannot shadow an argument."""
-    if (row.list_input or row.n_outputs != 1 or row.view or row.promote_with
-            or not 1 <= len(ins) <= 2):
+    if (row.list_input or row.n_outputs != 1 or row.promote_with or not 1 <= len(ins) <= 2
+            or row.view and len(ins) != 1):
         return ""
     number = "(type({0}) is float or type({0}) is int)"
     if len(ins) == 1:
@@ -1073,14 +1073,21 @@ def _plain_path(row, ins, params, indent):
         f"    if type(out_) is not ndarray:",
         f"        out_ = asarray(out_)",
     ]
-    if row.node_cls is not None:
-        lines += [f"    if {grads}:",
-                  f"        if not grad_state.grad_enabled:",
-                  f"            result_ = make_tensor(out_)",
-                  f"            result_._fn_version = MADE_WITHOUT_GRAD",
-                  f"            return result_"]
-        lines += ["        " + line for line in _plain_record(row, ins)]
-    lines += [f"    return make_tensor(out_)"]
+    if row.view:      # a view of its one input: _record and _make_view know views
+        lines += [f"    if g0_ and grad_state.grad_enabled and node_cls is not None:",
+                  f"        return record(row, ({ins[0]},), params_, (out_,))[0]",
+                  f"    result_ = make_tensor(out_)",
+                  f"    make_view(result_, {ins[0]}, row)",
+                  f"    return result_"]
+    else:
+        if row.node_cls is not None:
+            lines += [f"    if {grads}:",
+                      f"        if not grad_state.grad_enabled:",
+                      f"            result_ = make_tensor(out_)",
+                      f"            result_._fn_version = MADE_WITHOUT_GRAD",
+                      f"            return result_"]
+            lines += ["        " + line for line in _plain_record(row, ins)]
+        lines += [f"    return make_tensor(out_)"]
     pad = " " * indent
     return "".join(pad + line + "\n" for line in lines)
 
@@ -1149,7 +1156,7 @@ def _plain_namespace(row):
             "node_cls": row.node_cls, "sequence": _sequence,
             "refresh_view_history": refresh_view_history, "accumulator_of": accumulator_of,
             "ZERO_NRS": _ZERO_NRS, "DIFFERENTIABLE": _DIFFERENTIABLE_KINDS, "METAS": _METAS,
-            "shared_meta": _shared_meta, "savers": row._savers,
+            "shared_meta": _shared_meta, "savers": row._savers, "make_view": _make_view,
             "compile_saver": _compile_saver}
 
 

@@ -68,14 +68,12 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
 # about 3x faster than copying a window view row by row (runs of W values), and saves more
 # than the extra positions cost the matmul (E_i - O_i = lo_i for the usual "same" padding).
 
-def _conv_windows(xp, kernel, stride, dilation, out=None):
-    """(N, C, *K, *O) windows of a padded (N, C, *S) array (Note [Window layout]); `out`
-    keeps only the first positions."""
+def _conv_windows(xp, kernel, stride, dilation):
+    """(N, C, *K, *O) windows of a padded (N, C, *S) array (Note [Window layout])."""
     d = len(kernel)
     span = tuple((k - 1) * dl + 1 for k, dl in zip(kernel, dilation))
     win = sliding_window_view(xp, span, axis=tuple(range(2, 2 + d)))
-    positions = tuple(slice(None, None, s) if out is None else slice(0, (o - 1) * s + 1, s)
-                      for s, o in zip(stride, out or stride))
+    positions = tuple(slice(None, None, s) for s in stride)
     win = win[(slice(None),) * 2 + positions + tuple(slice(None, None, dl) for dl in dilation)]
     return win.transpose((0, 1) + tuple(range(2 + d, 2 + 2 * d)) + tuple(range(2, 2 + d)))
 
@@ -190,8 +188,9 @@ def _on_grid(g, grid):
 
 
 def _col2im(cols, shape, kernel, stride, dilation, out):
-    """The adjoint of _im2col: each window column added back onto zeros of `shape` (one
-    vectorized slice-add per kernel tap, over all windows at once)."""
+    """The adjoint of the window view (_conv_windows): each window column, (N, C, *K, *O),
+    added back onto zeros of `shape` (one vectorized slice-add per kernel tap, over all
+    windows at once)."""
     n, c = shape[:2]
     cols = cols.reshape((n, c) + tuple(kernel) + tuple(out))
     res = np.zeros(shape, cols.dtype)

@@ -662,3 +662,24 @@ NAN_P_AND_KERNELS = [
 @pytest.mark.parametrize("prog", NAN_P_AND_KERNELS, ids=range(len(NAN_P_AND_KERNELS)))
 def test_dropout_nan_probability_and_weight_norm_dtypes(prog):
     same_error(prog)
+
+
+COMPLEX_BOUNDS_AND_MSE = [
+    lambda T: T.clamp_max(T.ones(3), 1j),
+    lambda T: T.clamp_min(T.ones(3), 1j),
+    lambda T: T.clamp(T.ones(3), 0, 1j),
+    lambda T: T.nn.functional.mse_loss(T.ones(3, dtype=T.complex64), T.ones(3)),
+    lambda T: T.nn.functional.mse_loss(T.ones(3, dtype=T.int64), T.ones(3, dtype=T.int64)),
+    lambda T: T.nn.functional.mse_loss(T.ones(3, dtype=T.bool), T.ones(3, dtype=T.bool)),
+]
+
+
+@pytest.mark.parametrize("prog", COMPLEX_BOUNDS_AND_MSE, ids=range(len(COMPLEX_BOUNDS_AND_MSE)))
+def test_complex_bounds_and_mse_dtypes(prog):
+    same_error(prog)
+
+
+def test_mse_loss_promotes_as_pytorch():
+    same(lambda T: (T.nn.functional.mse_loss(T.ones(3, dtype=T.int64), T.zeros(3)),
+                    T.nn.functional.mse_loss(T.ones(3, dtype=T.float16), T.zeros(3,
+                                                                                dtype=T.float64))))

@@ -276,9 +276,13 @@ mse_loss_backward = op(
     target=lambda grad, grad_output, target, reduction: -_mse_dd(grad * grad_output, target,
                                                                  reduction))
 
-mse_loss = op("mse_loss", "MseLossBackward0", "self, target, reduction",
-              lambda x, t, reduction: _reduce((x - t) ** 2, reduction), function=False,
-              method=False,
+def _mse(x, t, reduction):
+    dtype = _loss_kernel_dtype(x, t, "mse_cpu", False)
+    return _reduce(((x - t) ** 2).astype(dtype, copy=False), reduction)
+
+
+mse_loss = op("mse_loss", "MseLossBackward0", "self, target, reduction", _mse,
+              function=False, method=False,
               self=lambda grad, self, target, reduction: mse_loss_backward(grad, self, target,
                                                                            reduction),
               target=lambda grad, self, target, reduction: mse_loss_backward(grad, target, self,

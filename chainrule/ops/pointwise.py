@@ -911,7 +911,18 @@ def _clamp_max_grad(grad, self, min, max):
     return where((self > max).logical_or(max < min), grad, 0.0)
 
 
-clamp_scalar = op("clamp", "ClampBackward1", "self, min=None, max=None", _clamp,
+def _clamp_by_numbers(a, lo, hi, one_bound=False):
+    """A complex number bound: clamp_min / clamp_max refuse complex, clamp's kernel fails to
+    read it as a double."""
+    if any(isinstance(b, complex) for b in (lo, hi)):
+        if one_bound:
+            raise NotImplementedError("clamp is not supported for complex types")
+        if a.dtype.kind == "f":
+            raise RuntimeError("value cannot be converted to type double without overflow")
+    return _clamp(a, lo, hi)
+
+
+clamp_scalar = op("clamp", "ClampBackward1", "self, min=None, max=None", _clamp_by_numbers,
                   function=False, method=False, self=_clamp_grad)
 
 clamp_tensor = op("clamp.Tensor", "ClampBackward0", "self, min=None, max=None",
@@ -921,8 +932,8 @@ clamp_tensor = op("clamp.Tensor", "ClampBackward0", "self, min=None, max=None",
                   self=_clamp_grad, min=_clamp_min_grad, max=_clamp_max_grad)
 
 clamp_min_scalar = op("clamp_min", "ClampMinBackward0", "self, min",
-                      lambda a, lo: _clamp(a, lo, None), function=False, method=False,
-                      self=lambda grad, self, min: where(self >= min, grad, 0.0))
+                      lambda a, lo: _clamp_by_numbers(a, lo, None, True), function=False,
+                      method=False, self=lambda grad, self, min: where(self >= min, grad, 0.0))
 
 clamp_min_tensor = op("clamp_min.Tensor", "ClampMinBackward1", "self, min",
                       lambda a, lo: _clamp_by_tensors(a, lo, None), function=False, method=False,
@@ -930,8 +941,8 @@ clamp_min_tensor = op("clamp_min.Tensor", "ClampMinBackward1", "self, min",
                       min=lambda grad, self, min: where(self < min, grad, 0.0))
 
 clamp_max_scalar = op("clamp_max", "ClampMaxBackward0", "self, max",
-                      lambda a, hi: _clamp(a, None, hi), function=False, method=False,
-                      self=lambda grad, self, max: where(self <= max, grad, 0.0))
+                      lambda a, hi: _clamp_by_numbers(a, None, hi, True), function=False,
+                      method=False, self=lambda grad, self, max: where(self <= max, grad, 0.0))
 
 clamp_max_tensor = op("clamp_max.Tensor", "ClampMaxBackward1", "self, max",
                       lambda a, hi: _clamp_by_tensors(a, None, hi), function=False, method=False,

@@ -683,3 +683,16 @@ def test_mse_loss_promotes_as_pytorch():
     same(lambda T: (T.nn.functional.mse_loss(T.ones(3, dtype=T.int64), T.zeros(3)),
                     T.nn.functional.mse_loss(T.ones(3, dtype=T.float16), T.zeros(3,
                                                                                 dtype=T.float64))))
+
+
+BOOL_PRODUCTS = [
+    lambda T: T.bmm(T.ones(2, 3, 3, dtype=T.bool), T.ones(2, 3, 3, dtype=T.float64)),
+    lambda T: T.matmul(T.ones(2, 3, 3, dtype=T.bool), T.ones(2, 3, 3)),
+    lambda T: T.einsum("bij,bjk->bik", T.ones(2, 3, 3, dtype=T.bool), T.ones(2, 3, 3)),
+    lambda T: T.cross(T.ones(2, 3, dtype=T.bool), T.ones(2, 3), dim=1),
+]
+
+
+@pytest.mark.parametrize("prog", BOOL_PRODUCTS, ids=range(len(BOOL_PRODUCTS)))
+def test_bool_products_refused_before_dtype_checks(prog):
+    same_error(prog)

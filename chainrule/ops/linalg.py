@@ -111,9 +111,9 @@ def _bmm(a, b):
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     if not (a.size and b.size):     # no kernel runs: no dtype checks, mat2's dtype
         return np.zeros((a.shape[0], a.shape[1], b.shape[2]), b.dtype)
+    _no_bool(a, "bmm")      # the kernel's refusal comes before the dtype check
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_name(a)} but found {_name(b)}")
-    _no_bool(a, "bmm")
     return _matmul(a, b)
 
 
@@ -531,10 +531,10 @@ def _einsum_dtype(equation, operands, size):
             dtype = _dtype.promote_types(dtype, dt)
         elif any(size.get(c) == 0 for c in a | b):
             dtype = dt      # an empty bmm: no kernel runs, the result has mat2's dtype
+        elif dtype is _dtype.bool:     # bmm's refusal comes before its dtype check
+            raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
         elif dtype is not dt:
             raise RuntimeError(f"expected scalar type {dtype.legacy} but found {dt.legacy}")
-        elif dtype is _dtype.bool:
-            raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
         a = (a | b) - pair - {c for c in summed if counts[c] == 0}
     return dtype
 
@@ -628,9 +628,9 @@ def _linalg_cross(a, b, dim):
     if a.shape[d] != 3 or b.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{a.shape[d]} and {b.shape[d]}")
+    _no_bool(a, "cross")    # the kernel's refusal comes before the dtype check
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_name(a)} but found {_name(b)}")
-    _no_bool(a, "cross")
     shape = np.broadcast_shapes(a.shape, b.shape)
     a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
     return np.cross(a, b, axis=d)

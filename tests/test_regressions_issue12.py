@@ -696,3 +696,16 @@ BOOL_PRODUCTS = [
 @pytest.mark.parametrize("prog", BOOL_PRODUCTS, ids=range(len(BOOL_PRODUCTS)))
 def test_bool_products_refused_before_dtype_checks(prog):
     same_error(prog)
+
+
+CONV_KERNEL_FIRST = [
+    lambda T: T.nn.functional.conv2d(T.ones(1, 2, 4, 4, dtype=T.bool),
+                                     T.ones(2, 2, 3, 3, dtype=T.float64)),
+    lambda T: T.nn.functional.conv_transpose1d(T.ones(1, 2, 4, dtype=T.int16),
+                                               T.ones(2, 2, 3, dtype=T.float64)),
+]
+
+
+@pytest.mark.parametrize("prog", CONV_KERNEL_FIRST, ids=range(len(CONV_KERNEL_FIRST)))
+def test_convolution_kernel_refusal_before_dtype_check(prog):
+    same_error(prog)

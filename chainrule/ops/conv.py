@@ -501,10 +501,10 @@ def _checked_convolution(x, w, b, stride, padding, dilation, transposed, output_
         _check_transposed_kernel(x, w, b, stride, padding, dilation, output_padding, groups)
     else:
         _check_kernel(w, dilation)
+    _check_conv_dtype(x, transposed, dim)     # the kernel's refusal comes first
     # PyTorch does not promote here; NumPy would, silently
     if w.dtype is not x.dtype:
         raise RuntimeError(f"expected scalar type {x.dtype.legacy} but found {w.dtype.legacy}")
-    _check_conv_dtype(x, transposed, dim)
     return convolution_row(x, w, b, stride, padding, dilation, transposed, output_padding,
                            groups)
 

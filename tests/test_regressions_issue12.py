@@ -709,3 +709,17 @@ CONV_KERNEL_FIRST = [
 @pytest.mark.parametrize("prog", CONV_KERNEL_FIRST, ids=range(len(CONV_KERNEL_FIRST)))
 def test_convolution_kernel_refusal_before_dtype_check(prog):
     same_error(prog)
+
+
+SIZES_READ_FIRST = [
+    lambda T: T.baddbmm(T.ones(2, 3, 5), T.tensor(1.), T.ones(2, 4, 5)),
+    lambda T: T.baddbmm(T.ones(2, 3, 5), T.ones(2, 3, 4), T.tensor(1.)),
+    lambda T: T.addbmm(T.ones(3, 5), T.tensor(1.), T.ones(2, 4, 5)),
+    lambda T: T.addbmm(T.ones(3, 5), T.ones(2, 3, 4), T.tensor(1.)),
+    lambda T: T.mv(T.tensor(1.), T.ones(4)),
+]
+
+
+@pytest.mark.parametrize("prog", SIZES_READ_FIRST, ids=range(len(SIZES_READ_FIRST)))
+def test_products_of_0d_operands(prog):
+    same_error(prog)

@@ -122,7 +122,17 @@ bmm = op("bmm", "BmmBackward0", "self, mat2", _bmm,
          mat2=lambda grad, self: self.transpose(1, 2).conj().bmm(grad))
 
 
+def _size_of(a, d):
+    """PyTorch's errors of tensor.size(d), which some ops read before their checks."""
+    if a.ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    if d >= a.ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-a.ndim}, "
+                         f"{a.ndim - 1}], but got {d})")
+
+
 def _mv(a, v):
+    _size_of(a, 0)
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
     if a.shape[1] != v.shape[0]:
@@ -782,10 +792,8 @@ def _check_batches(b1, b2):
 
 
 def _baddbmm(c, b1, b2, beta, alpha):
-    if b2.ndim < 3:      # PyTorch reads batch2's third size first
-        n = max(b2.ndim, 1)
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         "but got 2)")
+    for t, d in ((b2, 2), (b1, 0), (b1, 1)):    # the sizes PyTorch reads first
+        _size_of(t, d)
     _check_batches(b1, b2)
     if b2.shape[:2] != (b1.shape[0], b1.shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
@@ -821,6 +829,8 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
 
 
 def _addbmm(c, b1, b2, beta, alpha):
+    _size_of(b1, 1)     # the sizes PyTorch reads first
+    _size_of(b2, 2)
     _check_batches(b1, b2)
     if b1.shape[0] != b2.shape[0]:
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "

@@ -393,7 +393,26 @@ def _pow_tensor_scalar(a, exponent):
         if exponent == 1:
             return a.copy()
         return np.exp(exponent * np.log(a))
+    if a.dtype == np.float32 and type(exponent) is int and 4 <= exponent <= 16:
+        return _float32_int_power(a, exponent)
     return np.power(a, exponent)
+
+
+def _float32_int_power(a, n):
+    """a ** n for float32 `a` and 4 <= n <= 16, by squaring in float64 and rounding once
+    more: NumPy's float32 pow is a libm call per element (25x slower on 2,000 values), and
+    the result is within one float32 rounding of pow's (the float64 products carry at most
+    a few float64 ulps; PyTorch's own vectorised pow is a 1-ulp approximation)."""
+    x = a.astype(np.float64)
+    result = None
+    while True:
+        if n & 1:
+            result = x if result is None else result * x
+        n >>= 1
+        if not n:
+            break
+        x = x * x
+    return result.astype(np.float32)
 
 
 def _pow_tensor_tensor(a, b):

@@ -723,3 +723,18 @@ SIZES_READ_FIRST = [
 @pytest.mark.parametrize("prog", SIZES_READ_FIRST, ids=range(len(SIZES_READ_FIRST)))
 def test_products_of_0d_operands(prog):
     same_error(prog)
+
+
+KTH_AND_AMINMAX = [
+    lambda T: T.kthvalue(T.ones(3, dtype=T.bool), 5),
+    lambda T: T.aminmax(T.tensor(1j), dim=1),
+]
+
+
+@pytest.mark.parametrize("prog", KTH_AND_AMINMAX, ids=range(len(KTH_AND_AMINMAX)))
+def test_argument_checks_before_dtype_refusals(prog):
+    same_error(prog)
+
+
+def test_kthvalue_of_0d_bool():
+    same(lambda T: T.kthvalue(T.tensor(True), 1))

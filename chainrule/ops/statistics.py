@@ -282,8 +282,6 @@ def _quickselect(K, P, k):
 
 def _kthvalue(a, k, dim, keepdim):
     d = wrap_dim(dim, a.ndim)
-    if a.dtype.kind in "bc":
-        raise _not_implemented("kthvalue_cpu", a)
     if a.ndim:
         _check_reduced_dim("kthvalue", a, d)
     n = a.shape[d] if a.ndim else 1
@@ -291,6 +289,8 @@ def _kthvalue(a, k, dim, keepdim):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
+    if a.dtype.kind in "bc":    # after the checks of k; a 0-d input runs no kernel
+        raise _not_implemented("kthvalue_cpu", a)
     rows, lead = _rows(a, d)
     m = rows.shape[0]
     if rows.size == 0:
@@ -438,6 +438,8 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 # ---- aminmax ------------------------------------------------------------------------------
 
 def _aminmax(a, dim, keepdim):
+    if dim is not None:
+        wrap_dim(dim, a.ndim)       # PyTorch checks the dim before refusing complex
     if a.dtype.kind == "c":
         raise _not_implemented("aminmax_cpu", a)
     if dim is None:

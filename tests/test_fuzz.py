@@ -360,15 +360,8 @@ KNOWN = {
     '_trilinear': (
         "RuntimeError for PyTorch's IndexError; refuses inputs PyTorch accepts (RuntimeError); "
         'result dtype differs'),
-    '_weight_norm': 'values differ',
     'addcmul_': "ValueError for PyTorch's RuntimeError",
-    'clamp.Tensor.one_bound': (
-        'accepts inputs PyTorch refuses (NotImplementedError); result dtype differs'),
     'conv1d': "RuntimeError for PyTorch's NotImplementedError; values differ",
-    'conv_transpose1d': (
-        "RuntimeError for PyTorch's NotImplementedError; refuses inputs PyTorch accepts "
-        '(RuntimeError)'),
-    'cross': "RuntimeError for PyTorch's NotImplementedError",
     'einsum.ij,jk,kl->il': 'gradient values differ',
     'embedding': "RuntimeError for PyTorch's IndexError",
     'fractional_max_pool2d': 'refuses inputs PyTorch accepts (ValueError)',

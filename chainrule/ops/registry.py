@@ -1022,27 +1022,27 @@ def _plain_path(row, ins, params, indent):
     number = "(type({0}) is float or type({0}) is int)"
     if len(ins) == 1:
         (x,) = ins
-        lines = [f"if isinstance({x}, Tensor) and {x}._data.dtype in PLAIN_DTYPES:",
+        lines = [f"if isinstance({x}, Tensor_) and {x}._data.dtype in PLAIN_DTYPES_:",
                  f"    arrays_ = ({x}._data,)",
                  f"    g0_ = {x}._requires_grad"]
         grads = "g0_"
     else:
         x, y = ins
-        lines = [f"if isinstance({x}, Tensor):",
-                 f"    if isinstance({y}, Tensor):",
-                 f"        plain_ = {x}._data.dtype in PLAIN_DTYPES and "
+        lines = [f"if isinstance({x}, Tensor_):",
+                 f"    if isinstance({y}, Tensor_):",
+                 f"        plain_ = {x}._data.dtype in PLAIN_DTYPES_ and "
                  f"{y}._data.dtype is {x}._data.dtype",
                  f"        g0_ = {x}._requires_grad",
                  f"        g1_ = {y}._requires_grad",
                  f"        arrays_ = ({x}._data, {y}._data)"]
         if row.number_inputs:
             lines += [f"    else:",
-                      f"        plain_ = {number.format(y)} and {x}._data.dtype in PLAIN_DTYPES",
+                      f"        plain_ = {number.format(y)} and {x}._data.dtype in PLAIN_DTYPES_",
                       f"        g0_ = {x}._requires_grad",
                       f"        g1_ = False",
                       f"        arrays_ = ({x}._data, {y})",
-                      f"elif {number.format(x)} and isinstance({y}, Tensor):",
-                      f"    plain_ = {y}._data.dtype in PLAIN_DTYPES",
+                      f"elif {number.format(x)} and isinstance({y}, Tensor_):",
+                      f"    plain_ = {y}._data.dtype in PLAIN_DTYPES_",
                       f"    g0_ = False",
                       f"    g1_ = {y}._requires_grad",
                       f"    arrays_ = ({x}, {y}._data)"]
@@ -1053,41 +1053,41 @@ def _plain_path(row, ins, params, indent):
                   f"    plain_ = False",
                   f"if plain_:"]
         grads = "g0_ or g1_"
-    call = "forward(*arrays_, *params_)" if params != "()" else "forward(*arrays_)"
+    call = "forward_(*arrays_, *params_)" if params != "()" else "forward_(*arrays_)"
     lines += [
         f"    params_ = {params}",
         # Note [NumPy warnings]: the same order as _errstate.quietly
-        f"    prev_ = errors_get()",
+        f"    prev_ = errors_get_()",
         f"    try:",
-        f"        if prev_ is QUIET:",
+        f"        if prev_ is QUIET_:",
         f"            out_ = {call}",
         f"        else:",
         f"            try:",
-        f"                errors_set(QUIET)",
+        f"                errors_set_(QUIET_)",
         f"                out_ = {call}",
         f"            finally:",
-        f"                errors_set(prev_)",
+        f"                errors_set_(prev_)",
         f"    except ValueError:",
-        f"        check_broadcast(arrays_)",
+        f"        check_broadcast_(arrays_)",
         f"        raise",
-        f"    if type(out_) is not ndarray:",
-        f"        out_ = asarray(out_)",
+        f"    if type(out_) is not ndarray_:",
+        f"        out_ = asarray_(out_)",
     ]
     if row.view:      # a view of its one input: _record and _make_view know views
-        lines += [f"    if g0_ and grad_state.grad_enabled and node_cls is not None:",
-                  f"        return record(row, ({ins[0]},), params_, (out_,))[0]",
-                  f"    result_ = make_tensor(out_)",
-                  f"    make_view(result_, {ins[0]}, row)",
+        lines += [f"    if g0_ and grad_state_.grad_enabled and node_cls_ is not None:",
+                  f"        return record_(row, ({ins[0]},), params_, (out_,))[0]",
+                  f"    result_ = make_tensor_(out_)",
+                  f"    make_view_(result_, {ins[0]}, row)",
                   f"    return result_"]
     else:
         if row.node_cls is not None:
             lines += [f"    if {grads}:",
-                      f"        if not grad_state.grad_enabled:",
-                      f"            result_ = make_tensor(out_)",
-                      f"            result_._fn_version = MADE_WITHOUT_GRAD",
+                      f"        if not grad_state_.grad_enabled:",
+                      f"            result_ = make_tensor_(out_)",
+                      f"            result_._fn_version = MADE_WITHOUT_GRAD_",
                       f"            return result_"]
             lines += ["        " + line for line in _plain_record(row, ins)]
-        lines += [f"    return make_tensor(out_)"]
+        lines += [f"    return make_tensor_(out_)"]
     pad = " " * indent
     return "".join(pad + line + "\n" for line in lines)
 
@@ -1097,20 +1097,20 @@ def _plain_record(row, ins):
     `row`); inputs `ins`, their requires-grad flags g0_, g1_, the output array `out_`."""
     tensors = f"({', '.join(ins)}{',' if len(ins) == 1 else ''})"
     if row.differentiable_outputs is not None:
-        return [f"return record(row, {tensors}, params_, (out_,))[0]"]
-    lines = ["if HOOKED or anomaly.enabled:",
-             f"    return record(row, {tensors}, params_, (out_,))[0]",
-             "node_ = new(node_cls)",
-             "node_._seq = next(sequence)",
+        return [f"return record_(row, {tensors}, params_, (out_,))[0]"]
+    lines = ["if HOOKED_ or anomaly_.enabled:",
+             f"    return record_(row, {tensors}, params_, (out_,))[0]",
+             "node_ = new_(node_cls_)",
+             "node_._seq = next(sequence_)",
              "node_._hooks = None"]
     edges, nrs = [], []
     for i, x in enumerate(ins):
         if not row.edge_mask[i]:
             continue
         lines += [f"if g{i}_:",
-                  f"    fn_ = {x}._grad_fn if {x}._base is None else refresh_view_history({x})",
+                  f"    fn_ = {x}._grad_fn if {x}._base is None else refresh_view_history_({x})",
                   f"    if fn_ is None:",
-                  f"        e{i}_ = accumulator_of({x})",
+                  f"        e{i}_ = accumulator_of_({x})",
                   f"        n{i}_ = 0",
                   f"    else:",
                   f"        e{i}_ = fn_",
@@ -1121,17 +1121,17 @@ def _plain_record(row, ins):
         edges.append(f"e{i}_")
         nrs.append(f"n{i}_")
     lines += [f"node_._fns = ({', '.join(edges)},)",
-              f"node_._nrs = (ZERO_NRS[{len(edges)}] if not ({' or '.join(nrs)})"
+              f"node_._nrs = (ZERO_NRS_[{len(edges)}] if not ({' or '.join(nrs)})"
               f" else ({', '.join(nrs)},))",
-              "result_ = (make_tensor(out_, True, node_, 0) if out_.dtype.kind in DIFFERENTIABLE"
-              " else make_tensor(out_))",
+              "result_ = (make_tensor_(out_, True, node_, 0) if out_.dtype.kind in DIFFERENTIABLE_"
+              " else make_tensor_(out_))",
               "k_ = (out_.shape, out_.dtype)",
-              "meta_ = METAS.get(k_)",
-              "node_._meta = meta_ if meta_ is not None else shared_meta(k_)",
+              "meta_ = METAS_.get(k_)",
+              "node_._meta = meta_ if meta_ is not None else shared_meta_(k_)",
               "key_ = " + " | ".join(f"(g{i}_ and {1 << i})" for i in range(len(ins))),
-              "saver_ = savers.get(key_)",
+              "saver_ = savers_.get(key_)",
               "if saver_ is None:",
-              "    saver_ = savers[key_] = compile_saver(row.saves_for(key_))",
+              "    saver_ = savers_[key_] = compile_saver_(row.saves_for(key_))",
               f"node_._saved = saver_({tensors}, params_, (result_,))",
               "return result_"]
     return lines
@@ -1146,23 +1146,25 @@ def _shared_meta(k):
 
 
 def _plain_namespace(row):
-    return {"Tensor": Tensor, "PLAIN_DTYPES": _PLAIN_DTYPES, "errors_get": _errors_get,
-            "errors_set": _errors_set, "QUIET": _QUIET, "check_broadcast": check_broadcast,
-            "ndarray": _ndarray, "asarray": _asarray, "grad_state": _state,
-            "record": _record, "make_tensor": make_tensor,
-            "MADE_WITHOUT_GRAD": MADE_WITHOUT_GRAD, "forward": row.forward,
-            "registry": sys.modules[__name__], "unhooked": True,
-            "HOOKED": HOOKED, "anomaly": _anomaly, "new": object.__new__,
-            "node_cls": row.node_cls, "sequence": _sequence,
-            "refresh_view_history": refresh_view_history, "accumulator_of": accumulator_of,
-            "ZERO_NRS": _ZERO_NRS, "DIFFERENTIABLE": _DIFFERENTIABLE_KINDS, "METAS": _METAS,
-            "shared_meta": _shared_meta, "savers": row._savers, "make_view": _make_view,
-            "compile_saver": _compile_saver}
+    return {"Tensor_": Tensor, "PLAIN_DTYPES_": _PLAIN_DTYPES, "errors_get_": _errors_get,
+            "errors_set_": _errors_set, "QUIET_": _QUIET, "check_broadcast_": check_broadcast,
+            "ndarray_": _ndarray, "asarray_": _asarray, "grad_state_": _state,
+            "record_": _record, "make_tensor_": make_tensor,
+            "MADE_WITHOUT_GRAD_": MADE_WITHOUT_GRAD, "forward_": row.forward,
+            "registry_": sys.modules[__name__],
+            "HOOKED_": HOOKED, "anomaly_": _anomaly, "new_": object.__new__,
+            "node_cls_": row.node_cls, "sequence_": _sequence,
+            "refresh_view_history_": refresh_view_history, "accumulator_of_": accumulator_of,
+            "ZERO_NRS_": _ZERO_NRS, "DIFFERENTIABLE_": _DIFFERENTIABLE_KINDS, "METAS_": _METAS,
+            "shared_meta_": _shared_meta, "savers_": row._savers, "make_view_": _make_view,
+            "compile_saver_": _compile_saver}
 
 
-# the straight path's guard: no forward AD, vmap or intercept hook (intercept() clears
-# `unhooked` in every generated namespace)
-_PLAIN_GUARD = "registry.FORWARD_AD is None and registry.VMAP is None and unhooked"
+def _plain_guard(dispatcher_name):
+    """The straight path's guard: no forward AD or vmap, and the namespace's dispatcher not
+    wrapped (intercept(), checkpoint's debug log: they must see every call)."""
+    return (f"registry_.FORWARD_AD is None and registry_.VMAP is None and "
+            f"{dispatcher_name} is unwrapped_")
 
 
 def _plain_inplace_path(row, ins, params):
@@ -1174,35 +1176,45 @@ def _plain_inplace_path(row, ins, params):
     if row.inplace_ufunc is None or len(ins) != 2:
         return ""
     x, y = ins
-    lines = [f"if (isinstance({x}, Tensor) and {x}._extra is None and {x}._base is None",
-             f"        and {params} == UFUNC_PARAMS and inplace.MUTATION_HOOK is None):",
+    # add_ / sub_ with an alpha: self op= other * alpha, other's product rounded first, as
+    # their forward (_times_alpha) computes it; the optimizers' `p.add_(d_p, alpha=-lr)`
+    scaled = row.params == ("alpha",) and row.inplace_ufunc_params == (1,)
+    if scaled:
+        params_test = "(type(alpha) is float or type(alpha) is int)"
+        operand = "other_ if alpha == 1 else multiply_(other_, target_.dtype.type(alpha))"
+    else:
+        params_test = f"{params} == UFUNC_PARAMS_"
+        operand = "other_"
+    lines = [f"if (isinstance({x}, Tensor_) and {x}._extra is None and {x}._base is None",
+             f"        and {params_test} and inplace_.MUTATION_HOOK is None):",
              f"    target_ = {x}._data",
-             f"    if isinstance({y}, Tensor):",
+             f"    if isinstance({y}, Tensor_):",
              f"        other_ = {y}._data",
              f"        plain_ = other_.dtype is target_.dtype",
              f"        records_ = {x}._requires_grad or {y}._requires_grad"]
     if row.number_inputs:
         lines += [f"    else:",
                   f"        other_ = {y}",
-                  f"        plain_ = type(other_) is float or type(other_) is int",
+                  f"        plain_ = (type(other_) is float or type(other_) is int)"
+                  + (" and alpha == 1" if scaled else ""),
                   f"        records_ = {x}._requires_grad"]
     else:
         lines += [f"    else:",
                   f"        plain_ = records_ = False"]
     lines += [
-        f"    if (plain_ and target_.dtype in PLAIN_DTYPES",
-        f"            and not (records_ and grad_state.grad_enabled)",
+        f"    if (plain_ and target_.dtype in PLAIN_DTYPES_",
+        f"            and not (records_ and grad_state_.grad_enabled)",
         f"            and target_.flags.writeable and 0 not in target_.strides):",
-        f"        prev_ = errors_get()",
+        f"        prev_ = errors_get_()",
         f"        try:",
-        f"            if prev_ is QUIET:",
-        f"                ufunc(target_, other_, target_)",
+        f"            if prev_ is QUIET_:",
+        f"                ufunc_(target_, {operand}, target_)",
         f"            else:",
         f"                try:",
-        f"                    errors_set(QUIET)",
-        f"                    ufunc(target_, other_, target_)",
+        f"                    errors_set_(QUIET_)",
+        f"                    ufunc_(target_, {operand}, target_)",
         f"                finally:",
-        f"                    errors_set(prev_)",
+        f"                    errors_set_(prev_)",
         f"        except ValueError:",
         f"            pass      # does not broadcast into self: dispatch raises PyTorch's error",
         f"        else:",
@@ -1228,7 +1240,7 @@ def generate(name, signature, row, dispatcher, rename=None, with_out=False, inpl
     else:
         plain = _plain_path(row, ins, params, 8) if dispatcher is dispatch else ""
     if plain:
-        plain = f"    if {_PLAIN_GUARD}:\n" + plain
+        plain = f"    if {_plain_guard('dispatcher')}:\n" + plain
     if with_out:
         signature += ", out=None" if "*" in signature else ", *, out=None"
         src = (f"def {name}({signature}):\n"
@@ -1241,11 +1253,11 @@ def generate(name, signature, row, dispatcher, rename=None, with_out=False, inpl
                f"    return dispatcher(row, {tensors}, {params})\n")
     ns = _plain_namespace(row)
     ns.update({"dispatcher": dispatcher, "row": row, "call_out": call_out,
-               "__name__": __name__})   # frames name a module
+               "unwrapped_": dispatcher, "__name__": __name__})   # frames name a module
     if inplace:
         from . import inplace as inplace_module
-        ns.update({"inplace": inplace_module, "ufunc": row.inplace_ufunc,
-                   "UFUNC_PARAMS": row.inplace_ufunc_params})
+        ns.update({"inplace_": inplace_module, "ufunc_": row.inplace_ufunc,
+                   "UFUNC_PARAMS_": row.inplace_ufunc_params, "multiply_": np.multiply})
     exec(src, ns)
     _GENERATED.append((ns, "dispatcher", dispatcher))
     return ns[name]
@@ -1258,7 +1270,6 @@ def intercept(hook):
     dispatcher is swapped in each function's namespace, so nothing is checked per call."""
     for ns, key, original in _GENERATED:
         ns[key] = original if hook is None else functools.partial(hook, original)
-        ns["unhooked"] = hook is None
 
 
 # ---- out= ---------------------------------------------------------------------------------
@@ -1486,13 +1497,13 @@ def _operator(row, fn, reflected, operands=_OPERANDS):
         args = "(other, self)" if reflected else "(self, other)"
         plain = _plain_path(row, args[1:-1].split(", "), "PARAMS", 8)
         src = (f"def operator(self, other):\n"
-               + (f"    if {_PLAIN_GUARD}:\n" + plain if plain else "") +
+               + (f"    if {_plain_guard('dispatch')}:\n" + plain if plain else "") +
                f"    if not isinstance(other, OPERANDS):\n"
                f"        return NotImplemented\n"
                f"    return dispatch(row, {args}, PARAMS)\n")
         ns = _plain_namespace(row)
         ns.update({"dispatch": dispatch, "row": row, "OPERANDS": operands,
-                   "PARAMS": tuple(params), "__name__": __name__})
+                   "PARAMS": tuple(params), "unwrapped_": dispatch, "__name__": __name__})
         exec(src, ns)
         _GENERATED.append((ns, "dispatch", dispatch))
         operator = ns["operator"]

@@ -130,10 +130,10 @@ def _view_as_complex(a):
         raise RuntimeError("Input tensor must have one or more dimensions")
     if a.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
-    if a.strides[-1] != a.itemsize:     # (checked by PyTorch for empty tensors too)
-        raise RuntimeError("Tensor must have a last dimension with stride 1")
-    if not a.size:      # NumPy's other strides of an empty array mean nothing
+    if not a.size:      # NumPy's strides of an empty array mean nothing
         return np.empty(a.shape[:-1], _COMPLEX_OF[a.dtype])
+    if a.strides[-1] != a.itemsize:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
     if any(s // a.itemsize % 2 for s in a.strides[:-1]):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     if storage_offset(a) % 2:

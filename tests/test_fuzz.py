@@ -382,4 +382,7 @@ KNOWN = {
     'soft_margin_loss': (
         "accepts inputs PyTorch refuses (RuntimeError); TypeError for PyTorch's RuntimeError; "
         'result dtype differs'),
+    'view_as_complex': "an empty input's last stride is not checked (README: NumPy's strides)",
+    'view_as_complex.inplace': "an empty input's last stride is not checked (README)",
+    'view_as_real_copy': "an empty input's last stride is not checked (README)",
 }

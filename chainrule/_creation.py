@@ -520,6 +520,8 @@ def _like_array(input, dtype, memory_format, fname):
     from ._tensor import to_memory_format
     a = input._data
     d = (dtype or input.dtype).np
+    if memory_format is None and a.flags.c_contiguous:
+        return np.zeros(a.shape, d)     # preserve_format of a contiguous input, directly
     if memory_format is None or memory_format is preserve_format:
         if memory_format is not None:
             memory_format_arg(memory_format, fname)

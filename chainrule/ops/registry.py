@@ -672,8 +672,7 @@ def _make_view(result, base, op=None):
     multi = row is not None and row.n_outputs == -1
     if multi or not _state.grad_enabled or (
             root is not None and base._extra is not None and base._extra.view_info is not None):
-        from .views import creation_meta
-        meta = creation_meta(base, multi)
+        meta = _views.creation_meta(base, multi)
         if meta is not None:
             result._extra_state().view_info = meta
 
@@ -1564,5 +1563,6 @@ def public(name=None, *, method=True, function=True, dunders=(), out=False, out_
     return deco
 
 
-# last: special_dtypes reads this module's promotion constants
+# last: special_dtypes reads this module's promotion constants, views declares rows
 from . import special_dtypes as _special  # noqa: E402
+from . import views as _views  # noqa: E402

@@ -737,3 +737,18 @@ def test_argument_checks_before_dtype_refusals(prog):
 
 def test_kthvalue_of_0d_bool():
     same(lambda T: T.kthvalue(T.tensor(True), 1))
+
+
+def test_broadcast_error_carries_a_zero_size_forward():
+    # (), (0,), (3,): the broadcast shape after the first two is (0,), which does not
+    # broadcast with (3,); a 1 taken against 0 must stay 0 (NumPy's ValueError reached users)
+    same_error(lambda T: T.zeros(()).addcmul_(T.zeros(0), T.zeros(3)))
+    same_error(lambda T: T.lerp(T.zeros(()), T.zeros(0), T.zeros(3)))
+
+
+def test_clamp_min_max_wrap_python_ints_to_integer_dtypes():
+    # clamp_min/clamp_max take a Python int as PyTorch's Scalar cast to the tensor's dtype:
+    # -1 is 255 for uint8 (clamp itself refuses out-of-range bounds instead)
+    same(lambda T: (T.clamp_max(T.tensor([3], dtype=T.uint8), -1),
+                    T.clamp_min(T.tensor([3], dtype=T.uint8), -1),
+                    T.tensor([3, 200], dtype=T.uint8).clamp_max(-2)))

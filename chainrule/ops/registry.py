@@ -508,7 +508,8 @@ _WRAPPED_INTS = {name: () for name in (
     "bitwise_left_shift", "bitwise_right_shift")}
 _WRAPPED_INTS.update((name, (0,)) for name in (
     "rsub", "add.Scalar", "sub.Scalar", "mul.Scalar", "remainder.Scalar", "fmod.Scalar",
-    "eq_.Scalar", "ne_.Scalar", "lt_.Scalar", "le_.Scalar", "gt_.Scalar", "ge_.Scalar"))
+    "eq_.Scalar", "ne_.Scalar", "lt_.Scalar", "le_.Scalar", "gt_.Scalar", "ge_.Scalar",
+    "clamp_min", "clamp_max"))
 
 
 def _wrap_int(x, dtype):
@@ -656,7 +657,7 @@ def check_broadcast(arrays):
             if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
                 raise RuntimeError(f"The size of tensor a ({pa[i]}) must match the size of tensor "
                                    f"b ({pb[i]}) at non-singleton dimension {i}")
-        shape = tuple(max(x, y) for x, y in zip(pa, pb))
+        shape = tuple(y if x == 1 else x for x, y in zip(pa, pb))   # 1 against 0 is 0
 
 
 def _make_view(result, base, op=None):

@@ -752,3 +752,10 @@ def test_clamp_min_max_wrap_python_ints_to_integer_dtypes():
     same(lambda T: (T.clamp_max(T.tensor([3], dtype=T.uint8), -1),
                     T.clamp_min(T.tensor([3], dtype=T.uint8), -1),
                     T.tensor([3, 200], dtype=T.uint8).clamp_max(-2)))
+
+
+def test_uint16_minus_bool_is_the_bool_subtraction_error():
+    # the wrapping of Python ints must not compute the (refused) uint16/bool result type
+    # first when there is no Python int
+    same_error(lambda T: T.tensor([1], dtype=T.uint16) - T.tensor([True]))
+    same_error(lambda T: T.tensor([True]) - T.tensor([1], dtype=T.uint16))

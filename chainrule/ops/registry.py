@@ -593,7 +593,10 @@ def dispatch(op, inputs, params):
             raise TypeError(f"{op.name.split('.')[0]}(): argument "
                             f"'{'input' if name == 'self' else name}' (position {len(arrays) + 1}) "
                             f"must be Tensor, not {type(x).__name__}")
-    if first is not None and first.kind in "iu" and op.name in _WRAPPED_INTS:
+    if first is not None and first.kind in "iu" and op.name in _WRAPPED_INTS and (
+            number_category == 1 or any(type(params[i]) is int for i in _WRAPPED_INTS[op.name])):
+        # (only with a Python int to wrap: the result type of uint16 and bool is itself an
+        # error, which must not come before the op's own checks)
         arrays, params = wrap_ints(op, arrays, params, _dtype.result_type(
             [x for x in inputs if isinstance(x, Tensor)]).np if mixed else first)
     forward = op.forward

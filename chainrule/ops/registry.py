@@ -1177,7 +1177,7 @@ def _plain_inplace_path(row, ins, params):
     dispatch_inplace would, and leaves everything else (recording, views, inference tensors,
     overlap, casts, errors) to it."""
     if row.inplace_ufunc is None or len(ins) != 2:
-        return ""
+        return _plain_inplace_forward_path(row, ins, params)
     x, y = ins
     # add_ / sub_ with an alpha: self op= other * alpha, other's product rounded first, as
     # their forward (_times_alpha) computes it; the optimizers' `p.add_(d_p, alpha=-lr)`
@@ -1226,6 +1226,60 @@ def _plain_inplace_path(row, ins, params):
     return "".join("        " + line + "\n" for line in lines)
 
 
+def _plain_inplace_forward_path(row, ins, params):
+    """The straight path of an in-place variant without an in-place ufunc (zero_, copy_,
+    clamp_, ...) when nothing is recorded: the row's forward, written into self when its
+    result has self's dtype and shape, as dispatch_inplace would; anything else (casts,
+    broadcasting errors, recording, views) goes to dispatch_inplace."""
+    if row.list_input or row.n_outputs != 1 or row.view or not 1 <= len(ins) <= 2:
+        return ""
+    x = ins[0]
+    lines = [f"if (isinstance({x}, Tensor_) and {x}._extra is None and {x}._base is None",
+             f"        and inplace_.MUTATION_HOOK is None):",
+             f"    target_ = {x}._data",
+             f"    records_ = {x}._requires_grad"]
+    if len(ins) == 1:
+        lines += [f"    arrays_ = (target_,)",
+                  f"    plain_ = True"]
+    else:
+        y = ins[1]
+        lines += [f"    if isinstance({y}, Tensor_):",
+                  f"        arrays_ = (target_, {y}._data)",
+                  f"        plain_ = {y}._data.dtype is target_.dtype",
+                  f"        records_ = records_ or {y}._requires_grad"]
+        if row.number_inputs:
+            lines += [f"    else:",
+                      f"        arrays_ = (target_, {y})",
+                      f"        plain_ = type({y}) is float or type({y}) is int"]
+        else:
+            lines += [f"    else:",
+                      f"        plain_ = False"]
+    call = "forward_(*arrays_, *params_)" if params != "()" else "forward_(*arrays_)"
+    lines += [
+        f"    if (plain_ and target_.dtype in PLAIN_DTYPES_",
+        f"            and not (records_ and grad_state_.grad_enabled)",
+        f"            and target_.flags.writeable and 0 not in target_.strides):",
+        f"        params_ = {params}",
+        f"        prev_ = errors_get_()",
+        f"        try:",
+        f"            if prev_ is QUIET_:",
+        f"                out_ = {call}",
+        f"            else:",
+        f"                try:",
+        f"                    errors_set_(QUIET_)",
+        f"                    out_ = {call}",
+        f"                finally:",
+        f"                    errors_set_(prev_)",
+        f"        except (ValueError, RuntimeError):",
+        f"            out_ = None     # dispatch_inplace raises PyTorch's error",
+        f"        if (type(out_) is ndarray_ and out_.dtype is target_.dtype",
+        f"                and out_.shape == target_.shape):",
+        f"            copyto_(target_, out_)",
+        f"            {x}._vc[0] += 1",
+        f"            return {x}"]
+    return "".join("        " + line + "\n" for line in lines)
+
+
 def generate(name, signature, row, dispatcher, rename=None, with_out=False, inplace=False):
     """A function `name(<signature>)` that calls `dispatcher(row, tensor inputs, params)`:
     a real signature (defaults, keywords, help()) and no argument parsing per call.
@@ -1260,7 +1314,8 @@ def generate(name, signature, row, dispatcher, rename=None, with_out=False, inpl
     if inplace:
         from . import inplace as inplace_module
         ns.update({"inplace_": inplace_module, "ufunc_": row.inplace_ufunc,
-                   "UFUNC_PARAMS_": row.inplace_ufunc_params, "multiply_": np.multiply})
+                   "UFUNC_PARAMS_": row.inplace_ufunc_params, "multiply_": np.multiply,
+                   "copyto_": np.copyto})
     exec(src, ns)
     _GENERATED.append((ns, "dispatcher", dispatcher))
     return ns[name]

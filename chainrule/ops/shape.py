@@ -1016,6 +1016,8 @@ def getitem(self, index):
 
 
 def _copy(a, src, non_blocking):
+    if type(src) is np.ndarray and src.shape == a.shape:
+        return src.astype(a.dtype)      # (a copy: the common case, nothing to broadcast)
     src = np.asarray(src)
     check_broadcast((a, src))     # PyTorch's error when they cannot broadcast
     if src.ndim > a.ndim or any(n != m and m != 1 for n, m in zip(a.shape[::-1], src.shape[::-1])):

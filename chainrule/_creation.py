@@ -520,8 +520,10 @@ def _like_array(input, dtype, memory_format, fname):
     from ._tensor import to_memory_format
     a = input._data
     d = (dtype or input.dtype).np
-    if memory_format is None and a.flags.c_contiguous:
-        return np.zeros(a.shape, d)     # preserve_format of a contiguous input, directly
+    if memory_format is None and a.flags.c_contiguous and 1 not in a.shape and a.size:
+        # preserve_format of a contiguous input, directly (a dim of size 1 or 0 may carry
+        # strides NumPy's flag ignores and PyTorch preserves)
+        return np.zeros(a.shape, d)
     if memory_format is None or memory_format is preserve_format:
         if memory_format is not None:
             memory_format_arg(memory_format, fname)

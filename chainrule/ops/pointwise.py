@@ -945,7 +945,25 @@ def _clamp_by_numbers(a, lo, hi, one_bound=False):
             raise NotImplementedError("clamp is not supported for complex types")
         if a.dtype.kind == "f":
             raise RuntimeError("value cannot be converted to type double without overflow")
+    if a.dtype.kind in "iu":
+        lo, hi = _int_bound(lo, a.dtype), _int_bound(hi, a.dtype)
     return _clamp(a, lo, hi)
+
+
+_CTYPE = {"int32": "int"}     # c10's names of the types it converts Scalars to
+
+
+def _int_bound(bound, dtype):
+    """A Python int bound converted to an integer dtype as PyTorch's checked Scalar cast:
+    out of range is refused, except that an unsigned type takes negatives down to -max
+    (wrapped: -1 is 255 for uint8)."""
+    if type(bound) is not int:
+        return bound
+    info = np.iinfo(dtype)
+    if bound > info.max or bound < info.min and not (dtype.kind == "u" and -bound <= info.max):
+        raise RuntimeError(f"value cannot be converted to type "
+                           f"{_CTYPE.get(dtype.name, dtype.name + '_t')} without overflow")
+    return bound % (info.max + 1) if bound < 0 and dtype.kind == "u" else bound
 
 
 clamp_scalar = op("clamp", "ClampBackward1", "self, min=None, max=None", _clamp_by_numbers,

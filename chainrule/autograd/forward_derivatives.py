@@ -185,9 +185,12 @@ def _env(op, inputs, params, outs):
         for name, x in zip(op.inputs, inputs):
             env[name] = x
             env[name + "_shape"] = x._data.shape if isinstance(x, Tensor) else ()
+            env[name + "_strides"] = (registry._element_strides(x._data)
+                                      if isinstance(x, Tensor) else ())
     env["result"] = outs[0]
     for k, o in enumerate(outs):
         env[f"result{k}"] = o
+    env["shared"] = {}      # the formulas of one evaluation share it, as a node's do
     return env
 
 

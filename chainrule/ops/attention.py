@@ -116,16 +116,21 @@ flash_attention_for_cpu_backward = op(
     out=no_derivative(_FLASH_BW), logsumexp=None, attn_mask=None)
 
 
+# Note [One flash backward per node]
+# PyTorch computes the three gradients in one backward kernel; a row has one formula per
+# input. The first of the node's formulas to run computes every gradient an input requiring
+# grad needs (output_mask, chainrule's addition to PyTorch's signature, as
+# native_layer_norm_backward's) and leaves them in `shared` for the others.
 def _flash_grad(i):
-    # each input's formula asks only for its own gradient (output_mask, chainrule's addition
-    # to PyTorch's signature, as native_layer_norm_backward's)
-    mask = tuple(j == i for j in range(3))
-
-    def formula(grads, query, key, value, result0, result1, attn_mask, dropout_p, is_causal,
-                scale):
-        return flash_attention_for_cpu_backward(grads[0], query, key, value, result0, result1,
-                                                dropout_p, is_causal, attn_mask=attn_mask,
-                                                scale=scale, output_mask=mask)[i]
+    def formula(grads, shared, query, key, value, result0, result1, attn_mask, dropout_p,
+                is_causal, scale):
+        out = shared.get("flash")
+        if out is None:
+            mask = tuple(j == i or t.requires_grad for j, t in enumerate((query, key, value)))
+            out = shared["flash"] = flash_attention_for_cpu_backward(
+                grads[0], query, key, value, result0, result1, dropout_p, is_causal,
+                attn_mask=attn_mask, scale=scale, output_mask=mask)
+        return out[i]
     return formula
 
 

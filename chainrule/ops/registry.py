@@ -13,6 +13,8 @@ derivatives come for free. Its parameter names say what the node must save:
     grad / grads        the incoming gradient (`grads`: a tuple, for several outputs, with
                         zeros for outputs that received none)
     grads_defined       which outputs received a gradient (PyTorch's grads[i].defined())
+    shared              a dict the formulas of one node share during one backward call
+                        (work one fused backward does for several inputs)
     <input>             an input (a Tensor, or the Python number it was called with)
     <param>             a non-tensor argument (dim, keepdim, alpha, ...)
     result, result<i>   an output (saved without a reference cycle, see graph.py)
@@ -105,6 +107,7 @@ class Op:
         self.edge_formulas = tuple(f for f in self.formulas if f is not None)
         # per edge formula, `call(env)` passing it what it reads by name from `env`
         self.edge_callers = tuple(_caller(f, names) for f, names in self.edge_formulas)
+        self.shares = any("shared" in names for _, names in self.edge_formulas)
         self.node_cls = _make_node_class(self) if self.differentiable else None
         self.out = False                        # the out= rule of its public function, see op()
         self.out_name = None                    # the op its out= messages name
@@ -189,6 +192,8 @@ class OpNode(Node):
                 return [None] * len(self._fns)
             env = {"grads": _materialize(grads, self._meta),
                    "grads_defined": tuple(g is not None for g in grads)}
+        if op.shares:
+            env["shared"] = {}
         for name, value in self._saved.items():
             kind = type(value)
             if kind is SavedInput:
@@ -307,7 +312,7 @@ class OpNode(Node):
 
 _RELEASED = RELEASED   # a saved tensor freed after backward
 _SAVED_KINDS = (SavedInput, SavedOutput, SavedHooked)
-_GRAD_NAMES = ("grad", "grads", "grads_defined")   # what the node is given, not saves
+_GRAD_NAMES = ("grad", "grads", "grads_defined", "shared")   # given to formulas, not saved
 
 
 def requires_grad_key(inputs):

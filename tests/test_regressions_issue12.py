@@ -774,3 +774,14 @@ def test_clamp_integer_bounds_as_pytorch_converts_them(dtype, bounds):
         except RuntimeError as e:
             return str(e)
     same(prog)
+
+
+@pytest.mark.parametrize("loss", ["binary_cross_entropy", "mse_loss", "l1_loss",
+                                  "smooth_l1_loss", "huber_loss", "soft_margin_loss",
+                                  "binary_cross_entropy_with_logits", "poisson_nll_loss",
+                                  "hinge_embedding_loss"])
+def test_mean_losses_of_empty_inputs_are_nan_without_numpy_warnings(loss):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)     # NumPy's "Mean of empty slice"
+        same(lambda T: getattr(T.nn.functional, loss)(T.zeros(0), T.zeros(0)))

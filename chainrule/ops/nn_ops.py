@@ -31,7 +31,8 @@ def _ones(t):
 
 def _reduce(a, reduction):
     if reduction == "mean":
-        return a.mean()
+        # the mean of nothing is nan, without NumPy's "Mean of empty slice" warning
+        return a.mean() if a.size else np.full((), np.nan, a.dtype)
     return a.sum() if reduction == "sum" else a
 
 

@@ -489,17 +489,8 @@ def _check_batched_forward_grad(func, inputs):
 
         if not (t.is_floating_point() or t.is_complex()):
             continue
-        tangents = [chainrule.randn_like(t) for _ in range(2)]
-        expected = [chainrule.stack(shards) for shards in zip(*map(jvp, tangents))]
-        try:
-            result = chainrule.func.vmap(jvp)(chainrule.stack(tangents))
-        except RuntimeError as ex:
-            raise GradcheckError(f"While computing batched gradients, got: {ex}\n\n"
-                                 f"{_BATCHED_FORWARD_NOTE}") from ex
         # PyTorch's message names the output's index for both
-        for k, (res, exp) in enumerate(zip(result, expected)):
-            if not chainrule.allclose(res, exp):
-                raise GradcheckError(_batched_failure(k, k, _BATCHED_FORWARD_NOTE, res, exp))
+        _vmap_agrees(jvp, t, _BATCHED_FORWARD_NOTE, lambda k: (k, k))
 
 
 def _check_batched_grad(wrt, output, k):
@@ -511,18 +502,25 @@ def _check_batched_grad(wrt, output, k):
         return tuple(chainrule.zeros((), dtype=t.dtype).expand(t.shape) if g is None else g
                      for t, g in zip(wrt, _vjps(output, wrt, v)))
 
-    grad_outputs = [chainrule.randn_like(output) for _ in range(2)]
-    expected = [chainrule.stack(shards) for shards in zip(*map(vjp, grad_outputs))]
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="There is a performance drop")
-        try:
-            result = chainrule.func.vmap(vjp)(chainrule.stack(grad_outputs))
-        except RuntimeError as ex:
-            raise GradcheckError(f"While computing batched gradients, got: {ex}\n\n"
-                                 f"{_BATCHED_NOTE}") from ex
+        _vmap_agrees(vjp, output, _BATCHED_NOTE, lambda i: (k, i))
+
+
+def _vmap_agrees(fn, like, note, indices):
+    """fn of two random tensors like `like`, once each and once under vmap: each result
+    must agree; `indices(i)` names the (output, input) of result i in the message."""
+    import chainrule
+    seeds = [chainrule.randn_like(like) for _ in range(2)]
+    expected = [chainrule.stack(shards) for shards in zip(*map(fn, seeds))]
+    try:
+        result = chainrule.func.vmap(fn)(chainrule.stack(seeds))
+    except RuntimeError as ex:
+        raise GradcheckError(f"While computing batched gradients, got: {ex}\n\n"
+                             f"{note}") from ex
     for i, (res, exp) in enumerate(zip(result, expected)):
         if not chainrule.allclose(res, exp):
-            raise GradcheckError(_batched_failure(k, i, _BATCHED_NOTE, res, exp))
+            raise GradcheckError(_batched_failure(*indices(i), note, res, exp))
 
 
 # These checks keep the graph (PyTorch's free it) only to sidestep a chainrule bug: the

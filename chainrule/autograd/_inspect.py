@@ -25,17 +25,26 @@ __all__ = ["memory_report", "MemoryReport", "record_modules", "ModuleScopes"]
 
 # ---- walking --------------------------------------------------------------------------------
 
+def flatten(outputs):
+    """The items of nested tuples/lists `outputs`, depth first, in order (a worklist)."""
+    flat, stack = [], [outputs]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (tuple, list)):
+            stack.extend(reversed(x))
+        else:
+            flat.append(x)
+    return flat
+
+
 def roots_of(outputs):
     """The grad_fn (or AccumulateGrad) nodes of `outputs` (tensors, nodes, or nested
     tuples/lists of them) that have one, in order, without repeats."""
     from .._tensor import Tensor
     from .graph import edge_of
-    roots, stack = [], [outputs]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (tuple, list)):
-            stack.extend(reversed(x))
-        elif isinstance(x, Tensor):
+    roots = []
+    for x in flatten(outputs):
+        if isinstance(x, Tensor):
             node = edge_of(x)[0]
             if node is not None and node not in roots:
                 roots.append(node)

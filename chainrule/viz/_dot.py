@@ -5,7 +5,7 @@ import os
 import shutil
 import subprocess
 
-from ..autograd._inspect import roots_of, saved_of, walk
+from ..autograd._inspect import flatten, roots_of, saved_of, walk
 from ..autograd.function import BackwardCFunction
 
 __all__ = ["to_dot", "render", "Dot"]
@@ -111,14 +111,7 @@ def to_dot(*outputs, params=None, show_attrs=False, show_saved=False, max_attr_c
             output(t._base, "darkolivegreen3")
             lines.append(f"\t{ident(t._base)} -> {ident(t)} [style=dotted]")
 
-    flat = []
-    stack = list(outputs)
-    while stack:
-        x = stack.pop(0)
-        if isinstance(x, (tuple, list)):
-            stack[:0] = list(x)
-        else:
-            flat.append(x)
+    flat = flatten(outputs)
     bases = [t._base for t in flat if getattr(t, "_base", None) is not None]
     nodes, edges = walk(roots_of(flat + bases))
     by_node = {}

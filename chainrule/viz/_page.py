@@ -8,7 +8,7 @@ import weakref
 
 import numpy as np
 
-from ..autograd._inspect import modules_of, roots_of, saved_of, walk
+from ..autograd._inspect import flatten, modules_of, roots_of, saved_of, walk
 from ._dot import param_names
 
 __all__ = ["explore", "graph_data", "record_gradients"]
@@ -102,14 +102,7 @@ def graph_data(*outputs, params=None, scopes=None):
     """The page's data: nodes (backward nodes, leaf tensors, outputs), edges (from a node
     to the nodes its gradient goes to), modules; a JSON-ready dict."""
     names = param_names(params)
-    flat = []
-    stack = list(outputs)
-    while stack:
-        x = stack.pop(0)
-        if isinstance(x, (tuple, list)):
-            stack[:0] = list(x)
-        else:
-            flat.append(x)
+    flat = flatten(outputs)
     nodes, edges = walk(roots_of(flat))
     index = {id(n): i for i, n in enumerate(nodes)}
     mods = modules_of(nodes, scopes)

@@ -168,16 +168,25 @@ def _random_start(state, arrays, dtype):
             a[...] = randn(*a.shape, dtype=dtype)._data
 
 
+def _start(state, bucket):
+    """(group, its size, the bucket's buffer, the future of plain averaging while PowerSGD
+    still warms up, else None): what both hooks do first."""
+    group = _group_of(state)
+    buffer = bucket.buffer()
+    warming_up = None
+    if state.iter < state.start_powerSGD_iter:
+        state.maybe_increase_iter(bucket)
+        warming_up = default._average(group, buffer)
+    return group, group.size(), buffer, warming_up
+
+
 def powerSGD_hook(state, bucket):
     """Compress each large enough gradient of the bucket to rank
     state.matrix_approximation_rank (module docstring); returns a future of the bucket's
     averaged, approximated gradients."""
-    group = _group_of(state)
-    size = group.size()
-    buffer = bucket.buffer()
-    if state.iter < state.start_powerSGD_iter:
-        state.maybe_increase_iter(bucket)
-        return default._average(group, buffer)
+    group, size, buffer, warming_up = _start(state, bucket)
+    if warming_up is not None:
+        return warming_up
     index, dtype = bucket.index(), buffer.dtype
     before = _error_feedback(state, index, buffer._data)
     matrices, plain, p_size, q_size = [], [], 0, 0
@@ -268,12 +277,9 @@ def batched_powerSGD_hook(state, bucket):
     """PowerSGD on the whole bucket at once, as one square matrix (zero-padded): one P and
     one Q per bucket, faster and coarser than powerSGD_hook. (PyTorch 2.13's own fails its
     orthogonalization's shape check once compression starts; this one runs.)"""
-    group = _group_of(state)
-    size = group.size()
-    buffer = bucket.buffer()
-    if state.iter < state.start_powerSGD_iter:
-        state.maybe_increase_iter(bucket)
-        return default._average(group, buffer)
+    group, size, buffer, warming_up = _start(state, bucket)
+    if warming_up is not None:
+        return warming_up
     length = buffer.numel()
     side = math.ceil(math.sqrt(length))
     rank = state.matrix_approximation_rank

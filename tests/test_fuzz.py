@@ -283,12 +283,6 @@ DISPATCH_DIFFERENCES = (
     # a Python number for a Tensor parameter: hand-written functions read its attributes
     ("must be Tensor, not", None), ("expected Tensor as element", None),
     ("received an invalid combination of arguments", None),
-    # an integer result of a recorded op (int self, float src requiring grad)
-    ("Autograd not support dtype", None),
-    # a complex gradient for a real input (no real part taken unless the formula does)
-    ("(input_is_complex == grad_is_complex)", None),
-    # ops outside PyTorch's list of complex-differentiable ones
-    ("does not support automatic differentiation for outputs with complex dtype", None),
     # TensorIterator checks shapes before the kernel's dtype; chainrule's forwards the dtype
     ("must match the size of tensor", "NotImplementedError"),
     ("doesn't match the broadcast shape", "NotImplementedError"),
@@ -361,6 +355,9 @@ KNOWN = {
         "RuntimeError for PyTorch's IndexError; refuses inputs PyTorch accepts (RuntimeError); "
         'result dtype differs'),
     'addcmul_': "ValueError for PyTorch's RuntimeError",
+    'binary_cross_entropy_with_logits (torch)': (
+        "RuntimeError for PyTorch's NotImplementedError; accepts inputs PyTorch refuses "
+        '(RuntimeError)'),
     'conv1d': "RuntimeError for PyTorch's NotImplementedError; values differ",
     'einsum.ij,jk,kl->il': 'gradient values differ',
     'embedding': "RuntimeError for PyTorch's IndexError",

@@ -625,10 +625,18 @@ def _fit(node, i, g, shape, dtype):
         g = g.sum_to_size(shape)
     if dtype is not None and g._data.dtype != dtype:    # None: a leaf's grad_dtype is None
         if g._data.dtype.kind == "c" and dtype.kind != "c":
-            g = g.real      # a real input's gradient: PyTorch's handle_r_to_c, no warning
+            if not getattr(node, "_real_part_for_real_inputs", False):
+                raise RuntimeError(_COMPLEX_GRAD_FOR_REAL)
+            g = g.real      # PyTorch's handle_r_to_c in the formulas of promoting ops
         if g._data.dtype != dtype:
             g = g.to(_dtype_of(dtype))
     return g
+
+
+_COMPLEX_GRAD_FOR_REAL = (
+    "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to "
+    "be true, but got false.  (Could this error message be improved?  If so, please report an "
+    "enhancement request to PyTorch.)")
 
 
 def _expandable(shape, to):

@@ -109,6 +109,7 @@ class Op:
         self.edge_callers = tuple(_caller(f, names) for f, names in self.edge_formulas)
         self.shares = any("shared" in names for _, names in self.edge_formulas)
         self.node_cls = _make_node_class(self) if self.differentiable else None
+        self.refuses_complex_autograd = name.split(".")[0] in _NO_COMPLEX_AUTOGRAD
         self.out = False                        # the out= rule of its public function, see op()
         self.out_name = None                    # the op its out= messages name
         self._saves = {}                        # requires-grad key -> save plan
@@ -351,7 +352,17 @@ def _make_node_class(op):
     if op.node_name == NOT_IMPLEMENTED:
         return type("NotImplemented", (_NotImplementedRowNode,), {"__slots__": (), "_op": op,
                                                                    "__module__": "torch"})
-    return type(op.node_name, (OpNode,), {"__slots__": (), "_op": op, "__module__": "torch"})
+    # A complex gradient reaching a real input is refused by the engine, except from ops whose
+    # PyTorch formulas take its real part (handle_r_to_c): the ones promoting their inputs'
+    # dtypes, with exceptions both ways
+    real_part = _REAL_PART.get(op.name, op.promote in (PROMOTE, PROMOTE_FLOAT))
+    return type(op.node_name, (OpNode,), {"__slots__": (), "_op": op, "__module__": "torch",
+                                          "_real_part_for_real_inputs": real_part})
+
+
+# sub and rsub promote in their own forwards; copy_ and einsum (whose PyTorch decomposition
+# is mul/bmm) take the real part too; where does not
+_REAL_PART = {"sub": True, "rsub": True, "copy": True, "einsum": True, "where.self": False}
 
 
 # ---- ops PyTorch has no derivative for ------------------------------------------------------
@@ -632,6 +643,8 @@ def dispatch(op, inputs, params):
             elif needs_grad and op.node_cls is not None:    # made under no_grad
                 result._fn_version = MADE_WITHOUT_GRAD
             return result
+        if out.dtype.kind not in "fV":
+            _check_recordable(op, out.dtype)
         return _record(op, inputs, params, (out,))[0]
     out = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
     if not needs_grad or not _state.grad_enabled or op.node_cls is None:
@@ -643,10 +656,34 @@ def dispatch(op, inputs, params):
             for r in results:
                 r._fn_version = MADE_WITHOUT_GRAD
     else:
+        if op.refuses_complex_autograd:
+            for o in out:
+                _check_recordable(op, o.dtype)
         results = _record(op, inputs, params, out)
     if op.n_outputs == -1:
         return tuple(results)
     return return_types[op.name](*results)
+
+
+# Note [Complex autograd]
+# PyTorch differentiates complex outputs only of the ops on its list of those supporting
+# complex autograd; the others refuse to record (after computing, so their own checks come
+# first). These are the ops chainrule has that PyTorch leaves off that list.
+_NO_COMPLEX_AUTOGRAD = frozenset((
+    "_pack_padded_sequence", "_trilinear", "conv_tbc", "embedding", "geqrf", "index_reduce",
+    "nan_to_num", "native_dropout", "scatter_reduce", "select_copy", "select_scatter", "silu",
+    "slice_copy", "slice_inverse", "slice_scatter", "soft_margin_loss"))
+
+
+def _check_recordable(op, dtype):
+    """Refuse, as PyTorch, to record a node for a result of `dtype` (not a float)."""
+    if dtype.kind not in _DIFFERENTIABLE_KINDS:
+        # an integer or bool result cannot carry a gradient (casts record no node)
+        if op.n_outputs == 1:
+            raise RuntimeError(f"Autograd not support dtype: {FROM_NP[dtype].legacy}")
+    elif dtype.kind == "c" and op.refuses_complex_autograd:
+        raise RuntimeError(f"{op.name.split('.')[0]} does not support automatic "
+                           "differentiation for outputs with complex dtype.")
 
 
 def check_broadcast(arrays):

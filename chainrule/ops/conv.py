@@ -1599,7 +1599,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     out = [_pooling_output_shape(n, k, p, s, 1, ceil_mode)
            for n, k, p, s in zip(input.shape[-3:], kernel, padding, stride)]
     _pool3d_check("avg_pool3d()", input, kernel, stride, padding, (1, 1, 1), out, True)
-    if input._data.dtype.kind not in "fV" and input._data.dtype != np.int64:
+    # PyTorch's CPU kernel has no float16 or bfloat16 version (2-d pooling has)
+    if input._data.dtype not in (np.float32, np.float64, np.int64):
         _no_kernel("avg_pool3d_out_frame", input)
     return avg_pool3d_row(input, kernel, stride, padding, ceil_mode, count_include_pad,
                           divisor_override)
@@ -1703,7 +1704,8 @@ def _max_unpool(x, indices, output_size):
     planes = int(np.prod(lead))
     vol = int(np.prod(output_size))
     out = np.zeros((planes, vol), x.dtype)
-    np.put_along_axis(out, indices.reshape(planes, -1), x.reshape(planes, -1), 1)
+    np.put_along_axis(out, indices.reshape(planes, -1 if planes else 0),
+                      x.reshape(planes, -1 if planes else 0), 1)
     return out.reshape(lead + tuple(output_size))
 
 
@@ -1740,6 +1742,8 @@ def _check_unpool(input, indices, output_size, dims):
             raise RuntimeError(f"max_unpooling{dims}d_forward_out_cpu(): Expected input to have "
                                f"non-zero size for non-batch dimensions, but got "
                                f"{list(input.shape)} with dimension {i} being empty.")
+    if input._data.dtype.kind not in "fV" and input.numel():
+        _no_kernel(f"max_unpool{dims}d", input)
     vol = int(np.prod(output_size))
     a = indices._data
     bad = (a < 0) | (a >= vol)

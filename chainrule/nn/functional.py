@@ -12,7 +12,7 @@ from .._tensor import make_tensor
 from ..ops import nn_ops as _ops, registry as _registry
 from ..ops import normalization as _norm
 from ..autograd import no_grad as _no_grad
-from ..ops.linalg import addmm as _addmm, matmul as _matmul
+from ..ops.linalg import linear, matmul as _matmul
 from ..ops.registry import attach_not_implemented, check_broadcast
 from ..ops.pointwise import relu as _relu, sigmoid, tanh, where as _where
 from ..ops import padding as _padding
@@ -183,20 +183,24 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = _reduction(reduction, size_average, reduce)
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    if input.dim() != 1 and input.shape[0] != target.shape[0]:
+    # PyTorch reads a 0-d target's batch size as 0
+    batch = target.shape[0] if target.dim() else 0
+    if input.dim() != 1 and input.shape[0] != batch:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
-                         f"batch_size ({target.shape[0]}).")
-    n_classes = input.shape[0] if input.dim() == 1 else input.shape[1]
-    if weight is not None and weight.numel() != n_classes:
-        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
-                           f"or no classes but got weight tensor of shape: {list(weight.shape)}")
-    w = _array(weight)
-    if input.dim() <= 2:
-        if target.dim() > 1:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    elif tuple(target.shape) != tuple(input.shape[:1] + input.shape[2:]):
-        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
-                           f"{list(target.shape)}")
+                         f"batch_size ({batch}).")
+    n = input.shape[0]
+    if input.dim() not in (1, 2, 4):     # PyTorch folds the extra dims into a 4-d call
+        if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            raise RuntimeError(f"Expected target size {[n] + list(input.shape[2:])}, got "
+                               f"{list(target.shape)}")
+        # an empty tensor is viewed with zero-sized spatial dims
+        c = input.shape[1]
+        folded = input.contiguous().view(n, c, 1, -1) if input.numel() else input.view(n, c, 0, 0)
+        targets = target.contiguous().view(n, 1, -1) if target.numel() else target.view(n, 0, 0)
+        out = nll_loss(folded, targets, weight, ignore_index=ignore_index, reduction=reduction)
+        return out.view(tuple(target.shape)) if reduction == "none" else out
+    _check_nll_shapes(input, target, weight)
+    w = None if weight is None else _array(weight).reshape(-1)     # nll_loss2d's may be n-d
     if _registry.VMAP is not None:     # a batched vmap runs: targets may differ per element
         from ..func import _batched
         out = _batched.nll_loss(input, target, w, reduction, ignore_index)
@@ -205,13 +209,32 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_target(target)
     if input.dim() <= 2:
         return _ops.nll_loss(input, target._data, w, reduction, ignore_index)
+    return _ops.nll_loss2d(input, target._data, w, reduction, ignore_index)
+
+
+def _check_nll_shapes(input, target, weight):
+    """PyTorch's checks of nll_loss's (1-d or 2-d input) and nll_loss2d's shapes, in order."""
+    n_classes = input.shape[0] if input.dim() == 1 else input.shape[1]
     if input.dim() == 4:
-        return _ops.nll_loss2d(input, target._data, w, reduction, ignore_index)
-    # PyTorch folds the extra dims into a 4-d call
-    n, c = input.shape[0], input.shape[1]
-    out = _ops.nll_loss2d(input.contiguous().view(n, c, 1, -1), target._data.reshape(n, 1, -1),
-                          w, reduction, ignore_index)
-    return out.view(tuple(target.shape)) if reduction == "none" else out
+        if target.dim() != 3:
+            raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                               f"targets of dimension: {target.dim()}")
+        if weight is not None and weight.numel() != n_classes:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+        if (input.shape[0], *input.shape[2:]) != tuple(target.shape):
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                               f"{list(target.shape)}")
+        return
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.dim() == 1 and target.dim() == 1 and target.shape[0] != 1:
+        raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
+                         f"{target.shape[0]}")
+    if input.dim() == 2 and target.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
+                           f"or no classes but got weight tensor of shape: {list(weight.shape)}")
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -446,19 +469,6 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 # the very functions torch.cosine_similarity and torch.pairwise_distance, as in PyTorch
 from ..ops.linalg import cosine_similarity, pairwise_distance  # noqa: E402
-
-
-def linear(input, weight, bias=None):
-    """PyTorch's at::linear: addmm for 2-d input with bias, a flattened addmm for other
-    contiguous input with bias, matmul otherwise."""
-    if bias is None:
-        return _matmul(input, weight.t())
-    if input.dim() == 2:
-        return _addmm(bias, input, weight.t())
-    if input.is_contiguous():
-        out = _addmm(bias, input.view(-1, input.shape[-1]), weight.t())
-        return out.view(tuple(input.shape[:-1]) + (weight.shape[0],))
-    return _matmul(input, weight.t()) + bias
 
 
 # ---- normalization, embedding, dropout, bilinear --------------------------------------------

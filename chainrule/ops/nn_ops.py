@@ -1507,6 +1507,8 @@ def _pixel_unshuffle(a, r):
     if w % r:
         raise RuntimeError("pixel_unshuffle expects width to be divisible by downscale_factor, "
                            f"but input.size(-1)={w} is not divisible by {r}")
+    if not a.size:
+        return a.copy()     # PyTorch hands an empty input back in its own shape
     lead = a.shape[:-3]
     n = len(lead)
     x = a.reshape(lead + (c, h // r, r, w // r, r))

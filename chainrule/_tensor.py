@@ -233,9 +233,12 @@ class Tensor:
         return handle
 
     def _extra_state(self):
+        """The tensor's own _TensorExtra, to change."""
         e = self._extra
         if e is None:
             e = self._extra = _TensorExtra()
+        elif type(e) is _SharedExtra:
+            e = self._extra = e.copy()
         return e
 
     @property
@@ -662,6 +665,27 @@ class _TensorExtra:
 
 
 _SAME = object()   # grad_dtype not set: the gradient has the tensor's dtype
+
+
+class _SharedExtra(_TensorExtra):
+    """A _TensorExtra shared by tensors that differ from the default only in `view_info`
+    (views made under no_grad: one each would double the cost of such a view). Read in
+    place; _extra_state() gives a tensor its own copy before anything changes."""
+    __slots__ = ()
+    _of = {}
+
+    @classmethod
+    def with_view_info(cls, meta):
+        e = cls._of.get(meta)
+        if e is None:
+            e = cls._of[meta] = cls()
+            e.view_info = meta
+        return e
+
+    def copy(self):
+        e = _TensorExtra()
+        e.view_info = self.view_info
+        return e
 
 
 # ---- layouts and memory formats -----------------------------------------------------------

@@ -785,3 +785,55 @@ def test_mean_losses_of_empty_inputs_are_nan_without_numpy_warnings(loss):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)     # NumPy's "Mean of empty slice"
         same(lambda T: getattr(T.nn.functional, loss)(T.zeros(0), T.zeros(0)))
+
+
+# ---- the dispatch layer: what may be recorded, and gradients' dtypes --------------------------
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.zeros(3, dtype=T.int64).masked_fill(T.tensor([True, False, True]),
+                                                   T.tensor(2.5, requires_grad=True)),
+    lambda T: T.zeros(3, 3, dtype=T.int8).diagonal_scatter(T.ones(3, requires_grad=True)),
+    lambda T: T.zeros(3, dtype=T.int64).select_scatter(T.tensor(1.0, requires_grad=True), 0, 0),
+    lambda T: T.fill(T.zeros(3, dtype=T.uint8), T.tensor(2.5, requires_grad=True)),
+], ids=["masked_fill", "diagonal_scatter", "select_scatter", "fill"])
+def test_integer_result_of_a_recorded_op_is_refused(prog):
+    same_error(prog)     # "Autograd not support dtype: Long"
+
+
+def test_casts_to_integers_record_nothing():
+    def prog(T):
+        x = T.randn(3, requires_grad=True)
+        return [(t.dtype, t.requires_grad, t.grad_fn is None)
+                for t in (x.int(), x.to(T.int64), x.long(), x.type_as(T.zeros(1, dtype=T.int8)))]
+    same(prog)
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.where(T.tensor([True, False]), T.tensor([1.0, 2.0], requires_grad=True),
+                      T.tensor([1j, 2j])).sum().abs().backward(),
+    lambda T: T.zeros(2, dtype=T.complex128).masked_fill(
+        T.tensor([True, False]), T.tensor(2.0, dtype=T.float64, requires_grad=True)
+    ).sum().abs().backward(),
+], ids=["where", "masked_fill"])
+def test_complex_gradient_for_a_real_input_is_refused(prog):
+    same_error(prog)
+
+
+def test_promoting_ops_take_the_real_part_of_complex_gradients():
+    def prog(T):
+        x = T.tensor([0.5, -1.0, 2.0], dtype=T.float64, requires_grad=True)
+        z = T.tensor([1 + 2j, 3 - 1j, 0.5j], dtype=T.complex128)
+        outs = [x * z, z - x, x - z, T.cat([x, z]), T.zeros(3, dtype=T.complex128).copy_(x) * z,
+                T.einsum("i,i->i", x, z), T.addcmul(z, x, x)]
+        return [T.autograd.grad(o.abs().sum(), x)[0] for o in outs]
+    same(prog)
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.zeros(3, 4, dtype=T.complex128).select_scatter(
+        T.ones(4, dtype=T.complex128, requires_grad=True), 0, 0),
+    lambda T: T.nn.functional.silu(T.ones(3, dtype=T.complex128, requires_grad=True)),
+    lambda T: T.nan_to_num(T.ones(3, dtype=T.complex64, requires_grad=True)),
+], ids=["select_scatter", "silu", "nan_to_num"])
+def test_ops_off_the_complex_autograd_list_refuse_complex_outputs(prog):
+    same_error(prog)

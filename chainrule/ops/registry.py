@@ -39,7 +39,7 @@ from .._errstate import QUIET as _QUIET, _set as _errors_set, get as _errors_get
     quietly as _quietly
 from .._dims import sizes_str
 from .._dtype import FROM_NP
-from .._tensor import Tensor, make_tensor
+from .._tensor import Tensor, _SharedExtra, make_tensor
 from ..autograd import grad_mode
 from ..autograd.anomaly_mode import state as _anomaly
 from ..autograd.graph import (ERR_BACKWARD_TWICE, HOOKED, RELEASED, _ZERO_NRS, Node,
@@ -720,7 +720,7 @@ def _make_view(result, base, op=None):
             root is not None and base._extra is not None and base._extra.view_info is not None):
         meta = _views.creation_meta(base, multi)
         if meta is not None:
-            result._extra_state().view_info = meta
+            result._extra = _SharedExtra.with_view_info(meta)
 
 
 # Note [Objects per node]
@@ -1115,20 +1115,25 @@ def _plain_path(row, ins, params, indent):
                   f"if plain_:"]
         grads = "g0_ or g1_"
     call = "forward_(*arrays_, *params_)" if params != "()" else "forward_(*arrays_)"
-    lines += [f"    params_ = {params}", "    try:"] + _quiet(f"out_ = {call}", 8) + [
-        f"    except ValueError:",
-        f"        check_broadcast_(arrays_)",
-        f"        raise",
-        f"    if type(out_) is not ndarray_:",
-        f"        out_ = asarray_(out_)",
-    ]
-    if row.view:      # a view of its one input: _record and _make_view know views
-        lines += [f"    if g0_ and grad_state_.grad_enabled and node_cls_ is not None:",
+    lines += [f"    params_ = {params}"]
+    if row.view:
+        # a view of its one input: no arithmetic, so no NumPy warnings to silence and no
+        # operands to broadcast; _record and _make_view know views
+        lines += [f"    out_ = {call}",
+                  f"    if type(out_) is not ndarray_:",
+                  f"        out_ = asarray_(out_)",
+                  f"    if g0_ and grad_state_.grad_enabled and node_cls_ is not None:",
                   f"        return record_(row, ({ins[0]},), params_, (out_,))[0]",
                   f"    result_ = make_tensor_(out_)",
                   f"    make_view_(result_, {ins[0]}, row)",
                   f"    return result_"]
     else:
+        lines += ["    try:"] + _quiet(f"out_ = {call}", 8) + [
+            f"    except ValueError:",
+            f"        check_broadcast_(arrays_)",
+            f"        raise",
+            f"    if type(out_) is not ndarray_:",
+            f"        out_ = asarray_(out_)"]
         if row.node_cls is not None:
             lines += [f"    if {grads}:",
                       f"        if not grad_state_.grad_enabled:",

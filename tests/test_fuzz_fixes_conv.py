@@ -34,3 +34,52 @@ def test_max_unpool_of_an_empty_batch(dims):
                                                      T.full(shape, 70), 2)
         return y, T.autograd.grad(y.sum(), x)[0], empty
     same(prog)
+
+
+def _complex_case(T, transposed, dims, special):
+    import numpy as np
+    rng = np.random.default_rng(dims)
+    x = rng.standard_normal((2, 2) + (5,) * dims) + 1j * rng.standard_normal((2, 2) + (5,) * dims)
+    w = rng.standard_normal((2, 3) + (2,) * dims) + 0j
+    x.reshape(-1)[3] = special
+    return (T.tensor(x, dtype=T.complex64, requires_grad=True),
+            T.tensor(w, dtype=T.complex64, requires_grad=True),
+            T.tensor(rng.standard_normal(3) + 1j, dtype=T.complex64, requires_grad=True))
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+@pytest.mark.parametrize("special", [0.5, float("inf"), complex(0, float("-inf"))])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_complex_convolution_is_gauss_trick_of_three_real_ones(dims, special, transposed):
+    def prog(T):
+        x, w, b = _complex_case(T, transposed, dims, special)
+        if transposed:
+            y = getattr(T, f"conv_transpose{dims}d")(x, w, b)
+        else:
+            y = getattr(T, f"conv{dims}d")(x, w.transpose(0, 1), b)
+        grads = T.autograd.grad(y.abs().nan_to_num().sum(), (x, w, b))
+        return (y, y.grad_fn, y.grad_fn.next_functions[0][0],
+                y.grad_fn.next_functions[1][0]) + grads
+    same(prog, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("dtypes", [("complex64", "float32"), ("complex64", "float64"),
+                                    ("complex64", "complex128"), ("float32", "complex64")])
+def test_complex_convolution_refusals(transposed, dtypes):
+    def prog(T):
+        x = T.ones(1, 2, 5, dtype=getattr(T, dtypes[0]))
+        w = T.ones(2, 2, 2, dtype=getattr(T, dtypes[1]))
+        f = T.conv_transpose1d if transposed else T.conv1d
+        return f(x, w), f(x, w.to(x.dtype), T.ones(2, dtype=T.bool)), \
+            f(x, w.to(x.dtype), T.ones(2, dtype=T.bfloat16), padding="same")
+    same_error(prog)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_convolution_has_no_complex_kernel(transposed, dims):
+    same_error(lambda T: T.convolution(
+        T.ones((1, 2) + (3,) * dims, dtype=T.complex64),
+        T.ones((2, 2) + (2,) * dims, dtype=T.complex64), None, [1], [0], [1], transposed, [0],
+        1))

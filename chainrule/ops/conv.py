@@ -6,8 +6,8 @@ derivatives, as in PyTorch's derivatives.yaml, so double backward keeps working.
 
 Convolution (plain or transposed, any number of spatial dims) is im2col into channel-major
 columns and one matmul per group; see Note [Window layout].
-Complex convolutions are computed directly (PyTorch composes them from three real ones, so
-its graph for them shows AddBackward0 where chainrule's shows ConvolutionBackward0).
+The public complex convolutions are PyTorch's composition of three real ones (Gauss's trick,
+_complex_convolution): the same graph, and the same nan where an inf meets the trick's sums.
 im2col/col2im (nn.functional.unfold/fold) are each other's adjoints. Average pooling is
 separable: out = Mh @ x @ Mw^T with per-axis window matrices, whose transposes give the
 gradient.
@@ -20,6 +20,8 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .aliasing import view_as_real
+from .nn_ops import mul_scalar
 from .padding import constant_pad_nd
 from .pointwise import _zeros, _zeros_of
 from .._tensor import Tensor
@@ -510,13 +512,13 @@ def _checked_convolution(x, w, b, stride, padding, dilation, transposed, output_
 
 
 def _check_conv_dtype(x, transposed, dim):
-    """The dtypes PyTorch's CPU kernels refuse: bool and uint16/32/64, and every integer but
-    int64 for a transposed convolution."""
+    """The dtypes PyTorch's CPU kernels refuse: bool, complex and uint16/32/64, and every
+    integer but int64 for a transposed convolution."""
     a = x._data.dtype
     if transposed:
-        if a.kind in "biu" and a != np.int64:
+        if a.kind in "biuc" and a != np.int64:
             _no_kernel(f"slow_conv_transpose{max(dim, 2)}d_out_cpu", x)
-    elif a.kind == "b" or (a.kind == "u" and a != np.uint8):
+    elif a.kind in "bc" or (a.kind == "u" and a != np.uint8):
         _no_kernel("compute_columns3d" if dim == 3 else "slow_conv2d_cpu", x)
 
 
@@ -572,6 +574,36 @@ def _check_transposed_kernel(x, w, b, stride, padding, dilation, output_padding,
                            f"({' x '.join(map(str, out))}). Output size is too small")
 
 
+def _type_name(t):
+    """How PyTorch's Tensor::toString names a CPU tensor's type (the types with a legacy
+    Python class go by it)."""
+    legacy = t.dtype.legacy
+    if legacy in ("Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double"):
+        return f"torch.{legacy}Tensor"
+    return f"CPU{legacy}Type"
+
+
+def _complex_convolution(x, w, b, stride, padding, dilation, transposed, output_padding,
+                         groups):
+    """conv(x, w, b) = a - b' + i (c - a - b') with a = conv(xr, wr, br), b' = conv(xi, wi)
+    and c = conv(xr + xi, wr + wi, br + bi): three real convolutions, as PyTorch's."""
+    for what, t in (("weight", w), ("bias", b)):
+        if t is not None and t.dtype is not x.dtype:
+            raise RuntimeError(f"Input type ({_type_name(x)}) and {what} type "
+                               f"({_type_name(t)}) should be the same")
+
+    def parts(t):
+        r = view_as_real(t.resolve_conj())
+        return r.select(-1, 0), r.select(-1, 1)
+    (xr, xi), (wr, wi) = parts(x), parts(w)
+    br, bi = parts(b) if b is not None else (None, None)
+    args = (stride, padding, dilation, transposed, output_padding, groups)
+    a = _checked_convolution(xr, wr, br, *args)
+    b2 = _checked_convolution(xi, wi, None, *args)
+    c = _checked_convolution(xr + xi, wr + wi, None if b is None else br + bi, *args)
+    return a - b2 + mul_scalar(c - a - b2, 1j)
+
+
 def _conv(name, dims, input, weight, bias, stride, padding, dilation, groups):
     string = isinstance(padding, str)
     # only the int-padding overloads check the bias dtype (the string ones cast it)
@@ -588,8 +620,8 @@ def _conv(name, dims, input, weight, bias, stride, padding, dilation, groups):
         padding = (0,)
     else:
         raise RuntimeError(f"Invalid padding string: '{padding}'")
-    out = _checked_convolution(input, weight, bias, stride, padding, dilation, False,
-                               (0,) * dims, groups)
+    conv = _complex_convolution if input.is_complex() else _checked_convolution
+    out = conv(input, weight, bias, stride, padding, dilation, False, (0,) * dims, groups)
     return out.squeeze(0) if unbatched else out
 
 
@@ -606,9 +638,9 @@ def _conv_transpose(name, dims, input, weight, bias, stride, padding, output_pad
     if isinstance(padding, str):
         raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
     input, unbatched = _batched(name, dims, input)
-    out = _checked_convolution(input, weight, bias, _arg_ints(stride, dims),
-                               _arg_ints(padding, dims), _arg_ints(dilation, dims), True,
-                               _arg_ints(output_padding, dims), groups)
+    conv = _complex_convolution if input.is_complex() else _checked_convolution
+    out = conv(input, weight, bias, _arg_ints(stride, dims), _arg_ints(padding, dims),
+               _arg_ints(dilation, dims), True, _arg_ints(output_padding, dims), groups)
     return out.squeeze(0) if unbatched else out
 
 

@@ -353,6 +353,25 @@ def _matmul_impl(t1, t2):
     return _unsafe_view(bmm(a, t2.expand(batch + (m2, p)).reshape(size, m2, p)), out_shape)
 
 
+def linear(input, weight, bias=None):
+    """PyTorch's at::linear: addmm for 2-d input with bias, a flattened addmm for other
+    contiguous input with a bias of one dimension (or one that is not 1), matmul otherwise
+    (the bias added in place, so it may not broadcast the product to a larger shape)."""
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
+                           f"{input.dim()}D and {weight.dim()}D")
+    if bias is not None and input.dim() == 2:
+        return addmm(bias, input, weight.t())
+    if (bias is not None and input.is_contiguous()
+            and (bias.dim() == 1 or sum(n != 1 for n in bias.shape) == 1)):
+        # no -1 in the reshape: an empty batch leaves it ambiguous
+        rows = int(np.prod(input.shape[:-1]))
+        out = addmm(bias, input.reshape(rows, input.shape[-1]), weight.t())
+        return out.view(tuple(input.shape[:-1]) + (out.shape[1],))
+    out = matmul(input, weight.t())
+    return out if bias is None else out.add_(bias)
+
+
 # ---- einsum -------------------------------------------------------------------------------
 
 def _einsum_forward(arrays, equation, dtype):

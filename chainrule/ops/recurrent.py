@@ -18,7 +18,7 @@ import numpy as np
 from .._creation import full
 from .._tensor import Tensor, make_tensor
 from . import nn_ops
-from .linalg import addmm, matmul
+from .linalg import linear, matmul
 from .pointwise import relu, tanh
 from .registry import op, public
 from .shape import _warn_once, cat, stack
@@ -31,20 +31,6 @@ __all__ = ["rnn_tanh", "rnn_relu", "lstm", "gru", "rnn_tanh_cell", "rnn_relu_cel
            "lstm_cell", "gru_cell", "pad_sequence"]
 
 
-def _linear(x, w, b):
-    """at::linear: addmm for 2-d input with bias, a flattened addmm for contiguous input with
-    bias, matmul otherwise."""
-    if b is None:
-        return matmul(x, w.t())
-    if x.dim() == 2:
-        return addmm(b, x, w.t())
-    if x.is_contiguous():
-        rows = int(np.prod(x.shape[:-1]))
-        out = addmm(b, x.reshape(rows, x.shape[-1]), w.t())
-        return out.view(tuple(x.shape[:-1]) + (w.shape[0],))
-    return matmul(x, w.t()).add_(b)
-
-
 class _Params:
     """One layer and direction's weights (CellParams): w_ih, w_hh, b_ih, b_hh, w_hr."""
     __slots__ = ("w_ih", "w_hh", "b_ih", "b_hh", "w_hr")
@@ -53,10 +39,10 @@ class _Params:
         self.w_ih, self.w_hh, self.b_ih, self.b_hh, self.w_hr = w_ih, w_hh, b_ih, b_hh, w_hr
 
     def linear_ih(self, x):
-        return _linear(x, self.w_ih, self.b_ih)
+        return linear(x, self.w_ih, self.b_ih)
 
     def linear_hh(self, h):
-        return _linear(h, self.w_hh, self.b_hh)
+        return linear(h, self.w_hh, self.b_hh)
 
     def matmul_hr(self, h):
         return h if self.w_hr is None else matmul(h, self.w_hr.t())

@@ -3,11 +3,18 @@ activations, embedding, dropout, bilinear and attention (issue 12): each compare
 with PyTorch on the input found."""
 import pytest
 
-from helpers import same, same_error
+import torch
+
+from helpers import error_of, same, same_error
 
 
 def _F(T):
     return T.nn.functional
+
+
+def same_outcome(prog):
+    """PyTorch's error if it raises one, else its results."""
+    return same_error(prog) if error_of(lambda: prog(torch)) else same(prog)
 
 
 def test_pixel_unshuffle_hands_an_empty_input_back():
@@ -43,3 +50,38 @@ def test_nll_loss2d_takes_a_weight_of_any_shape_with_one_per_class():
         x = T.arange(48.).view(2, 4, 3, 2).sin().requires_grad_()
         return _F(T).nll_loss(x, T.arange(12).view(2, 3, 2) % 4, T.arange(1., 5.).view(4, 1))
     same(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int8", "uint8", "int32"])
+@pytest.mark.parametrize("call", [
+    lambda T, x: _F(T).threshold(x, 1j, 0.5), lambda T, x: _F(T).threshold(x, 0.5, 1j),
+    lambda T, x: _F(T).threshold(x, 1e40, 0.5), lambda T, x: _F(T).threshold(x, 0.5, 1000),
+    lambda T, x: T.threshold_(x, 1j, -2.5), lambda T, x: _F(T).softshrink(x, 1j),
+    lambda T, x: _F(T).hardshrink(x, 1j), lambda T, x: _F(T).hardshrink(x, 1e40),
+    lambda T, x: _F(T).rrelu(x, 1.5 - 2j, 0.5), lambda T, x: _F(T).rrelu(x, 0.1, 1j),
+    lambda T, x: _F(T).hardtanh(x, 0, 1e40), lambda T, x: _F(T).hardtanh(x, 0, 1000),
+    lambda T, x: _F(T).hardtanh_(x, 2 ** 40, 0.5), lambda T, x: _F(T).hardtanh_(x, 0, 1j),
+    lambda T, x: _F(T).hardtanh(x), lambda T, x: _F(T).hardtanh_(x, -1, 300)])
+def test_scalar_arguments_convert_as_pytorchs_checked_cast(call, dtype):
+    def prog(T):
+        return call(T, T.tensor([[-1.5, 0.3, 2.0]]).to(getattr(T, dtype)))
+    same_outcome(prog)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, x: T.native_dropout(x, 1j, False), lambda T, x: T.native_dropout(x, 0.5, 1),
+    lambda T, x: T.dropout(x, 1j, False), lambda T, x: T.feature_alpha_dropout_(x, 0.5, None),
+    lambda T, x: _F(T).margin_ranking_loss(x, x, x, 1.5 - 2j),
+    lambda T, x: _F(T).cosine_embedding_loss(x, x, x[:, 0], 1j),
+    lambda T, x: T.hinge_embedding_loss(x, x, 1j, 1),
+    lambda T, x: T.triplet_margin_loss(x, x, x, 1.0, 2.0, 1j),
+    lambda T, x: _F(T).poisson_nll_loss(x, x, eps=1j),
+    lambda T, x: _F(T).poisson_nll_loss(x, x, 1)])
+def test_number_arguments_are_parsed_as_pytorchs_binding_parses_them(call):
+    same_error(lambda T: call(T, T.ones(3, 4, dtype=T.float64)))
+
+
+def test_number_arguments_take_numpy_numbers():
+    import numpy as np
+    same(lambda T: (T.dropout(T.ones(3), np.True_, False),
+                    T.hinge_embedding_loss(T.ones(3), T.ones(3), np.float32(0.5), 1)))

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .._creation import _iter_perm, full_like, zeros_like
+from .._creation import _arg_type, _iter_perm, full_like, zeros_like
 from .. import _dtype
 from .._dtype import FROM_NP
 from .._random import default_generator
@@ -18,6 +18,7 @@ from .._tensor import Tensor, make_tensor
 from .._dims import wrap_dim
 from ..autograd import grad_mode
 from .indexing import _accumulate, index_select
+from .padding import _fill_value
 from .pointwise import (_conj, _erf_erfc, _not_for, _opmath, _refuse_bool_sub, _zeros, mul,
                         threshold_backward, where)
 from .registry import (EXACT, FUNCTIONS, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE,
@@ -41,6 +42,25 @@ def _reduce_t(t, reduction):
     if reduction == "mean":
         return t.mean()
     return t.sum() if reduction == "sum" else t
+
+
+def _float_arg(fn, name, v, position):
+    """A `float` argument as PyTorch's argument parser takes it: a real Python number, a
+    NumPy number or a 0-d tensor (a Python complex is refused)."""
+    if (type(v) is not complex and isinstance(v, (int, float, np.number, np.bool_))
+            or isinstance(v, Tensor) and v.dim() == 0):
+        return v
+    raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be float, not "
+                    f"{_arg_type(v)}")
+
+
+def _bool_arg(fn, name, v, position, optional=False):
+    """A `bool` argument as PyTorch's argument parser takes it: only a Python bool (or None
+    for an optional one)."""
+    if type(v) is bool or optional and v is None:
+        return v
+    raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be bool, not "
+                    f"{_arg_type(v)}")
 
 
 # ---- Tensor-Scalar arithmetic, as the C++ compositions (cross_entropy) record it ----------
@@ -560,6 +580,7 @@ def _number_minus(number, t):
 @public(method=False)
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     """mean / sum / each of max(0, -target * (input1 - input2) + margin)."""
+    _float_arg("margin_ranking_loss", "margin", margin, 4)
     unclamped = add_scalar(-target * (input1 - input2), margin)
     return _apply_loss_reduction(unclamped.clamp_min(0), reduction)
 
@@ -570,6 +591,7 @@ _EPSILON = float(np.float32(1e-12))     # Loss.cpp's `constexpr float EPSILON`
 @public(method=False)
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."""
+    _float_arg("cosine_embedding_loss", "margin", margin, 4)
     dim = target.dim()
     if dim not in (0, 1):
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -593,6 +615,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
 @public(method=False)
 def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     """input where target is 1, max(0, margin - input) where it is -1 (both elsewhere)."""
+    _float_arg("hinge_embedding_loss", "margin", margin, 3)
     zeros = zeros_like(input)
     margin_clamp = _number_minus(margin, input).clamp_min(0)
     output = where(target != 1, margin_clamp, zeros) + where(target != -1, input, zeros)
@@ -604,6 +627,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
                         reduction=0):
     """max(0, margin + d(anchor, positive) - d(anchor, negative)) with pairwise p-norm
     distances (swap: the smaller of d(anchor, negative) and d(positive, negative))."""
+    for position, (name, v) in enumerate((("margin", margin), ("p", p), ("eps", eps)), 4):
+        _float_arg("triplet_margin_loss", name, v, position)
     dims = (anchor.dim(), positive.dim(), negative.dim())
     if len(set(dims)) != 1:
         raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
@@ -623,6 +648,9 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     """Negative log likelihood of a Poisson distribution: exp(input) - target * input for
     log-rate input, input - target * log(input + eps) otherwise; `full` adds Stirling's
     term where target > 1."""
+    _bool_arg("poisson_nll_loss", "log_input", log_input, 3)
+    _bool_arg("poisson_nll_loss", "full", full, 4)
+    _float_arg("poisson_nll_loss", "eps", eps, 5)
     # (GCC evaluates an operator's right operand first: that one is recorded first)
     if log_input:
         product = target * input
@@ -821,12 +849,25 @@ softplus = op("softplus", "SoftplusBackward0", "self, beta, threshold", _softplu
 # torch._C._nn's: their in-place variants record the same nodes (formulas reading `self` see
 # its value before the write, Note [In-place ops])
 
+def _checked(value, dtype):
+    """A Scalar argument as c10's checked conversion to NumPy `dtype` reads it: a complex
+    number with an imaginary part, or one out of the dtype's range, is PyTorch's overflow
+    error."""
+    return _fill_value(value, FROM_NP[np.dtype(dtype)])
+
+
 def _hardtanh(x, min_val, max_val):
     if x.dtype == np.bool_:
         raise RuntimeError("Bool inputs not supported for hardtanh")
     if x.dtype.kind == "c":
         raise NotImplementedError("clamp is not supported for complex types")
-    return np.clip(x, x.dtype.type(min_val), x.dtype.type(max_val))
+    if x.dtype.kind == "u" and any(not isinstance(v, complex) and v < 0
+                                   for v in (min_val, max_val)):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    # the limits are read as int64 or double, then converted to the input's dtype
+    wide = np.int64 if x.dtype.kind in "iu" else np.float64
+    min_val, max_val = (_checked(_checked(v, wide).item(), x.dtype) for v in (min_val, max_val))
+    return np.clip(x, min_val, max_val)
 
 
 def _hardtanh_bw(g, x, min_val, max_val):
@@ -912,6 +953,7 @@ mish = op("mish", "MishBackward0", "self", _mish, function=False, method=False,
 
 
 def _softshrink(x, lambd):
+    _checked(lambd, np.float64)
     _not_for(x, "biuc", "softshrink_check")
     top = float(np.finfo(x.dtype).max)
     if not 0 <= lambd <= top:
@@ -1257,13 +1299,14 @@ def _at_most(x, threshold):
     """x <= threshold, the bound in the kernel's dtype (float for half, truncated for
     integers), with PyTorch's dtype error."""
     _not_for(x, "bc", "threshold_cpu")
+    _checked(threshold, np.float32 if x.dtype == np.float16 else x.dtype)
     if x.dtype == np.float16:
         return x.astype(np.float32) <= np.float32(threshold)
     return x <= x.dtype.type(threshold)
 
 
 def _threshold(x, threshold, value):
-    return np.where(_at_most(x, threshold), x.dtype.type(value), x)
+    return np.where(_at_most(x, threshold), _checked(value, x.dtype), x)
 
 
 # its backward is relu's threshold_backward (pointwise.py); its out= writes into an expanded
@@ -1289,7 +1332,7 @@ def threshold_(input, threshold, value):
 def _shrunk(x, lambd, kernel):
     """Where |x| <= lambd (the bound in x's dtype), with PyTorch's dtype error."""
     _not_for(x, "biuc", kernel)
-    lambd = x.dtype.type(lambd)
+    lambd = _checked(lambd, x.dtype)
     return (x >= -lambd) & (x <= lambd)
 
 
@@ -1441,6 +1484,7 @@ _rrelu_with_noise_inplace = op(
 
 
 def _rrelu_noise(input, lower, upper):
+    _checked(lower, np.float64), _checked(upper, np.float64)
     if float(lower) > float(upper):
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     a = input._data
@@ -2264,6 +2308,9 @@ def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
     """PyTorch's CPU _dropout_impl: input times a bernoulli_(1 - p) noise divided by 1 - p
     or, for alpha dropout, scaled and shifted to keep SELU's mean and variance; drawn from
     the default generator exactly as PyTorch draws it."""
+    fn = ("feature_" if feature else "") + ("alpha_" if alpha else "") + "dropout" + (
+        "_" if inplace else "")
+    _float_arg(fn, "p", p, 2), _bool_arg(fn, "train", train, 3)
     if not 0 <= p <= 1:     # nan too
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not train or input.numel() == 0:
@@ -2346,6 +2393,8 @@ def feature_alpha_dropout_(input, p, train):
 # native_dropout: (output, bool mask); its backward multiplies by the mask and the scale
 
 def _native_dropout(x, p, train):
+    _float_arg("native_dropout", "p", p, 2)
+    _bool_arg("native_dropout", "train", train, 3, optional=True)
     if x.size == 0:
         return x, np.empty(x.shape, x.dtype)
     if train is not None and not train:

@@ -28,9 +28,8 @@ import numpy as np
 
 from .._dims import sizes_str, wrap_dim
 from .. import _dtype
-from .. import _dtype
 from .._dtype import FROM_NP
-from .._tensor import Tensor, make_tensor
+from .._tensor import Tensor, _contiguous_strides, make_tensor
 from ..autograd import grad_mode
 from ..autograd.function import DelayedError
 from ..autograd.graph import _sequence, edge_of
@@ -165,7 +164,7 @@ def _index_positions(shape, dim, idx):
     if outer == inner == 1:
         return idx
     pos = idx.astype(np.intp)[:, None] * inner + np.arange(inner)
-    if outer > 1:
+    if outer != 1:
         pos = np.arange(outer)[:, None, None] * (shape[dim] * inner) + pos
     return pos.reshape(-1)
 
@@ -183,6 +182,26 @@ def _region(src, shape):
     if src.shape != shape:
         src = src.reshape(src.shape or (1,) * len(shape))[tuple(slice(0, n) for n in shape)]
     return src.reshape(-1)
+
+
+def _restrided_has_elements(a, dim, n):
+    """Whether PyTorch's index_copy / index_fill kernels visit any element: they view self
+    with `dim` resized to the index's length `n` (stride 0 there) and check indices only
+    while iterating over that view. An empty self has no storage for a view with elements:
+    PyTorch's setStorage error."""
+    shape = list(a.shape or (1,))
+    shape[dim] = n
+    if 0 in shape:
+        return False
+    if a.size == 0:
+        strides = [s // a.itemsize for s in a.strides] if any(a.strides) else list(
+            _contiguous_strides(a.shape))
+        strides[dim] = 0
+        need = 1 + sum((k - 1) * s for k, s in zip(shape, strides))
+        raise RuntimeError(f"setStorage: sizes {sizes_str(shape)}, strides {sizes_str(strides)}, "
+                           f"storage offset 0, and itemsize {a.itemsize} requiring a storage size "
+                           f"of {need * a.itemsize} are out of bounds for storage of size 0")
+    return True
 
 
 # ---- index_select, index_add --------------------------------------------------------------
@@ -236,10 +255,11 @@ def _index_func_checks(name, a, source, dim, idx):
     if not (dim == 0 or dim < source.ndim):
         raise RuntimeError(f"{name}_(): Indexing dim {dim} is out of bounds of the source tensor "
                            f"with dim {source.ndim}")
-    n = source.shape[dim] if source.ndim else 1
-    if idx.size != n:
+    if source.ndim == 0 and idx.size != 1:     # PyTorch asks a 0-d source for its size(dim)
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if source.ndim and idx.size != source.shape[dim]:
         raise RuntimeError(f"{name}_(): Number of indices ({idx.size}) should be equal to "
-                           f"source.size(dim): ({n}), for dim: {dim}")
+                           f"source.size(dim): ({source.shape[dim]}), for dim: {dim}")
     a_rest, s_rest = list(a.shape), list(source.shape)
     if a.ndim and source.ndim:
         del a_rest[dim], s_rest[dim]
@@ -316,13 +336,14 @@ def _index_copy(a, source, dim, index):
         raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
                          f"source.size(dim) ({source.shape[dim]})")
     shape = a.shape or (1,)
+    out = np.array(a, order="C")
+    if not _restrided_has_elements(a, dim, idx.size):
+        return out
     bad = _first_bad(idx, 0, shape[dim])
     if bad is not None:
         raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with "
                          f"size {shape[dim]}")
-    out = np.array(a, order="C")
-    if idx.size:
-        out.reshape(-1)[_index_positions(shape, dim, idx.reshape(-1))] = \
+    out.reshape(-1)[_index_positions(shape, dim, idx.reshape(-1))] = \
             np.ascontiguousarray(source).reshape(-1)
     return out
 
@@ -346,13 +367,17 @@ def _index_fill(a, dim, index, value):
     if idx.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     v = _scalar(value, a.dtype)
-    bad = _first_bad(idx, -shape[dim], shape[dim])     # negative indices count from the end
-    if bad is not None:
-        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {shape[dim]}")
     out = np.array(a, order="C")
-    if idx.size:
+    if _restrided_has_elements(a, dim, idx.size):
+        _check_fill_bounds(idx, dim, shape[dim])
         out.reshape(shape)[(slice(None),) * dim + (idx.reshape(-1),)] = v
     return out
+
+
+def _check_fill_bounds(idx, dim, n):
+    bad = _first_bad(idx, -n, n)     # negative indices count from the end
+    if bad is not None:
+        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
 
 
 def _index_fill_tensor(a, value, dim, index):
@@ -418,6 +443,11 @@ def _index_reduce(a, source, dim, index, reduce, include_self):
     if not idx.size:
         return out
     shape = a.shape or (1,)
+    if not include_self and _restrided_has_elements(a, dim, idx.size):
+        _check_fill_bounds(idx, dim, shape[dim])     # PyTorch fills with index_fill_ first
+    if a.ndim > 1 and not shape[dim]:
+        raise IndexError(f"select(): index 0 out of range for tensor of size "
+                         f"{sizes_str(a.shape)} at dimension {dim}")
     if _first_bad(idx, 0, shape[dim]) is not None:
         raise IndexError("index out of range in self")
     pos = _index_positions(shape, dim, idx)
@@ -733,13 +763,18 @@ def _scatter_reduce(a, src, dim, index, reduce, include_self=True):
                            f"{reduce}")
     out = np.array(a, order="C")
     if not idx.size:
+        # the kernel is skipped, not mean's division of the result by the counts
+        if reduce == "mean" and a.dtype.kind == "b":
+            raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
         return out
+    shape = a.shape or (1,)
+    if not include_self:     # PyTorch first scatters the identity, checking the indices
+        _check_scatter_bounds(idx, dim, shape[dim])
     if (reduce == "mean" and a.dtype.kind == "b") or (reduce not in ("sum", "prod", "mean")
                                                        and a.dtype.kind == "c"):
         kernel = {"max": "amax", "min": "amin"}.get(reduce, reduce)
         raise NotImplementedError(f"\"scatter_gather_tensor_cpu_reduce_{kernel}\" not implemented "
                                   f"for '{_legacy(a)}'")
-    shape = a.shape or (1,)
     _check_scatter_bounds(idx, dim, shape[dim])
     pos = _positions(shape, dim, idx)
     flat = out.reshape(-1)

@@ -468,18 +468,19 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         return _repeats_index(input, output_size)
     if isinstance(repeats, Tensor):
         x = input
+        r = repeats._data
+        if r.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
         if dim is None:
             x, dim = flatten(x), 0
-        r = repeats._data
-        size = x._data.shape[wrap_dim(dim, x._data.ndim)] if x._data.ndim else 1
-        if r.ndim == 0 or (r.ndim == 1 and r.shape[0] == 1):
+        if not x._data.ndim:     # PyTorch asks the 0-d input for its size(dim)
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        size = x._data.shape[wrap_dim(dim, x._data.ndim)]
+        if r.ndim == 0 or r.shape[0] == 1:
             repeats = make_tensor(np.broadcast_to(r.reshape(1), (size,)))
-        elif r.ndim == 1:
-            if r.shape[0] != size:
-                raise RuntimeError("repeats must have the same size as input along dim, but got "
-                                   f"repeats.size(0) = {r.shape[0]} and input.size(0) = {size}")
-        else:
-            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        elif r.shape[0] != size:
+            raise RuntimeError("repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {r.shape[0]} and input.size({dim}) = {size}")
         return x.index_select(dim, _repeats_index(repeats, output_size))
     repeats = operator.index(repeats)
     x = input if dim is not None else flatten(input)

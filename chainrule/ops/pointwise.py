@@ -102,11 +102,22 @@ def _times_alpha(a, b, alpha):
         if dt.kind != "c":
             raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
                                "complex number.")
-    return np.multiply(b, dt.type(alpha))
+    elif _complex(a, b):
+        dt = np.result_type(a, b)
+    if dt.kind == "c":     # b as a complex array or scalar, for a complex product
+        b = b.astype(dt, copy=False) if type(b) is np.ndarray else dt.type(b)
+    return np.multiply(b, dt.type(_checked_scalar(alpha, dt)))
+
+
+def _complex(a, b):
+    return (type(a) is np.ndarray and a.dtype.kind == "c" or type(b) is complex
+            or type(b) is np.ndarray and b.dtype.kind == "c")
 
 
 def _add(a, b, alpha):
-    if type(alpha) is int and alpha == 1:
+    # PyTorch's complex kernels multiply other by alpha as complex numbers even for alpha = 1:
+    # 1 * (inf+0j) is inf+nanj there
+    if type(alpha) is int and alpha == 1 and not _complex(a, b):
         return np.add(a, b)
     return np.add(a, _times_alpha(a, b, alpha))
 
@@ -132,7 +143,7 @@ def _sub(a, b, alpha):
         # (the common case skips both: nothing is bool, NumPy's result dtype is PyTorch's)
         _refuse_bool_sub(a, b)
         a, b = _promoted(a, b)
-    if type(alpha) is int and alpha == 1:
+    if type(alpha) is int and alpha == 1 and not _complex(a, b):
         return np.subtract(a, b)
     return np.subtract(a, _times_alpha(a, b, alpha))
 
@@ -433,7 +444,9 @@ def _pow_scalar(exponent, base):
 
 
 def _pow_scalar_grad(grad, self, exponent):
-    if exponent == 0:
+    # PyTorch's zero test is Scalar::equal(0.0), false for a bool: ** False differentiates
+    # as 0 * self ** -1 (nan at 0)
+    if exponent == 0 and type(exponent) is not bool:
         return _zeros(grad)
     e = exponent if isinstance(exponent, complex) else float(exponent)
     return grad * _conj(e * self.pow(e - 1))
@@ -906,9 +919,10 @@ def _clamp_by_tensors(a, lo, hi):
     """clamp by tensor bounds: the kernel (clamp, or maximum / minimum for one bound) of the
     promoted dtype refuses complex; complex self is clamp.Tensor's own check, before."""
     t = _dtype.result_type([x for x in (a, lo, hi) if x is not None])
-    if t.np.kind == "c":
-        kernel = ("clamp_cpu" if lo is not None and hi is not None else
-                  "maximum_cpu" if lo is not None else "minimum_cpu")
+    both = lo is not None and hi is not None
+    # maximum / minimum take bools; clamp's own kernel does not
+    if t.np.kind == "c" or both and t.np.kind == "b":
+        kernel = "clamp_cpu" if both else "maximum_cpu" if lo is not None else "minimum_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{t.legacy}'")
     return _clamp(a, lo, hi)
 
@@ -938,32 +952,24 @@ def _clamp_max_grad(grad, self, min, max):
 
 
 def _clamp_by_numbers(a, lo, hi, one_bound=False):
-    """A complex number bound: clamp_min / clamp_max refuse complex, clamp's kernel fails to
-    read it as a double."""
-    if any(isinstance(b, complex) for b in (lo, hi)):
-        if one_bound:
+    """Number bounds. A floating self keeps its dtype and reads each bound as it (a complex
+    bound must be real: it is read as a double first); another self promotes with the bounds
+    and refuses a complex result. clamp_min / clamp_max refuse any complex bound."""
+    if one_bound and any(isinstance(b, complex) for b in (lo, hi)):
+        raise NotImplementedError("clamp is not supported for complex types")
+    if a.dtype.kind == "f":
+        dt = a.dtype
+        lo, hi = (_checked_scalar(b, np.dtype(np.float64)) if isinstance(b, complex) else b
+                  for b in (lo, hi))
+    else:
+        dt = _dtype.result_type([x for x in (a, lo, hi) if x is not None]).np
+        if dt.kind == "c":
             raise NotImplementedError("clamp is not supported for complex types")
-        if a.dtype.kind == "f":
-            raise RuntimeError("value cannot be converted to type double without overflow")
-    if a.dtype.kind in "iu":
-        lo, hi = _int_bound(lo, a.dtype), _int_bound(hi, a.dtype)
+        if dt.kind == "b" and (lo is not None or hi is not None):
+            kernel = "clamp_max" if lo is None else "clamp_min" if hi is None else "clamp"
+            raise NotImplementedError(f"\"{kernel}_scalar_cpu\" not implemented for 'Bool'")
+    lo, hi = (None if b is None else _checked_scalar(b, dt) for b in (lo, hi))
     return _clamp(a, lo, hi)
-
-
-_CTYPE = {"int32": "int"}     # c10's names of the types it converts Scalars to
-
-
-def _int_bound(bound, dtype):
-    """A Python int bound converted to an integer dtype as PyTorch's checked Scalar cast:
-    out of range is refused, except that an unsigned type takes negatives down to -max
-    (wrapped: -1 is 255 for uint8)."""
-    if type(bound) is not int:
-        return bound
-    info = np.iinfo(dtype)
-    if bound > info.max or bound < info.min and not (dtype.kind == "u" and -bound <= info.max):
-        raise RuntimeError(f"value cannot be converted to type "
-                           f"{_CTYPE.get(dtype.name, dtype.name + '_t')} without overflow")
-    return bound % (info.max + 1) if bound < 0 and dtype.kind == "u" else bound
 
 
 clamp_scalar = op("clamp", "ClampBackward1", "self, min=None, max=None", _clamp_by_numbers,
@@ -1090,11 +1096,24 @@ def clamp_max_(self, max):
 
 def _lerp(a, end, weight):
     tensor_weight = type(weight) is np.ndarray
-    for name, x in (("end", end), ("weight", weight)) if tensor_weight else (("end", end),):
+    # a 0-d weight tensor of any dtype takes part in type promotion (1-element weights are
+    # common); any other weight, and end, must have self's dtype
+    promoted = tensor_weight and weight.ndim == 0
+    checked = (("end", end), ("weight", weight)) if tensor_weight and not promoted else (
+        ("end", end),)
+    for name, x in checked:
         if x.dtype != a.dtype:
             raise RuntimeError(f"expected dtype {FROM_NP[a.dtype].cpp} for `{name}` but got "
                                f"dtype {FROM_NP[x.dtype].cpp}")
+    if promoted:
+        t = _dtype.result_type([a, end, weight])
+        if t.np.isbuiltin != 1:     # complex32
+            raise NotImplementedError(f"\"lerp_kernel_tensor\" not implemented for '{t.legacy}'")
+        a, end, weight = (x.astype(t.np, copy=False) for x in (a, end, weight))
     _not_for(a, "biu", "lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar")
+    if not tensor_weight:   # a number weight is read as the kernel's (opmath) type, checked
+        weight = _checked_scalar(weight, np.dtype(np.float32) if a.dtype == np.float16
+                                 else a.dtype)
     if a.dtype == np.float16:   # computed in float32, rounded once
         a, end = a.astype(np.float32), end.astype(np.float32)
         weight = weight.astype(np.float32) if tensor_weight else weight

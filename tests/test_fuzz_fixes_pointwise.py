@@ -1,0 +1,161 @@
+"""Regression tests for the pointwise ops' disagreements with PyTorch found by the long fuzz
+run (issue 12), each compared with PyTorch on the input that showed it."""
+import pytest
+
+import torch
+from helpers import error_of, same, same_error
+
+INF = float("inf")
+
+
+def _grads(T, y, *xs):
+    return T.autograd.grad(y, xs, T.ones_like(y))
+
+
+def same_outcome(prog):
+    """The same result, or the same exception, as PyTorch."""
+    if error_of(lambda: prog(torch)) is None:
+        same(prog)
+    else:
+        same_error(prog)
+
+
+# ---- clamp ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda T, a, b: a.clamp(b, b), lambda T, a, b: a.clamp(0, 1),
+    lambda T, a, b: a.clamp(True, True), lambda T, a, b: a.clamp(min=True),
+    lambda T, a, b: a.clamp(max=True), lambda T, a, b: a.clamp_min(True),
+    lambda T, a, b: a.clamp_max(False), lambda T, a, b: a.clone().clamp_(b, b),
+    lambda T, a, b: a.clamp(T.tensor(True), T.tensor(False))])
+def test_clamp_bool_kernels(call):
+    # clamp's kernels (tensor and number bounds) lack bool; maximum / minimum have it
+    def prog(T):
+        return call(T, T.tensor([False, True, True]), T.tensor([True, False, True]))
+    same_outcome(prog)
+
+
+def test_clamp_bool_one_tensor_bound_runs():
+    same(lambda T: T.stack([T.tensor([False, True]).clamp(min=T.tensor([True, False])),
+                            T.tensor([False, True]).clamp_max(T.tensor([True, False]))]))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("bound", [complex(-INF, 0), 2 + 0j, complex(float("nan"), 0)])
+def test_clamp_float_reads_real_complex_bound(dtype, bound):
+    x = [[1e38, -2.5, 0.4], [1e-40, 3.3, INF]]
+    same(lambda T: T.clamp(T.tensor(x, dtype=getattr(T, dtype)), min=bound))
+    same(lambda T: T.clamp(T.tensor(x, dtype=getattr(T, dtype)), max=bound))
+    same(lambda T: T.clamp(T.tensor(x, dtype=getattr(T, dtype)), bound, bound))
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.clamp(T.tensor([1.0, 2.0]), min=1.5 - 2j),      # read as a double first
+    lambda T: T.clamp(T.tensor([1.0, 2.0]), max=1j),
+    lambda T: T.clamp(T.tensor([1.0, 2.0]), min=1e300 + 0j),   # then as a float
+    lambda T: T.clamp(T.tensor([1.0, 2.0]), max=-1e300),
+    lambda T: T.clamp(T.tensor([1.0, 2.0], dtype=T.float16), 1e6),
+    lambda T: T.clamp_min(T.tensor([1.0, 2.0]), 2 + 0j),
+    lambda T: T.clamp(T.tensor([1, 2]), min=2 + 0j),            # promoted: complex result
+    lambda T: T.clamp(T.tensor([1, 2], dtype=T.int32), max=-1e300),
+    lambda T: T.clamp(T.tensor([True, False]), min=1e300)])
+def test_clamp_number_bound_errors(prog):
+    same_error(prog)
+
+
+def test_clamp_number_bounds_promote():
+    same(lambda T: T.clamp(T.tensor([1, -2, 3], dtype=T.uint8), -1e30, 2.5))
+    same(lambda T: T.clamp(T.tensor([True, False]), min=-1e30, max=0))
+
+
+# ---- lerp -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("weight", [
+    ("complex128", 0.0520213 + 0j), ("complex64", 0.5 + 0.5j), ("int8", 0), ("bool", True),
+    ("float32", 0.25), ("float64", 0.75)])
+def test_lerp_zero_dim_weight_promotes(weight):
+    # a 0-d weight takes part in type promotion: the result may be complex
+    dtype, w = weight
+    same(lambda T: T.tensor(0.39512206, dtype=T.float64).lerp(
+        T.tensor([1e38, 1.0, -1e38], dtype=T.float64), T.tensor(w, dtype=getattr(T, dtype))))
+    # (float16 with a complex weight: ComplexHalf, which lerp's kernel lacks)
+    same_outcome(lambda T: T.tensor([1.0, 2.0]).half().lerp(
+        T.tensor([3.0, 4.0]).half(), T.tensor(w, dtype=getattr(T, dtype))))
+    same(lambda T: T.tensor([-0.537, 0.581, 0.365], dtype=T.float64).clone().lerp_(
+        T.tensor([1.0, 0.028, 0.547], dtype=T.float64), T.tensor(0, dtype=T.int8)))
+
+
+def test_lerp_zero_dim_complex32_weight():
+    same(lambda T: T.tensor([1.0]).lerp(T.tensor([2.0]), T.tensor(0.5 + 1j, dtype=T.complex32)))
+
+
+def test_lerp_zero_dim_weight_grads():
+    def prog(T):
+        a = T.tensor([0.5, -1.0], dtype=T.float64, requires_grad=True)
+        e = T.tensor([2.0, 3.0], dtype=T.float64, requires_grad=True)
+        y = a.lerp(e, T.tensor(0.3, dtype=T.float32))
+        return y, _grads(T, y, a, e)
+    same(prog)
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.tensor([1.0]).lerp(T.tensor([2.0]), T.tensor([0.5], dtype=T.float64)),
+    lambda T: T.tensor([1.0]).lerp(T.tensor(2.0, dtype=T.float64), T.tensor(0.5)),
+    lambda T: T.tensor([1, 2]).lerp(T.tensor([1, 2]), T.tensor(2)),
+    lambda T: T.tensor([1.0, 2.0]).lerp_(T.tensor([1.0, 2.0]), T.tensor(0.5 + 0j))])
+def test_lerp_weight_errors(prog):
+    same_error(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "complex64", "int32"])
+@pytest.mark.parametrize("weight", [1.5 - 2j, 1e300, 2 ** 40, True, float("nan")])
+def test_lerp_number_weight_read_as_kernel_type(dtype, weight):
+    def prog(T):
+        x = T.tensor([3.0, 4.0]).to(getattr(T, dtype))
+        return x.lerp(x, weight)
+    same_outcome(prog)
+
+
+# ---- add / sub ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "float16", "float32", "complex64"])
+@pytest.mark.parametrize("alpha", [-3, -300, 1000, 2 ** 40, 2 ** 70, 1e300, 1e6])
+def test_alpha_checked_against_the_dtype(dtype, alpha):
+    def prog(T):
+        a = T.tensor([1, 2, 3]).to(getattr(T, dtype))
+        return T.add(a, a, alpha=alpha), T.sub(a, a, alpha=alpha)
+    same_outcome(prog)
+
+
+def test_add_uint8_negative_alpha_wraps():
+    same(lambda T: T.add(T.tensor([0, 0, 0], dtype=T.uint8), T.tensor([3, 2, 5], dtype=T.uint8),
+                         alpha=-3))
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.tensor([1 + 0j, 2 + 0j]) + INF,
+    lambda T: T.tensor([1 + 0j, 2 + 0j]) - T.tensor([INF, -INF]),
+    lambda T: T.tensor([1 + 0j, 2 + 0j]).add(T.tensor([INF, 1.0]), alpha=2),
+    lambda T: T.tensor([INF, -INF]) + T.tensor([1 + 0j, 2 + 0j]),
+    lambda T: 2.5 - T.tensor([complex(-INF, 0)], dtype=T.complex64),
+    lambda T: T.rsub(T.tensor([1 + 0j]), INF),
+    lambda T: T.tensor([1.0, INF]) + complex(INF, 0),
+    lambda T: T.tensor([1.0, INF]).add(2j, alpha=2),
+    lambda T: T.tensor([1 + 0j, 2 + 0j]).clone().add_(T.tensor([INF, -INF])),
+    lambda T: T.sub(T.tensor([[0.35, -INF]], dtype=T.float64),
+                    T.tensor([-1 + 0j, 0.6 + 0j], dtype=T.complex64), alpha=0.5)
+    + T.tensor([[0.35, -INF]], dtype=T.float64).subtract(1, alpha=2)])
+def test_complex_add_multiplies_other_by_alpha(prog):
+    # PyTorch computes self + alpha * other with a complex product, also for alpha = 1:
+    # 1 * (inf+0j) is inf+nanj
+    same(lambda T: T.view_as_real(prog(T)))
+
+
+# ---- pow ------------------------------------------------------------------------------------
+
+def test_pow_bool_false_exponent_grad():
+    # PyTorch's zero-exponent shortcut misses a bool: 0 * x ** -1 (nan at 0)
+    def prog(T):
+        x = T.tensor([0.0, 0.0, INF, 2.0, -2.0], dtype=T.float64, requires_grad=True)
+        return [_grads(T, x ** e, x) for e in (False, True, 0, 0.0)]
+    same(prog)

@@ -83,3 +83,43 @@ def test_convolution_has_no_complex_kernel(transposed, dims):
         T.ones((1, 2) + (3,) * dims, dtype=T.complex64),
         T.ones((2, 2) + (2,) * dims, dtype=T.complex64), None, [1], [0], [1], transposed, [0],
         1))
+
+
+def _fractional(T, d, kernel, n):
+    x = T.zeros((n, 2, 7, 6, 5)[:d + 2], dtype=T.float16, requires_grad=True)
+    x.data[..., 1:, :] = -float("inf")
+    y, i = getattr(_F(T), f"fractional_max_pool{d}d")(
+        x, kernel, (4, 3, 3)[:d], None, True, T.zeros(n, 2, d, dtype=T.float16))
+    return x, y, i
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("kernel", [-1, 0, 2])
+@pytest.mark.parametrize("n", [0, 1])
+def test_fractional_max_pool_without_taps(d, kernel, n):
+    """No taps, or only -infs: -inf at each window's start."""
+    def prog(T):
+        x, y, i = _fractional(T, d, kernel, n)
+        return y, i, T.autograd.grad(y.sum(), x)[0] if n and kernel > 0 else y
+    same(prog)
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("kernel", [-1, 0])
+def test_fractional_max_pool_empty_kernel_backward(d, kernel):
+    """PyTorch's backward asserts on the windows past the input a kernel <= 0 gives."""
+    def prog(T):
+        x, y, _ = _fractional(T, d, kernel, 1)
+        return T.autograd.grad(y.sum(), x)
+    same_error(prog)
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("size,samples,dtype", [
+    ((9, 9, 9), (1, 3), "int64"), ((3, 9, 9), (0, 2), "int64"), ((-1, 3, 3), (1, 3), "int64"),
+    ((-1, 3, 3), (1, 2), "int64"), ((-1, 9, 9), (1, 2), "int64"), ((3, 3, 3), (1, 2), "int64"),
+    ((3, 9, 3), (1, 2), "float32"), ((3, 3, 3), (1, 2), "int64")])
+def test_fractional_max_pool_check_order(d, size, samples, dtype):
+    same_error(lambda T: getattr(_F(T), f"fractional_max_pool{d}d")(
+        T.zeros((1, 2) + (7,) * d, dtype=getattr(T, dtype)), 2, size[:d], None, True,
+        T.zeros(samples + (d,), dtype=T.float32)))

@@ -1876,10 +1876,8 @@ def _fractional_max(x, kernel, output_size, samples):
     starts = [_intervals(samples[..., order[i]], n, o, k, t)
               for i, (n, o, k) in enumerate(zip(sizes, output_size, kernel))]
     shape = lead + tuple(output_size)
-    values = np.full(shape, -np.inf, x.dtype)
-    indices = np.full(shape, -1, np.int64)
-    flat_x = x.reshape(lead + (int(np.prod(sizes)),))     # (-1 is ambiguous when empty)
-    for tap in np.ndindex(*kernel):
+
+    def flat_index(tap):
         pos = []
         for i, (st, k) in enumerate(zip(starts, tap)):
             view = [1] * d
@@ -1888,13 +1886,28 @@ def _fractional_max(x, kernel, output_size, samples):
         flat = pos[0]
         for i in range(1, d):
             flat = flat * sizes[i] + pos[i]
-        flat = np.broadcast_to(flat, shape)
+        return np.broadcast_to(flat, shape)
+    # a window of -infs (or none, kernel <= 0) gives -inf at the window's start
+    values = np.full(shape, -np.inf, x.dtype)
+    indices = np.array(flat_index((0,) * d))
+    flat_x = x.reshape(lead + (int(np.prod(sizes)),))     # (-1 is ambiguous when empty)
+    for tap in np.ndindex(*(max(k, 0) for k in kernel)):
+        flat = flat_index(tap)
         v = np.take_along_axis(flat_x, flat.reshape(lead + (int(np.prod(output_size)),)),
                                -1).reshape(shape)
         take = (v > values) | np.isnan(v)
         values = np.where(take, v, values)
         indices = np.where(take, flat, indices)
     return values, indices
+
+
+_FRACTIONAL_ASSERT = {
+    2: 'index >= 0 && index < static_cast<int64_t>(inputW) * inputH INTERNAL ASSERT FAILED at '
+       '"/__w/pytorch/pytorch/aten/src/ATen/native/FractionalMaxPool2d.cpp":240, please report '
+       'a bug to PyTorch. ',
+    3: 'index >= 0 && index < inputT * inputH * inputW INTERNAL ASSERT FAILED at '
+       '"/__w/pytorch/pytorch/aten/src/ATen/native/FractionalMaxPool3d.cpp":280, please report '
+       'a bug to PyTorch. '}
 
 
 def _fractional_rows(d):
@@ -1904,6 +1917,9 @@ def _fractional_rows(d):
         planes = int(np.prod(x.shape[:-d]))
         vol = int(np.prod(x.shape[-d:]))
         outs = int(np.prod(indices.shape[-d:]))
+        if indices.size and (indices.min() < 0 or indices.max() >= vol):
+            # a kernel <= 0 puts the last windows past the input (PyTorch accepts it)
+            raise RuntimeError(_FRACTIONAL_ASSERT[d])
         flat = (indices.reshape(planes, outs) + np.arange(planes)[:, None] * vol).ravel()
         return np.bincount(flat, g.ravel(), planes * vol).astype(x.dtype).reshape(x.shape)
 
@@ -1944,6 +1960,19 @@ def _fractional(d, input, kernel_size, output_size, output_ratio, samples):
         raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got: "
                            f"{list(input.shape)}")
     batch = 1 if input.dim() == d + 1 else input.shape[0]
+    labels = ("time", "height", "width")[3 - d:]
+    prefix = f"{name}(): " if d == 2 else f"{name}_out(): "
+    checks = list(zip(labels, kernel, size, input.shape[-d:]))
+    # PyTorch's 3-D checks take the width before the height
+    for label, k, o, n in checks if d == 2 else [checks[i] for i in (0, 2, 1)]:
+        # PyTorch's 2-D check allows a last window ending at the border, its 3-D check not
+        if o + k - 1 > n or d == 3 and o + k - 1 == n:
+            raise RuntimeError(f"{prefix}pool {label} {k} too large relative to input {label} "
+                               f"{n}")
+    shape = list(input.shape[:-d]) + list(size)
+    for n in size:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {shape}")
     if samples.shape[0] < batch:
         raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
     if samples.shape[1] != input.shape[-d - 1]:
@@ -1953,13 +1982,6 @@ def _fractional(d, input, kernel_size, output_size, output_ratio, samples):
                            f"{samples.shape[2]}.")
     if samples.dtype is not input.dtype:
         raise RuntimeError("Expect _random_samples to have the same dtype as input")
-    labels = ("time", "height", "width")[3 - d:]
-    prefix = f"{name}(): " if d == 2 else f"{name}_out(): "
-    for label, k, o, n in zip(labels, kernel, size, input.shape[-d:]):
-        # PyTorch's 2-D check allows a last window ending at the border, its 3-D check not
-        if o + k - 1 > n or d == 3 and o + k - 1 == n:
-            raise RuntimeError(f"{prefix}pool {label} {k} too large relative to input {label} "
-                               f"{n}")
     if input._data.dtype.kind not in "fV":
         _no_kernel(f"{name}_out_frame", input)
     s = samples._data[:batch] if input.dim() == d + 2 else samples._data[0]

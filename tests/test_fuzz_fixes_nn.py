@@ -85,3 +85,38 @@ def test_number_arguments_take_numpy_numbers():
     import numpy as np
     same(lambda T: (T.dropout(T.ones(3), np.True_, False),
                     T.hinge_embedding_loss(T.ones(3), T.ones(3), np.float32(0.5), 1)))
+
+
+def _trilinear(T, shapes, dtypes, dims=([2], [0], [1], [1])):
+    a, b, c = (T.ones(s, dtype=getattr(T, d)) for s, d in zip(shapes, dtypes))
+    return T._trilinear(a, b, c, *dims)
+
+
+@pytest.mark.parametrize("dtypes", [
+    ("float64", "complex128", "float32"), ("int64", "bool", "float64"),
+    ("bool", "bool", "float32"), ("float16", "float64", "float32"),
+    ("complex64", "float64", "float16"), ("int8", "bool", "bool")])
+def test_trilinear_adds_the_product_into_the_first_inputs_dtype(dtypes):
+    same_outcome(lambda T: _trilinear(T, [(2, 3), (3, 4), (2, 4)], dtypes))
+
+
+@pytest.mark.parametrize("shapes", [
+    [(0, 3), (3, 4), (2, 4)], [(2, 3), (0, 4), (2, 4, 1)], [(2, 3), (3, 4), (2, 0)],
+    [(1, 3), (3, 4), (2, 4)], [(2, 3), (3, 4), (2, 5)], [(2, 3), (3, 4), (2, 4, 1)]])
+def test_trilinear_shapes(shapes):
+    same_outcome(lambda T: _trilinear(T, shapes, ["int64", "float32", "float32"]))
+
+
+@pytest.mark.parametrize("dims", [([5], [0], [1], [1]), ([2], [0], [1], [3]),
+                                  ([2, 2], [0], [1], [1])])
+def test_trilinear_dim_lists(dims):
+    same_error(lambda T: _trilinear(T, [(2, 3), (3, 4), (2, 4)], ["float32"] * 3, dims))
+
+
+@pytest.mark.parametrize("which", [1, 2, 3])
+def test_bilinear_takes_one_dtype(which):
+    def prog(T):
+        args = [T.ones(5, 2), T.ones(5, 3), T.ones(4, 2, 3), T.ones(4)]
+        args[which] = args[which].to(T.complex128)
+        return _F(T).bilinear(*args)
+    same_error(prog)

@@ -15,7 +15,7 @@ from .. import _dtype
 from .._dtype import FROM_NP
 from .._random import default_generator
 from .._tensor import Tensor, make_tensor
-from .._dims import wrap_dim
+from .._dims import wrap_dim, wrap_dims
 from ..autograd import grad_mode
 from .indexing import _accumulate, index_select
 from .padding import _fill_value
@@ -2217,13 +2217,37 @@ def _contract(sa, a, sb, b, keep, sizes):
 
 def _trilinear_forward(a1, a2, a3, expand1, expand2, expand3, sumdim, unroll_dim):
     """Each input unsqueezed at its expand dims to a common rank, multiplied, and summed
-    over sumdim (unroll_dim only picks PyTorch's loop order)."""
-    letters = "abcdefghijklmnopqrstuvwxyz"[:a1.ndim + len(expand1)]
+    over sumdim (unroll_dim only picks PyTorch's loop order), into zeros of the first
+    input's dtype."""
+    total = a1.ndim + len(expand1)
+    expands = [wrap_dims(e, total) for e in (expand1, expand2, expand3)]
+    sumdim = wrap_dims(sumdim, total)
+    arrays = (a1, a2, a3)
+    if not all(a.size for a in arrays):
+        # nothing is added to the zeros: their size is the last unexpanded input's
+        shapes = [np.expand_dims(a, e).shape for a, e in zip(arrays, expands)]
+        size = [next(s[i] for s, e in zip(shapes[::-1], expands[::-1]) if i not in e)
+                if any(i not in e for e in expands) else 1
+                for i in range(total) if i not in sumdim]
+        return np.zeros(size, a1.dtype)
+    if any(a.ndim + len(e) != total for a, e in zip(arrays[1:], expands[1:])):
+        raise RuntimeError("number of dimensions must match")
+    full = [np.expand_dims(a, e) for a, e in zip(arrays, expands)]
+    check_broadcast(full)
+    # the product is computed in the inputs' result type, then added into the zeros
+    common = _dtype.result_type([make_tensor(a) for a in arrays])
+    if not _dtype.can_cast(common, FROM_NP[a1.dtype]):
+        raise _cast_error(FROM_NP[a1.dtype].legacy, common.legacy)
+    arrays = [a.astype(common.np, copy=False) for a in arrays]
+    letters = "abcdefghijklmnopqrstuvwxyz"[:total]
 
     def spec(skip):
         return "".join(c for i, c in enumerate(letters) if i not in skip)
-    specs, arrays, out = (spec(expand1), spec(expand2), spec(expand3)), (a1, a2, a3), spec(sumdim)
-    sizes = {c: n for s, a in zip(specs, arrays) for c, n in zip(s, a.shape)}
+    specs, out = [spec(e) for e in expands], spec(sumdim)
+    shape = np.broadcast_shapes(*(f.shape for f in full))
+    sizes = dict(zip(letters, shape))
+    # a size-1 dim broadcast against a longer one
+    arrays = [np.broadcast_to(a, [sizes[c] for c in sp]) for a, sp in zip(arrays, specs)]
     # two operands first, the pair with the smallest intermediate, then the third
     best = None
     for i, j, k in ((0, 1, 2), (0, 2, 1), (1, 2, 0)):
@@ -2234,7 +2258,8 @@ def _trilinear_forward(a1, a2, a3, expand1, expand2, expand3, sumdim, unroll_dim
     _, i, j, k, keep = best
     pair = _contract(specs[i], arrays[i], specs[j], arrays[j], keep, sizes)
     # contiguous, as PyTorch's result is
-    return np.ascontiguousarray(_contract(keep, pair, specs[k], arrays[k], out, sizes))
+    return np.ascontiguousarray(_contract(keep, pair, specs[k], arrays[k], out, sizes).astype(
+        a1.dtype, copy=False))
 
 
 _trilinear = op(
@@ -2252,6 +2277,11 @@ _trilinear = op(
 @public(method=False)
 def bilinear(input1, input2, weight, bias=None):
     """at::bilinear: _trilinear on the inputs flattened to 2-d, plus bias."""
+    named = [("input1", input1), ("input2", input2), ("weight", weight)] + (
+        [] if bias is None else [("bias", bias)])
+    if len({t.dtype for _, t in named}) > 1:
+        raise RuntimeError("All tensors must have the same dtype, got " + ", ".join(
+            f"{name}: {t.dtype.cpp}" for name, t in named))
     if input1.dim() != input2.dim():
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} "
                            f"and {input2.dim()}")

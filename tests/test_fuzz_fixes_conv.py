@@ -123,3 +123,31 @@ def test_fractional_max_pool_check_order(d, size, samples, dtype):
     same_error(lambda T: getattr(_F(T), f"fractional_max_pool{d}d")(
         T.zeros((1, 2) + (7,) * d, dtype=getattr(T, dtype)), 2, size[:d], None, True,
         T.zeros(samples + (d,), dtype=T.float32)))
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("shape", [(), (2,), (2, 2), (0, 2, 2), (2, 2, 2, 1)])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_fractional_max_pool_checks_samples_dtype_then_dims(d, shape, dtype):
+    same_error(lambda T: getattr(_F(T), f"fractional_max_pool{d}d")(
+        T.zeros((2, 2, 7, 6, 5)[:d + 2], dtype=T.float64), 2, (4, 3, 3)[:d], None, False,
+        T.zeros(shape, dtype=getattr(T, dtype))))
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_fractional_max_pool_empty_inputs(d):
+    def prog(T):
+        fn = getattr(_F(T), f"fractional_max_pool{d}d")
+        return (fn(T.zeros((0, 2, 7, 6, 5)[:d + 2], dtype=T.int32), 2, (4, 3, 3)[:d], None,
+                   True, T.zeros(0, 2, d, dtype=T.int32)),
+                fn(T.zeros((0, 7, 6, 5)[:d + 1]), 2, (4, 3, 3)[:d], None, False,
+                   T.zeros(1, 0, d)))
+    same(prog)
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("shape", [(1, 0, 7, 6, 5), (2, 7, 0, 5, 5)])
+def test_fractional_max_pool_refuses_empty_planes_first(d, shape):
+    same_error(lambda T: getattr(_F(T), f"fractional_max_pool{d}d")(
+        T.zeros(shape[:d + 2], dtype=T.int32), 2, (9, 9, 9)[:d], None, False,
+        T.zeros(1, 0, d)))

@@ -1959,9 +1959,14 @@ def _fractional(d, input, kernel_size, output_size, output_ratio, samples):
     if input.dim() not in (d + 1, d + 2):
         raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got: "
                            f"{list(input.shape)}")
+    prefix = f"{name}(): " if d == 2 else f"{name}_out(): "
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"{prefix}Expected input to have non-zero size for non-batch "
+                               f"dimensions, but got{list(input.shape)} with dimension {i} "
+                               "being empty.")
     batch = 1 if input.dim() == d + 1 else input.shape[0]
     labels = ("time", "height", "width")[3 - d:]
-    prefix = f"{name}(): " if d == 2 else f"{name}_out(): "
     checks = list(zip(labels, kernel, size, input.shape[-d:]))
     # PyTorch's 3-D checks take the width before the height
     for label, k, o, n in checks if d == 2 else [checks[i] for i in (0, 2, 1)]:
@@ -1973,6 +1978,10 @@ def _fractional(d, input, kernel_size, output_size, output_ratio, samples):
     for n in size:
         if n < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {shape}")
+    if samples.dtype is not input.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if samples.dim() != 3:
+        raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {samples.dim()}")
     if samples.shape[0] < batch:
         raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
     if samples.shape[1] != input.shape[-d - 1]:
@@ -1980,9 +1989,7 @@ def _fractional(d, input, kernel_size, output_size, output_ratio, samples):
     if samples.shape[2] != d:
         raise RuntimeError(f"Expect _random_samples.size(2) equals to {d}; got "
                            f"{samples.shape[2]}.")
-    if samples.dtype is not input.dtype:
-        raise RuntimeError("Expect _random_samples to have the same dtype as input")
-    if input._data.dtype.kind not in "fV":
+    if input._data.dtype.kind not in "fV" and input.numel():
         _no_kernel(f"{name}_out_frame", input)
     s = samples._data[:batch] if input.dim() == d + 2 else samples._data[0]
     row = fractional_max_pool2d_row if d == 2 else fractional_max_pool3d_row

@@ -151,3 +151,13 @@ def test_fractional_max_pool_refuses_empty_planes_first(d, shape):
     same_error(lambda T: getattr(_F(T), f"fractional_max_pool{d}d")(
         T.zeros(shape[:d + 2], dtype=T.int32), 2, (9, 9, 9)[:d], None, False,
         T.zeros(1, 0, d)))
+
+
+@pytest.mark.parametrize("fn,shape,size", [
+    ("adaptive_avg_pool1d", (2, 3, 5), 0), ("adaptive_avg_pool2d", (2, 3, 5), (0, 2)),
+    ("adaptive_avg_pool2d", (2, 3, 5, 4), (2, 0)), ("adaptive_avg_pool3d", (2, 3, 5, 3), (0, 2, 2))])
+def test_adaptive_avg_pool_backward_refuses_empty_output(fn, shape, size):
+    def prog(T):
+        x = T.ones(shape, requires_grad=True)
+        return T.autograd.grad(getattr(_F(T), fn)(x, size).sum(), x)
+    same_error(prog)

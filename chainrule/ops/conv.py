@@ -1292,6 +1292,17 @@ adaptive_avg_pool2d_backward = op(
     self=_zeros)
 
 
+def _nonempty_grad(name, grad):
+    """The check of PyTorch's adaptive average pooling backwards."""
+    shape = list(grad.shape)
+    for i in range(1, len(shape)):
+        if not shape[i]:
+            raise RuntimeError(f"{name}(): Expected grad_output to have non-zero size for "
+                               f"non-batch dimensions, but grad_output has sizes {shape} with "
+                               f"dimension {i} being empty")
+    return grad
+
+
 def _adaptive(x, output_size):
     mh, mw = _adaptive_matrices(x, output_size)
     return mh @ x @ mw.T
@@ -1300,7 +1311,8 @@ def _adaptive(x, output_size):
 adaptive_avg_pool2d_row = op(
     "_adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", "self, output_size", _adaptive,
     function=False, method=False,
-    self=lambda grad, self: adaptive_avg_pool2d_backward(grad, self))
+    self=lambda grad, self: adaptive_avg_pool2d_backward(
+        _nonempty_grad("adaptive_avg_pool2d_backward", grad), self))
 
 
 def _adaptive_avg_pool2d(input, size):
@@ -1364,7 +1376,8 @@ adaptive_avg_pool3d_backward = op(
 adaptive_avg_pool3d_row = op(
     "_adaptive_avg_pool3d", "AdaptiveAvgPool3DBackward0", "self, output_size", _adaptive3d,
     function=False, method=False,
-    self=lambda grad, self: adaptive_avg_pool3d_backward(grad, self))
+    self=lambda grad, self: adaptive_avg_pool3d_backward(
+        _nonempty_grad("adaptive_avg_pool3d_backward", grad), self))
 
 
 def adaptive_avg_pool3d(input, output_size):

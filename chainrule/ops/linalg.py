@@ -898,10 +898,10 @@ def _tensordot(a, b, dims1, dims2):
     csize = 1
     for d1, d2 in zip(dims1, dims2):
         s1, s2 = a.shape[d1], b.shape[d2]
-        if s2 == 1:
-            t1 = t1.sum(d1, True)
+        if s2 == 1:     # the sums keep the operands' dtype (no integer promotion)
+            t1 = t1.sum(d1, True, dtype=t1.dtype)
         elif s1 == 1:
-            t2 = t2.sum(d2, True)
+            t2 = t2.sum(d2, True, dtype=t2.dtype)
         else:
             if s1 != s2:
                 raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} "
@@ -984,17 +984,20 @@ def _inner_method(self, other):
 
 
 def _kron(input, other):
-    # at::kron: interleave the dims of both (padded to the same rank) and multiply; its
-    # _unsafe_view of each operand needs a viewable layout, as PyTorch's
-    for t in (input, other):
-        if not t._data.flags.c_contiguous:
-            _view(t._data, (t.numel(),))
+    # at::kron: interleave the dims of both (padded to the same rank) and multiply; the
+    # product is laid out as TensorIterator lays it out from its operands' strides, and its
+    # final _unsafe_view needs a layout that views to the result's shape, as PyTorch's
     n = max(input.dim(), other.dim())
     sa = (1,) * (n - input.dim()) + tuple(input.shape)
     sb = (1,) * (n - other.dim()) + tuple(other.shape)
-    a = _unsafe_view(input, tuple(x for s in sa for x in (s, 1)))
-    b = _unsafe_view(other, tuple(x for s in sb for x in (1, s)))
-    return _unsafe_view(a * b, tuple(x * y for x, y in zip(sa, sb)))
+    ashape = tuple(x for s in sa for x in (s, 1))
+    bshape = tuple(x for s in sb for x in (1, s))
+    shape = tuple(x * y for x, y in zip(sa, sb))
+    if not (input._data.flags.c_contiguous and other._data.flags.c_contiguous):
+        from .._creation import _iterator_empty
+        _view(_iterator_empty(tuple(x for s in zip(sa, sb) for x in s), np.uint8,
+                              _view(input._data, ashape), _view(other._data, bshape)), shape)
+    return _unsafe_view(_unsafe_view(input, ashape) * _unsafe_view(other, bshape), shape)
 
 
 @public("kron", method=False, out=True, out_name="mul")

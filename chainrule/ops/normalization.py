@@ -13,6 +13,7 @@ import warnings
 from .._dims import wrap_dim
 from ..autograd import grad_mode
 from .._dtype import FROM_NP, OPMATH
+from .._tensor import channels_last, channels_last_3d, contiguous_format, is_in_format
 from .nn_ops import add_scalar, div_scalar, mul_scalar
 from .registry import NOT_IMPLEMENTED, no_derivative, op, public
 
@@ -74,8 +75,8 @@ def _check_layer_norm(x, weight, bias, normalized_shape):
 
 def _layer_norm(x, weight, bias, normalized_shape, eps):
     axes = _check_layer_norm(x, weight, bias, normalized_shape)
+    _check_dtypes(x, weight, bias)     # before the kernel's dtype, as PyTorch's
     a = _float(x, "LayerNormKernelImpl")
-    _check_dtypes(x, weight, bias)
     mean = a.mean(axes, keepdims=True)
     out = a - mean
     # two passes (centre, then the variance of the centred values): stable for large means
@@ -207,9 +208,29 @@ def _channels(x):
     return (0,) + tuple(range(2, x.ndim)), (1, -1) + (1,) * (x.ndim - 2)
 
 
+def _channel_count_of_1d():
+    raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+
+
 def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps):
+    if x.ndim == 0:     # PyTorch's kernel sizes a list of ndim - 1 reduced dims
+        raise RuntimeError("SmallVector unable to grow. Requested capacity (18446744073709551615) "
+                           "is larger than maximum value for size type (4294967295)")
+    if x.ndim == 1 and training:     # training reads the channel count first
+        _channel_count_of_1d()
     a = _float(x, "batch_norm")
     _check_dtypes(x, weight, bias, running_mean, running_var)
+    # a half input's statistics take its float parameters' dtype
+    stats = np.float32 if x.dtype == np.float16 and any(
+        p is not None and p.dtype == np.float32
+        for p in (weight, bias, running_mean, running_var)) else x.dtype
+    if not training and not x.size:     # evaluation of nothing reads no channel count
+        return x.copy(), np.empty(0, stats), np.empty(0, stats)
+    if x.ndim == 1:
+        _channel_count_of_1d()
+    if training and not x.size:
+        raise RuntimeError(f"input tensor must have at least one element, but got input_sizes = "
+                           f"{list(x.shape)}")
     axes, shape = _channels(a)
     if training:
         # two passes (the mean, then squared deviations from it): stable for large means
@@ -230,11 +251,21 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     else:
         mean, invstd = running_mean, 1 / np.sqrt(running_var + eps)
         save_mean = save_invstd = np.empty(0, a.dtype)
-    # out = x * alpha + beta per channel, as PyTorch's CPU kernel computes it
-    alpha = invstd if weight is None else invstd * weight
-    beta = -mean * alpha if bias is None else bias - mean * alpha
-    out = a * alpha.reshape(shape) + beta.reshape(shape)
-    return tuple(r.astype(x.dtype, copy=False) for r in (out, save_mean, save_invstd))
+    if all(t is None or t.flags.c_contiguous for t in (weight, bias, running_mean, running_var)) \
+            and any(is_in_format(x, f) for f in (contiguous_format, channels_last,
+                                                  channels_last_3d)):
+        # out = x * alpha + beta per channel, as PyTorch's CPU kernel computes it
+        alpha = invstd if weight is None else invstd * weight
+        beta = -mean * alpha if bias is None else bias - mean * alpha
+        out = a * alpha.reshape(shape) + beta.reshape(shape)
+    else:     # its element-wise path for strided operands: ((x - mean) * invstd) * w + b
+        out = (a - mean.reshape(shape)) * invstd.reshape(shape)
+        if weight is not None:
+            out *= weight.reshape(shape)
+        if bias is not None:
+            out += bias.reshape(shape)
+    return (out.astype(x.dtype, copy=False), save_mean.astype(stats, copy=False),
+            save_invstd.astype(stats, copy=False))
 
 
 def _batch_norm_bw(g, x, weight, running_mean, running_var, save_mean, save_invstd, train, eps,
@@ -420,8 +451,8 @@ def _group_norm(x, weight, bias, N, C, HxW, group, eps):
         raise RuntimeError("Expected X.numel() == N * C * HxW to be true, but got false.  "
                            "(Could this error message be improved?  If so, please report an "
                            "enhancement request to PyTorch.)")
+    _check_dtypes(x, weight, bias)     # before the kernel's dtype, as PyTorch's
     a = _float(x, "GroupNormKernelImpl")
-    _check_dtypes(x, weight, bias)
     D = C // group
     rows = a.reshape(N, group, D * HxW)
     if rows.shape[-1]:

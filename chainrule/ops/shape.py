@@ -202,10 +202,12 @@ def _expand(a, size):
     for i in range(len(size) - 1, -1, -1):   # PyTorch checks from the last dim
         cur = a.shape[i - lead] if i >= lead else 1
         if target[i] == -1:
-            if i < lead:
+            # a 0-d tensor keeps its -1s: PyTorch checks no leading dims for it (numel refuses)
+            if i < lead and a.ndim:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
                                    f"leading, non-existing dimension {i}")
-            target[i] = cur
+            if i >= lead:
+                target[i] = cur
         elif cur != target[i] and cur != 1:
             raise RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the "
                                f"existing size ({cur}) at non-singleton dimension {i}.  Target "
@@ -228,6 +230,13 @@ expand_ = op("expand", "ExpandBackward0", "self, size", _expand, view=True, func
 @public("expand", function=False)
 def expand(self, *sizes):
     """A broadcast view with the given sizes (-1 keeps a dim)."""
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
+    first = sizes[0]
+    if type(first) is bool or not isinstance(first, (int, tuple, list)):
+        # PyTorch's parser on a first size that is no int (a bool, a float, a tensor)
+        from .._creation import _parse_size
+        sizes = (_parse_size(sizes, "expand"),)
     return expand_(self, _shape_args(sizes))
 
 
@@ -575,8 +584,11 @@ def _roll(a, shifts, dims):
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                            f"dims:{len(dims)}")
-    axes = [wrap_dim(d, a.ndim) for d in dims]
-    return np.roll(a, shifts, axes) if a.ndim else a.copy()
+    if not a.size:     # nothing to move: the dims are not checked
+        return a.copy()
+    if a.ndim == 0:     # PyTorch's roll wraps dims without a 0-d tensor's one dim
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    return np.roll(a, shifts, [wrap_dim(d, a.ndim) for d in dims])
 
 
 roll_ = op("roll", "RollBackward0", "self, shifts, dims", _roll, function=False, method=False,

@@ -1,0 +1,147 @@
+"""Regression tests for what the long fuzz run (issue 12) found in the shape, reduction,
+normalization and aliasing families, each compared with PyTorch on the input it drew."""
+import numpy as np
+import pytest
+
+from helpers import same, same_error
+
+
+# ---- shape --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dims", [-1, 0, (0,)])
+def test_roll_0d_refuses_dims(dims):
+    same_error(lambda T: T.roll(T.tensor(-0.17, dtype=T.float64), 7, dims))
+
+
+def test_roll_0d_and_empty():
+    same(lambda T: T.roll(T.tensor(2.0), 1))
+    # an empty tensor is not rolled: its dims are not checked
+    same(lambda T: T.roll(T.ones(0, 4, requires_grad=True), 7, 2))
+    same_error(lambda T: T.roll(T.ones(0, 4), (1, 2), (0,)))
+
+
+@pytest.mark.parametrize("sizes", [(True, 3), (True,), (2.0, 3), (None,), ()])
+def test_expand_first_size_not_an_int(sizes):
+    same_error(lambda T: T.tensor(-2.44, dtype=T.float64).expand(*sizes))
+
+
+def test_expand_sizes_that_pass():
+    same(lambda T: T.ones(1, requires_grad=True).expand(2, True))
+    same(lambda T: T.ones(1).expand(T.tensor(2), 3))
+    same(lambda T: T.ones(3).expand(2, -1))
+
+
+@pytest.mark.parametrize("sizes", [(2, -1, 3), (-1,), (3, -1)])
+def test_expand_0d_minus_one(sizes):
+    # a 0-d tensor's leading -1 reaches numel's check, not the leading-dim one
+    same_error(lambda T: T.tensor(0.3 + 0j).expand(*sizes))
+    same_error(lambda T: T.ones(2).expand(-1, 2))
+
+
+def test_tensordot_size_one_sum_keeps_integer_dtype():
+    a = np.array([[0], [3]], dtype=np.int8)
+    b = np.array([[0, -2, 1, -1, 2], [0, 1, -1, 0, -1], [0, 0, 0, 0, 1]], dtype=np.int8)
+    same(lambda T: T.tensordot(T.tensor(a), T.tensor(b), ([1], [0])))
+    same(lambda T: T.tensordot(T.tensor(b.T.copy()), T.tensor(a.T.copy()), ([1], [0])))
+
+
+def _kron_operand(T, shape, perm):
+    base = T.arange(float(np.prod(shape))).reshape([shape[p] for p in perm])
+    return base.permute(*np.argsort(perm).tolist())
+
+
+@pytest.mark.parametrize("a, b", [
+    (((2, 3), (1, 0)), ((3, 2), (1, 0))),      # both transposed: the product views
+    (((3, 2), (1, 0)), ((3, 2), (1, 0))),
+    (((2, 3), (1, 0)), ((3, 2), (0, 1))),      # one transposed: PyTorch refuses
+    (((2, 2), (1, 0)), ((2,), (0,))),
+    (((2,), (0,)), ((2, 2), (1, 0))),
+    (((2, 3), (1, 0)), ((1,), (0,))),
+    (((2, 3), (1, 0)), ((0, 2), (0, 1))),
+])
+def test_kron_layouts(a, b):
+    def prog(T):
+        x, y = _kron_operand(T, *a), _kron_operand(T, *b)
+        try:
+            return T.kron(x, y)
+        except RuntimeError as e:
+            return str(e)
+    same(prog)
+
+
+def test_kron_transposed_gradient():
+    def prog(T):
+        x = T.tensor([[0.19, -0.52, -0.41], [-2.44, -1.0, 1.14]], dtype=T.float64)
+        y = T.tensor([[-0.33, 0.77], [0.28, -0.55], [-1.0, -0.31]], dtype=T.float64)
+        x = x.t().contiguous().requires_grad_()
+        y = y.t().contiguous().requires_grad_()
+        out = T.kron(x.t(), y.t())
+        return out, T.autograd.grad(out.sum(), (x, y))
+    same(prog)
+
+
+# ---- normalization ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("x_dtype", ["uint8", "int64", "complex64"])
+@pytest.mark.parametrize("w_dtype", ["float32", "float64"])
+def test_norms_check_parameter_dtype_before_kernel(x_dtype, w_dtype):
+    def x_w(T):
+        return T.ones(2, 4, dtype=getattr(T, x_dtype)), T.ones(4, dtype=getattr(T, w_dtype))
+    same_error(lambda T: T.nn.functional.layer_norm(x_w(T)[0], (4,), x_w(T)[1]))
+    same_error(lambda T: T.native_layer_norm(x_w(T)[0], (4,), None, x_w(T)[1], 1e-5))
+    same_error(lambda T: T.nn.functional.group_norm(x_w(T)[0], 2, x_w(T)[1]))
+    same_error(lambda T: T.native_group_norm(x_w(T)[0], x_w(T)[1], None, 2, 4, 1, 2, 1e-5))
+
+
+def _nbn(T, x, training, stats=True, weight=None):
+    rm = T.zeros(3) if stats else None
+    rv = T.ones(3) if stats else None
+    return T.native_batch_norm(x, weight, None, rm, rv, training, 0.1, 1e-5)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_native_batch_norm_0d_and_1d(training):
+    same_error(lambda T: _nbn(T, T.tensor(-1.01), training, stats=False))
+    same_error(lambda T: _nbn(T, T.tensor(-1.01, dtype=T.int64), training))
+    same_error(lambda T: _nbn(T, T.ones(3), training))
+    same_error(lambda T: _nbn(T, T.ones(3, dtype=T.int64), training))
+
+
+def test_native_batch_norm_empty():
+    # evaluation of nothing reads no channel count; training refuses it
+    same(lambda T: _nbn(T, T.ones(0), False))
+    same(lambda T: _nbn(T, T.ones(2, 0), False))
+    same(lambda T: _nbn(T, T.ones(0, 3, 2), False))
+    same_error(lambda T: _nbn(T, T.ones(0), True))
+    same_error(lambda T: _nbn(T, T.ones(2, 0), True))
+    same_error(lambda T: _nbn(T, T.ones(0, 3, 2), True))
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_native_batch_norm_half_statistics_dtype(training):
+    # a half input's statistics take its float parameters' dtype
+    same(lambda T: _nbn(T, T.ones(2, 3, dtype=T.float16), training))
+    same(lambda T: _nbn(T, T.ones(0, 3, dtype=T.float16), False))
+    same(lambda T: _nbn(T, T.ones(2, 3, dtype=T.float16), True, stats=False,
+                        weight=T.ones(3, dtype=T.float16)))
+
+
+@pytest.mark.parametrize("layout", ["weight", "input", "bias"])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_strided_operands_normalize_before_scaling(layout, training):
+    # PyTorch's element-wise path for strided operands computes ((x - mean) * invstd) * w + b:
+    # an infinite weight gives +-inf where the contiguous kernel's x * alpha + beta gives nan
+    def prog(T):
+        x = T.tensor([[0.1, -0.24, 1.5], [0.74, -0.28, 0.58], [-2.0, 0.31, 0.87],
+                      [-0.18, -0.71, 0.57]], dtype=T.float64)
+        w = T.tensor([1.3, -float("inf"), -1e38], dtype=T.float64)
+        b = T.tensor([-1.9, -0.3, 1.3], dtype=T.float64)
+        if layout == "input":
+            x = x.t().contiguous().t()
+        elif layout == "weight":
+            w = w.repeat_interleave(2)[::2]
+        else:
+            b = b.repeat_interleave(2)[::2]
+        return T.nn.functional.batch_norm(x, T.zeros(3, dtype=T.float64),
+                                          T.ones(3, dtype=T.float64), w, b, training=training)
+    same(prog)

@@ -31,7 +31,7 @@ from ..autograd import grad_mode
 from .aliasing import (_squeeze_dim_inplace as _squeeze_, _transpose_row as _transpose_,
                        _unsqueeze_row as _unsqueeze_)
 from .nn_ops import div_scalar, mul_scalar
-from .pointwise import where
+from .pointwise import _checked_scalar, where
 from .reduction import (_evenly_distribute_backward, _reduce_dims, _select_backward,
                         _squared_deviations, _sum_backward, _MOMENT_ACC, _unsqueeze_to, _numel,
                         _vector_norm, _vector_norm_backward, _acc_dtype, _amax_backward,
@@ -103,12 +103,13 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 def _median_all(ignore_nan):
     def forward(a):
-        if a.dtype.kind in "bc":
-            raise _not_implemented("median_cpu", a)
         flat = a.reshape(-1)
         if flat.size == 0:
-            # PyTorch returns NaN (the lowest value for integers) for an empty tensor
-            return np.asarray(np.nan if a.dtype.kind == "f" else np.iinfo(a.dtype).min, a.dtype)
+            # PyTorch fills NaN converted to the dtype, before the kernel checks it (0 for
+            # small integers, the lowest int32/int64, True): NumPy's conversion is the same
+            return _dtype.cast(np.array(np.nan), a.dtype)
+        if a.dtype.kind in "bc":
+            raise _not_implemented("median_cpu", a)
         nans = int(np.isnan(flat).sum()) if a.dtype.kind == "f" else 0
         if nans and not ignore_nan:
             return np.asarray(np.nan, a.dtype)
@@ -120,11 +121,11 @@ def _median_all(ignore_nan):
 def _median_dim(name, ignore_nan):
     def forward(a, dim, keepdim):
         d = wrap_dim(dim, a.ndim)
+        _check_reduced_dim("median", a, d)     # before the dtype, as PyTorch's
         if a.dtype.kind in "bc":
             raise _not_implemented("median_out", a)
         if a.ndim == 0:
             return a.copy(), np.zeros((), np.int64)
-        _check_reduced_dim("median", a, d)
         rows, lead = _rows(a, d)
         m, n = rows.shape
         if rows.size == 0:
@@ -392,9 +393,27 @@ def _moment_mean(name, finish):
         a = a.astype(_MOMENT_ACC.get(a.dtype, a.dtype), copy=False)    # as std and var do
         with np.errstate(invalid="ignore", divide="ignore"):   # inf or nan, as in PyTorch
             v = _squared_deviations(a, dims, n, keepdim) / (n - c if n > c else 0)
-            mean = a.sum(axis=dims, keepdims=keepdim) / n
+            mean = _welford_mean(a, dims, keepdim, n)
         return finish(v).astype(real, copy=False), mean.astype(dtype, copy=False)
     return forward
+
+
+def _welford_mean(a, dims, keepdim, n):
+    """The mean as PyTorch's Welford kernel leaves it: once the running mean is infinite, the
+    next element makes it NaN, so a mean is NaN where a non-finite element is not the last
+    one reduced (a last +-inf gives +-inf, as the sum does); complex parts each on their own."""
+    if a.dtype.kind == "c":
+        mean = np.empty(np.shape(a.real.sum(axis=dims, keepdims=keepdim)), a.dtype)
+        mean.real = _welford_mean(a.real, dims, keepdim, n)
+        mean.imag = _welford_mean(a.imag, dims, keepdim, n)
+        return mean
+    mean = a.sum(axis=dims, keepdims=keepdim) / n
+    early = np.asarray(~np.isfinite(a))     # 0-d: an array, to assign into
+    if not early.any():
+        return mean
+    last = tuple(-1 if d in dims else slice(None) for d in range(a.ndim))
+    early[last] = np.isnan(a[last])
+    return np.where(early.any(axis=dims, keepdims=keepdim), np.nan, mean)
 
 
 def _moment_mean_backward(std):
@@ -438,10 +457,8 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 # ---- aminmax ------------------------------------------------------------------------------
 
 def _aminmax(a, dim, keepdim):
-    if dim is not None:
-        wrap_dim(dim, a.ndim)       # PyTorch checks the dim before refusing complex
-    if a.dtype.kind == "c":
-        raise _not_implemented("aminmax_cpu", a)
+    # PyTorch checks the dim and an empty input before refusing complex (a 0-d one in words
+    # of its own)
     if dim is None:
         if a.size == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
@@ -452,7 +469,11 @@ def _aminmax(a, dim, keepdim):
         if a.ndim and a.shape[axis] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {axis} to have non-zero size.")
         if a.ndim == 0:
+            if a.dtype.kind == "c":
+                raise RuntimeError(f"aminmax not implemented for {_legacy(a)}")
             axis = None
+    if a.dtype.kind == "c":
+        raise _not_implemented("aminmax_cpu", a)
     keep = keepdim and a.ndim > 0
     return a.min(axis=axis, keepdims=keep), a.max(axis=axis, keepdims=keep)
 
@@ -471,9 +492,14 @@ aminmax = op("aminmax", "AminmaxBackward0", "self, *, dim=None, keepdim=False", 
 
 def _cumulative_extreme(name, ufunc):
     def forward(a, dim):
-        d = wrap_dim(dim, a.ndim)
-        if a.ndim == 0 or a.size == 0:      # no kernel runs (whatever the dtype)
+        if a.size == 0:     # no kernel runs, nor any check of dim or dtype
             return a.copy(), np.zeros(a.shape, np.int64)
+        if a.ndim == 0:
+            if dim not in (-1, 0):
+                raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got "
+                                 f"{dim}")
+            return a.copy(), np.zeros((), np.int64)
+        d = wrap_dim(dim, a.ndim)
         if a.dtype.kind == "c":
             raise _not_implemented(f"{name}_cpu", a)
         values = ufunc.accumulate(a, axis=d)        # NaN propagates
@@ -593,9 +619,9 @@ def _renorm(a, p, dim, maxnorm):
     for name, x in (("p", p), ("maxnorm", maxnorm)):
         if isinstance(x, complex):
             raise RuntimeError(f"renorm: {name} must be real-valued")
-    if p <= 0:
+    if not p > 0:     # NaN included
         raise RuntimeError("renorm: non-positive-norm not supported")
-    if maxnorm < 0:
+    if not maxnorm >= 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     if a.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {a.ndim} dimensions")
@@ -1103,6 +1129,8 @@ def _bin_linear(x, left, right, bins, edges=None):
     l, r = t(left), t(right)
     with np.errstate(all="ignore"):
         pos = ((x - l) * t(bins) / (r - l)).astype(np.int64)
+    # points outside the range (NaN, huge) are dropped later: kept from overflowing here
+    pos = np.clip(pos, 0, bins)
     if edges is not None:
         lo = np.maximum(pos - 1, 0)
         count = np.zeros_like(pos)
@@ -1112,6 +1140,20 @@ def _bin_linear(x, left, right, bins, edges=None):
             count += ok & (edges[np.minimum(at, bins)] <= x)
         pos = lo + count - 1
     return pos
+
+
+def _upper_bound(edges, x):
+    """std::upper_bound's answer for each of `x` in `edges` (as PyTorch's histogram finds
+    bins), also where the edges are not sorted: its bisection, over all points at once."""
+    first = np.zeros(x.shape, np.int64)
+    count = np.full(x.shape, len(edges), np.int64)
+    while count.any():
+        step = count // 2
+        probe = first + step
+        right = (count > 0) & ~(x < edges[np.minimum(probe, len(edges) - 1)])
+        first = np.where(right, probe + 1, first)
+        count = np.where(right, count - step - 1, step)
+    return first
 
 
 def _histogram_counts(coords, positions, keep, bins, weight, dtype):
@@ -1134,20 +1176,26 @@ def _density(hist, edges):
     return hist
 
 
-def _histc(a, bins, min, max):
-    if a.dtype.kind != "f":
-        raise _not_implemented("histogram_cpu", a)
-    left, right = float(min), float(max)
-    if left == right and a.size:
-        left, right = float(a.min()), float(a.max())
-    if left == right:
-        left, right = left - 1, right + 1
+def _check_histc_range(left, right):
     if not (math.isfinite(left) and math.isfinite(right)):
         raise RuntimeError(f"torch.histc: range of [{left:g}, {right:g}] is not finite")
     if not left < right:
         raise RuntimeError("torch.histc: max must be larger than min")
-    if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+
+
+def _histc(a, bins, min, max):
+    # PyTorch checks bins, then a given range, then the dtype (a range from the data needs it)
+    _check_bin_count(bins, 0)
+    left, right = float(min), float(max)
+    if left != right:
+        _check_histc_range(left, right)
+    if a.dtype.kind != "f":
+        raise _not_implemented("histogram_cpu", a)
+    if left == right and a.size:
+        left, right = float(a.min()), float(a.max())
+    if left == right:
+        left, right = left - 1, right + 1
+    _check_histc_range(left, right)
     x = a.reshape(-1)
     t = a.dtype.type
     keep = (x >= t(left)) & (x <= t(right))
@@ -1188,9 +1236,16 @@ def _outer_edges(x, range):
 builtins_range = range
 
 
-def _histogramdd(input, bins, range, weight, density):
+def _check_bin_count(bins, d):
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
+                           f"dimension {d}")
+
+
+def _histogramdd(input, bins, range, weight, density, counts_before_dtype=False):
     """The N-dimensional histogram of the points in the rows of `input` (last dim N), and the
-    bin edges: `bins` an int, a list of ints, or a list of edge tensors."""
+    bin edges: `bins` an int, a list of ints, or a list of edge tensors. histogram (1-D)
+    checks the number of bins between edges before the input's dtype, histogramdd after."""
     a = input._data
     if a.ndim < 2:
         raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
@@ -1200,13 +1255,21 @@ def _histogramdd(input, bins, range, weight, density):
         bins = [bins] * n
     given = len(bins) > 0 and isinstance(bins[0], Tensor)
     if not given:
-        if a.dtype.kind != "f":
+        # the kernel finding the data's range takes these only
+        if range is None and a.dtype not in (np.float32, np.float64):
             raise _not_implemented("histogramdd", a)
         lefts, rights = _outer_edges(x, range)
+        if len(bins) != n:
+            raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                               "dimension of the input.")
         for d, b in enumerate(bins):
-            if b <= 0:
-                raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for "
-                                   f"dimension {d}")
+            _check_bin_count(b, d)
+        if a.dtype.kind == "b":
+            raise _not_implemented("linspace_cpu", a)
+        for v in lefts + rights:       # the given range's ends, in the input's dtype
+            _checked_scalar(v, a.dtype)
+        if a.dtype.kind != "f":
+            raise _not_implemented("histogram_cpu", a)
         edges = [linspace(l, r, b + 1, dtype=input.dtype)._data
                  for l, r, b in zip(lefts, rights, bins)]
     else:
@@ -1237,20 +1300,20 @@ def _histogramdd(input, bins, range, weight, density):
                                f"dimension, but got input with shape {sizes_str(a.shape)} and "
                                f"weight with shape {sizes_str(weight.shape)}")
         w = weight._data.reshape(-1)
+    counts = tuple(len(e) - 1 for e in edges)
+    for d, c in enumerate(counts if counts_before_dtype else ()):
+        _check_bin_count(c, d)
     if a.dtype.kind != "f":
         raise _not_implemented("histogramdd", a)
-    counts = tuple(len(e) - 1 for e in edges)
     for d, c in enumerate(counts):
-        if c <= 0:
-            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {c} for "
-                               f"dimension {d}")
+        _check_bin_count(c, d)
     keep = np.ones(len(x), bool)
     positions = []
     for d, e in enumerate(edges):
         col = x[:, d]
         keep &= (col >= e[0]) & (col <= e[-1])
         if given:
-            positions.append(np.searchsorted(e, col, side="right") - 1)
+            positions.append(_upper_bound(e, col) - 1)
         else:
             positions.append(_bin_linear(col, e[0], e[-1], counts[d], e))
     hist = _histogram_counts(True, positions, keep, counts, w, a.dtype)
@@ -1309,12 +1372,14 @@ def _return_type(name):
 
 
 def _histogram_forward(a, bins, range, weight, density):
+    if isinstance(bins, int):
+        _check_bin_count(bins, 0)      # first of all
     bins_list = [bins] if isinstance(bins, (int, Tensor)) else bins
     if range is not None and len(range) != 2:
         raise RuntimeError(f"torch.histogramdd: for a 1-dimensional histogram range should have "
                            f"2 elements, but got {len(range)}")
     hist, edges = _histogramdd(make_tensor(a).reshape(-1, 1), bins_list, range,
-                               None if weight is None else weight.reshape(-1), density)
+                               None if weight is None else weight.reshape(-1), density, True)
     return hist._data, edges[0]._data
 
 
@@ -1505,23 +1570,48 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
         raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
     if lengths is None and offsets is None:
         raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined.")
-    if data._data.dtype.kind not in "f":
-        raise _not_implemented("_segment_reduce_cpu", data._data)
+    kind = "lengths" if lengths is not None else "offsets"
     lens = lengths if lengths is not None else offsets
-    if lens._data.dtype.kind not in "iu":
-        raise _not_implemented("_segment_reduce_lengths_cpu_kernel1" if lengths is not None
-                               else "_segment_reduce_offsets_cpu_kernel1", lens._data)
     axis = wrap_dim(axis, data.dim())
+    if data.dim() < lens.dim():
+        raise RuntimeError(f"Expected data.dim() >= {kind}_value.dim() to be true, but got "
+                           "false.  (Could this error message be improved?  If so, please "
+                           "report an enhancement request to PyTorch.)")
     if axis != lens.dim() - 1:
         raise RuntimeError("segment_reduce(): Expected axis to be the last dimension of "
-                           f"{'lengths' if lengths is not None else 'offsets'} but got {axis}.")
-    counts = lens._data.astype(np.int64)
-    if lengths is None:
-        counts = np.diff(counts, axis=-1)
-    if not unsafe:
-        if (counts < 0).any():
+                           f"{kind} but got {axis}.")
+    values = lens._data
+    if lengths is not None and not unsafe:
+        # PyTorch checks the values before their dtype: min() as an int64, row sums as they are
+        if values.dtype.kind == "c":
+            raise _not_implemented("min_all", values)
+        if values.size == 0:
+            raise RuntimeError("min(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
+        if int(values.min()) < 0:
             raise RuntimeError("lengths contains negative value!")
-        if (counts.sum(-1) != data.shape[axis]).any():
+        if (values.sum(-1) != data.shape[axis]).any():
             raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to "
                                "sum to data.size(lengths.dim()-1) when !unsafe.")
+    if lengths is None and values.shape[-1] == 0:
+        raise RuntimeError("Trying to create tensor with negative dimension -1: [-1]")
+    if values.dtype not in (np.int32, np.int64):
+        raise _not_implemented(f"_segment_reduce_{kind}_cpu_kernel1", values)
+    if data._data.dtype.kind not in "f":
+        raise _not_implemented("_segment_reduce_cpu", data._data)
+    if initial is not None:
+        initial = _checked_scalar(initial, data._data.dtype)
+    counts = values.astype(np.int64)
+    if lengths is None:
+        counts = np.diff(counts, axis=-1)
+        if (counts < 0).any():
+            raise RuntimeError("Expected segment_length >= 0 to be true, but got false.  (Could "
+                               "this error message be improved?  If so, please report an "
+                               "enhancement request to PyTorch.)")
+        # PyTorch reads past the data where offsets do not cover it exactly (and starts the
+        # first segment at offsets[0]); chainrule refuses such offsets
+        if not unsafe and counts.size and (counts.sum(-1) != data.shape[axis]).any():
+            raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis "
+                               "to sum to data.size(lengths.dim()-1) when !unsafe.")
     return _segment_reduce_row(data, counts, reduce, axis, initial)

@@ -837,3 +837,14 @@ def test_promoting_ops_take_the_real_part_of_complex_gradients():
 ], ids=["select_scatter", "silu", "nan_to_num"])
 def test_ops_off_the_complex_autograd_list_refuse_complex_outputs(prog):
     same_error(prog)
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.bitwise_and(T.ones(3), T.ones(4)),
+    lambda T: T.xlogy(T.ones(3, dtype=T.complex64), T.ones(4)),
+    lambda T: T.ones(3).bitwise_or_(T.ones(4)),
+    lambda T: T.remainder(T.ones(3, dtype=T.complex128), T.ones(2)),
+    lambda T: T.ones(3).hypot_(T.ones(4, dtype=T.complex64)),
+], ids=["bitwise_and", "xlogy", "bitwise_or_", "remainder", "hypot_"])
+def test_elementwise_ops_check_shapes_before_dtypes(prog):
+    same_error(prog)     # TensorIterator's order: the broadcast error, not the kernel's dtype

@@ -111,6 +111,8 @@ def dispatch_inplace(op, inputs, params):
         registry.check_broadcast(arrays)
         raise
     except NotImplementedError:
+        if op.broadcasts:
+            registry.check_broadcast(arrays)
         _check_common_dtype(op, inputs, params, target)
         raise
     result_dtype = FROM_NP[out.dtype]

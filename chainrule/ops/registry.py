@@ -110,6 +110,9 @@ class Op:
         self.shares = any("shared" in names for _, names in self.edge_formulas)
         self.node_cls = _make_node_class(self) if self.differentiable else None
         self.refuses_complex_autograd = name.split(".")[0] in _NO_COMPLEX_AUTOGRAD
+        # element-wise over broadcast inputs (PyTorch's TensorIterator ops), which check
+        # shapes before a kernel looks for their dtype
+        self.broadcasts = _BROADCASTS.get(name, promote is not NONE and len(inputs) >= 2)
         self.out = False                        # the out= rule of its public function, see op()
         self.out_name = None                    # the op its out= messages name
         self._saves = {}                        # requires-grad key -> save plan
@@ -633,6 +636,10 @@ def dispatch(op, inputs, params):
     except ValueError:
         check_broadcast(arrays)
         raise
+    except NotImplementedError:     # a kernel refusing a dtype
+        if op.broadcasts:
+            check_broadcast(arrays)
+        raise
     if op.n_outputs == 1:
         if type(out) is not _ndarray:
             out = _asarray(out)
@@ -673,6 +680,10 @@ _NO_COMPLEX_AUTOGRAD = frozenset((
     "_pack_padded_sequence", "_trilinear", "conv_tbc", "embedding", "geqrf", "index_reduce",
     "nan_to_num", "native_dropout", "scatter_reduce", "select_copy", "select_scatter", "silu",
     "slice_copy", "slice_inverse", "slice_scatter", "soft_margin_loss"))
+
+
+# rows whose promotion does not tell whether they broadcast their inputs element-wise
+_BROADCASTS = {"addr": False, "clamp.Tensor": True}
 
 
 def _check_recordable(op, dtype):
@@ -1131,9 +1142,13 @@ def _plain_path(row, ins, params, indent):
         lines += ["    try:"] + _quiet(f"out_ = {call}", 8) + [
             f"    except ValueError:",
             f"        check_broadcast_(arrays_)",
-            f"        raise",
-            f"    if type(out_) is not ndarray_:",
-            f"        out_ = asarray_(out_)"]
+            f"        raise"]
+        if row.broadcasts:
+            lines += [f"    except NotImplementedError:",
+                      f"        check_broadcast_(arrays_)",
+                      f"        raise"]
+        lines += [f"    if type(out_) is not ndarray_:",
+                  f"        out_ = asarray_(out_)"]
         if row.node_cls is not None:
             lines += [f"    if {grads}:",
                       f"        if not grad_state_.grad_enabled:",

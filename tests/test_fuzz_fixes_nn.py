@@ -120,3 +120,24 @@ def test_bilinear_takes_one_dtype(which):
         args[which] = args[which].to(T.complex128)
         return _F(T).bilinear(*args)
     same_error(prog)
+
+
+@pytest.mark.parametrize("weight", [(0, 3), (1, 0), (2, 3)])
+@pytest.mark.parametrize("index", [-2 ** 63, 0, 1, 5])
+def test_embedding_checks_indices_as_index_select(weight, index):
+    same_outcome(lambda T: _F(T).embedding(T.tensor(index), T.ones(weight, dtype=T.float16)))
+
+
+@pytest.mark.parametrize("padding_idx", [None, 1])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_embedding_bag_of_a_0d_weight(requires_grad, padding_idx):
+    same_error(lambda T: T.embedding_bag(
+        T.tensor(0.5, requires_grad=requires_grad), T.tensor([0, 1, 0]), T.tensor([0, 2]),
+        False, 2, False, None, False, padding_idx))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64"])
+@pytest.mark.parametrize("offsets", [[0, 2], [0, 3], [0, 1, 2], [0, 0, 0]])
+def test_embedding_bag_of_rows_of_no_columns(offsets, dtype):
+    same_outcome(lambda T: T.embedding_bag(
+        T.ones(5, 0, dtype=getattr(T, dtype)), T.tensor([0, 1, 0]), T.tensor(offsets), False, 0))

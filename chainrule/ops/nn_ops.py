@@ -17,7 +17,7 @@ from .._random import default_generator
 from .._tensor import Tensor, make_tensor
 from .._dims import wrap_dim, wrap_dims
 from ..autograd import grad_mode
-from .indexing import _accumulate, index_select
+from .indexing import _accumulate, _index_select, index_select
 from .padding import _fill_value
 from .pointwise import (_conj, _erf_erfc, _not_for, _opmath, _refuse_bool_sub, _zeros, mul,
                         threshold_backward, where)
@@ -1599,13 +1599,14 @@ native_channel_shuffle = op(
 
 # ---- embedding ----------------------------------------------------------------------------
 
-def _embedding_indices(indices, num_weights):
+def _embedding_indices(indices, num_weights=None):
     if indices.dtype not in (np.int64, np.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got "
                            f"torch.{FROM_NP[indices.dtype].legacy}Tensor instead (while "
                            "checking arguments for embedding)")
-    if indices.size and (indices.min() < 0 or indices.max() >= num_weights):
+    if num_weights is not None and indices.size and (indices.min() < 0
+                                                      or indices.max() >= num_weights):
         raise IndexError("index out of range in self")
     return indices
 
@@ -1613,7 +1614,9 @@ def _embedding_indices(indices, num_weights):
 def _embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
-    return weight[_embedding_indices(indices, weight.shape[0])]
+    # weight.index_select(0, indices.reshape(-1)), with its checks (an empty weight's too)
+    rows = _index_select(weight, 0, make_tensor(_embedding_indices(indices).reshape(-1)))
+    return rows.reshape(indices.shape + weight.shape[1:])
 
 
 def _embedding_bw(g, indices, num_weights, padding_idx, scale_grad_by_freq):
@@ -1754,6 +1757,13 @@ def _embedding_bag_forward(weight, per_sample_weights, indices, offsets, scale_g
     num_bags = off.shape[0] - (1 if include_last_offset else 0)
     fast = mode != _MAX and _bag_fast_path(weight, per_sample_weights, padding_idx)
     bags = _offset2bag(off[:num_bags], n)
+    if vocab and not weight.size and mode != _MAX and _bag_fast_path(
+            weight, None, -1 if per_sample_weights is not None else padding_idx) and \
+            np.count_nonzero(np.diff(np.append(off[:num_bags], n))) > 1:
+        # the float/half kernel fails on rows of no columns after its first nonempty bag
+        raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this "
+                           "error message be improved?  If so, please report an enhancement "
+                           "request to PyTorch.)")
     bad = (idx < 0) | (idx >= vocab)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -1920,6 +1930,12 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
                   per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sums, means or maxima of bags of embedding rows (bag i: indices[offsets[i]:
     offsets[i + 1]]): (output, offset2bag, bag_size, max_indices)."""
+    needs_grad = weight.requires_grad or (per_sample_weights is not None
+                                          and per_sample_weights.requires_grad)
+    # the number of weights is read first to wrap padding_idx, or for the node to save
+    if weight.dim() == 0 and (padding_idx is not None
+                              or needs_grad and grad_mode.state.grad_enabled):
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if padding_idx is None:
         padding_idx = -1
     else:
@@ -1932,8 +1948,6 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
         # promoteIndicesAndOffsets: Int indices with Long offsets are read as Long
         common = _dtype.promote_types(indices.dtype, offsets.dtype)
         indices, offsets = indices.to(common), offsets.to(common)
-    needs_grad = weight.requires_grad or (per_sample_weights is not None
-                                          and per_sample_weights.requires_grad)
     row = _embedding_bag if needs_grad else _embedding_bag_forward_only_row
     return tuple(row(weight, indices.contiguous(), offsets.contiguous(), scale_grad_by_freq,
                      mode, sparse, per_sample_weights, include_last_offset, padding_idx))

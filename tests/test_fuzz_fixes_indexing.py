@@ -101,3 +101,79 @@ def test_scatter_reduce_identity_fill_checks_indices_first(include_self, reduce,
     same_error(lambda T: T.zeros(4, 3, dtype=getattr(T, dtype)).scatter_reduce(
         0, _long(T, [[1, 0, 0], [-1, 3, 3]]), T.zeros(2, 3, dtype=getattr(T, dtype)), reduce,
         include_self=include_self))
+
+
+# ---- special functions -------------------------------------------------------------------
+
+def _f64(T, values):
+    return T.tensor(values, dtype=T.float64)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_distribution_digamma_is_inf_at_zero_and_negative_integers(dtype):
+    # digamma_one (not torch.digamma): +inf there, so the Taylor branches give infinities
+    def t(T, values):
+        return T.tensor(values, dtype=getattr(T, dtype))
+    same(lambda T: 1 / T._standard_gamma_grad(
+        t(T, [-1.0, -0.0, 0.0, -2.5, float("inf"), -float("inf"), -3.0, -0.3]),
+        t(T, [0.1, 0.5, 0.2, 0.7, 0.1, 0.1, 0.3, 0.3])))
+    same(lambda T: T._standard_gamma_grad(t(T, -1.0), t(T, [0.1, 0.5, 2.0, 7.0])))
+    same(lambda T: T._dirichlet_grad(t(T, [0.1, 0.95, -0.0, 0.4, 1.0]),
+                                     t(T, [0.5, -1.0, 10.0, 0.0, 3.0]),
+                                     t(T, [1.0, 2.2, 20.0, 40.5, 9.0])))
+
+
+@pytest.mark.parametrize("name", ["i1", "i1e"])
+def test_i1_backward_refuses_half(name):
+    def prog(T):
+        x = T.tensor([0.5, 0.0], dtype=T.float16, requires_grad=True)
+        return T.autograd.grad(getattr(T.special, name)(x).sum(), x)
+    same_error(prog)
+    same(lambda T: getattr(T.special, name)(T.tensor([0.5, 0.0], dtype=T.float16)))
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac", "xlogy", "special.zeta",
+                                  "special.xlog1py"])
+def test_complex64_with_float16_promotes_to_complex_half(name):
+    def prog(T):
+        f = T
+        for part in name.split("."):
+            f = getattr(f, part)
+        return f(T.tensor(complex("nan"), dtype=T.complex64), T.tensor([], dtype=T.float16))
+    same_error(prog)
+
+
+@pytest.mark.parametrize("eps", [None, 0.0, 0.1])
+def test_logit_backward_kernel_at_the_ends(eps):
+    # no graph: logit_backward's kernel gives an infinity of the gradient's sign at 0 and 1
+    def prog(T, create_graph):
+        x = _f64(T, [-0.5, -0.0, 1e-5, 0.5, 1.0, 1.5, -1.0, 0.0])
+        x.requires_grad_()
+        g = _f64(T, [1.0, 1.0, 1.0, 1.0, -1.0, 1.0, 1.0, -1.0])
+        return 1 / T.autograd.grad(x.logit(eps), x, g, create_graph=create_graph)[0].detach()
+    same(lambda T: prog(T, False))
+    same(lambda T: prog(T, True))
+
+
+def test_zeta_of_x_below_one_is_nan_before_poles_of_q():
+    values = [-float("inf"), -1.0, -0.0, 0.0, 0.5, 1.0, 2.0, float("nan")]
+    same(lambda T: T.special.zeta(_f64(T, values)[:, None], _f64(T, values)[None, :]))
+    same(lambda T: T.special.zeta(_f64(T, [3.65, 2.84, -float("inf"), 4.93]),
+                                  _f64(T, [[2.83, 2.70, -float("inf"), 1.73]])))
+
+
+# ---- sort, _pack_padded_sequence ---------------------------------------------------------
+
+def test_sort_wraps_dim_before_refusing_complex():
+    same_error(lambda T: T.sort(T.zeros(0, 5, dtype=T.complex64), 2))
+    same_error(lambda T: T.sort(T.zeros(3, 5, dtype=T.complex64), 1))
+    same_error(lambda T: T.argsort(T.zeros((), dtype=T.complex64), -3))
+
+
+@pytest.mark.parametrize("batch_first", [True, False])
+@pytest.mark.parametrize("lengths", [[1e-40, 1e-40, 2.0], [2, 1, 1], [[2]]])
+@pytest.mark.parametrize("shape", [(), (3,), (0, 3)])
+def test_pack_padded_sequence_checks_in_pytorch_order(shape, lengths, batch_first):
+    same_error(lambda T: T._pack_padded_sequence(
+        T.zeros(shape), T.tensor(lengths, dtype=T.complex64 if 1e-40 in lengths else None),
+        batch_first))

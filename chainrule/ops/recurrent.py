@@ -16,6 +16,7 @@ float32 rounding, same gradients).
 import numpy as np
 
 from .._creation import full
+from .._dims import wrap_dim
 from .._tensor import Tensor, make_tensor
 from . import nn_ops
 from .linalg import linear, matmul
@@ -399,10 +400,14 @@ pack_padded_sequence_row = op(
 @public("_pack_padded_sequence", method=False)
 def _pack_padded_sequence(input, lengths, batch_first):
     """(data, batch_sizes) of a padded batch whose lengths are sorted in decreasing order."""
-    a = _check_lengths(lengths)
-    batch = input.shape[0 if batch_first else 1]
+    if batch_first:
+        wrap_dim(1, input.ndim)     # PyTorch transposes dims 0 and 1 before any check
     if input.numel() == 0:
         raise RuntimeError("Cannot pack empty tensors.")
+    a = _check_lengths(lengths)
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+    batch = input.shape[0] if batch_first else input.shape[wrap_dim(1, input.ndim)]
     if a.shape[0] != batch:
         raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
                            f"{a.shape[0]} (batch_size={batch})")

@@ -204,9 +204,9 @@ def _sort_indices(rows, descending, stable):
 
 
 def _sort(a, dim, descending, stable=False):
+    d = wrap_dim(dim, a.ndim)
     if a.dtype.kind == "c":
         raise RuntimeError(" Sort does not support complex dtypes on CPU")
-    d = wrap_dim(dim, a.ndim)
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
     rows, lead = _rows(a, d)

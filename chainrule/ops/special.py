@@ -427,7 +427,7 @@ def _zeta(x, q):
     x, q = x.ravel(), q.ravel()
     out = np.full(x.size, np.nan)
     q_int = (q <= 0) & (q == np.floor(q))
-    out[q_int] = np.inf
+    out[q_int & ~(x < 1)] = np.inf      # x < 1 is nan first
     out[x == 1] = np.inf
     live = ~((x == 1) | (x < 1) | q_int | ((q <= 0) & (x != np.floor(x))))
     idx = np.flatnonzero(live)
@@ -1462,11 +1462,20 @@ def _polygamma_forward(a, n):
         return _in_float32(_polygamma)(a, n)
 
 
+def _not_for_promoted(dt, kinds, kernel):
+    """pointwise._not_for on a binary op's result dtype `dt`, complex32 included: complex64
+    and float16 tensors promote to it (an ml_dtypes dtype of its own kind) without passing
+    special_dtypes' table, which registry consults only for inputs of such dtypes."""
+    if "c" in kinds and _dtype.FROM_NP[dt].is_complex:
+        kinds += dt.kind
+    _not_for(np.empty(0, dt), kinds, kernel)
+
+
 def _igamma_forward(name, upper):
     compute = _in_float32(lambda a, x: _igamma_kernel(a, x, upper))
 
     def forward(a, x):
-        _not_for(a, "biuc", name)
+        _not_for_promoted(a.dtype, "biuc", name)
         with np.errstate(all="ignore"):
             return compute(a, x)
     return forward
@@ -1480,7 +1489,7 @@ def _logit_forward(a, eps):
 def _xlogy_forward(x, y):
     """Arrays or numbers, already of their result dtype (numbers: as arrays of it)."""
     dt = (x if type(x) is np.ndarray else y).dtype
-    _not_for(np.empty(0, dt), "c", "xlogy_cpu")
+    _not_for_promoted(dt, "c", "xlogy_cpu")
     x, y = (np.asarray(v, dt) for v in (x, y))
     if _reduced(x):                 # c10's log of a Half is a Half: each step rounds
         return _xlogy(x, y)
@@ -1504,7 +1513,7 @@ def _float_kernel(kernel, name):
 
     def forward(*arrays):
         dt = next(a for a in arrays if type(a) is np.ndarray).dtype
-        _not_for(np.empty(0, dt), "c", name)
+        _not_for_promoted(dt, "c", name)
         if dt == np.float16:
             raise NotImplementedError(f"\"{name}\" not implemented for 'Half'")
         arrays = [np.asarray(a, dt) for a in arrays]      # a Python number of a Scalar overload
@@ -1516,7 +1525,7 @@ def _float_kernel(kernel, name):
 def _xlog1py_forward(x, y):
     """As _xlogy_forward."""
     dt = (x if type(x) is np.ndarray else y).dtype
-    _not_for(np.empty(0, dt), "c", "xlog1py_cpu")
+    _not_for_promoted(dt, "c", "xlog1py_cpu")
     x, y = np.broadcast_arrays(*(np.asarray(v, dt) for v in (x, y)))
     with np.errstate(all="ignore"):
         return _in_float32(_xlog1py)(x, y) if not _reduced(x) else _xlog1py(x, y)
@@ -1529,8 +1538,16 @@ def _zeta_kernel(x, q):
 
 # ---- derivative formulas (derivatives.yaml) -----------------------------------------------
 
+def _float_formula(self, name):
+    """PyTorch writes some formulas for float32 and float64 only (its kernel's error)."""
+    if self._data.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"{name}\" not implemented for "
+                                  f"'{_dtype.FROM_NP[self._data.dtype].legacy}'")
+
+
 def _i1_backward(grad, self, result):
     # i1'(x) = i0(x) - i1(x) / x, and 1/2 at 0 (where the formula divides 0 by 0)
+    _float_formula(self, "i1_backward")
     eps = float(np.finfo(self._data.dtype).eps)
     not_tiny = self.abs() > eps
     safe_self = where(not_tiny, self, eps)
@@ -1556,7 +1573,9 @@ def _logit_backward(grad, self, eps):
     # logit_backward's kernel (no graph to build): a negative eps is no eps there
     g, x = grad._data, self._data
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = g / (x * (1 - x))
+        # at the ends the kernel's quotient is an infinity of the gradient's sign (x = -0.0
+        # included), not the sign of IEEE's division by a signed zero
+        out = np.where((x == 0) | (x == 1), g * np.inf, g / (x * (1 - x)))
         if eps is None or eps < 0:
             out = np.where((x < 0) | (x > 1), np.nan, out)
         else:
@@ -1588,6 +1607,7 @@ def _xlogy_scalar_other_self(grad, self, other):
 
 def _i1e_backward(grad, self, result):
     # i1e'(x) = i0e(x) - i1e(x) (sgn(x) + 1/x), and 1/2 at 0
+    _float_formula(self, "i1e_backward")
     eps = float(np.finfo(self._data.dtype).eps)
     not_tiny = self.abs() > eps
     safe_self = where(not_tiny, self, eps)
@@ -2029,7 +2049,7 @@ def _gamma_grad(alpha, x):
         series2 = series2 + numer / (denom * denom)
     pow_x_alpha = np.power(x, alpha)
     pdf = np.power(x, alpha - 1) * np.exp(-x)
-    cdf_alpha = (np.log(x) - _digamma(alpha)) * (pow_x_alpha * series1) - pow_x_alpha * series2
+    cdf_alpha = (np.log(x) - _digamma_one(alpha)) * (pow_x_alpha * series1) - pow_x_alpha * series2
     taylor = -cdf_alpha / pdf
     taylor[np.isnan(taylor)] = 0
     # Rice saddle point, near the mode and away from it
@@ -2064,10 +2084,16 @@ def _standard_gamma_grad_forward(alpha, x):
 
 
 def _digamma_one(x):
-    """digamma_one<scalar_t, double> of x (> 0 here): the recurrence steps in x's precision,
-    the sum in double, the result rounded to x's precision."""
-    if x.dtype == _F64:
-        return _digamma(x)
+    """digamma_one<scalar_t, double> of x, the distributions' digamma (not calc_digamma):
+    +inf at 0 and at the negative integers (-inf among them), the reflection's -pi / tan(pi x)
+    in x's precision for other negatives; the recurrence steps in x's precision, the sum in
+    double, the result rounded to x's precision."""
+    pi = x.dtype.type(np.pi)
+    pole = (x == 0) | ((x < 0) & (x == np.floor(x)))
+    reflect = (x < 0) & ~pole
+    summand = np.zeros(x.shape)
+    summand[reflect] = -pi / _libm(np.tan, pi * x[reflect])
+    x = np.where(reflect, 1 - x, np.where(pole, 10, x)).astype(x.dtype)
     result = np.zeros(x.shape)
     small = x < 10
     while small.any():
@@ -2081,6 +2107,8 @@ def _digamma_one(x):
     y = np.where(x < np.float32(1e17), z * poly, 0)
     out = result + _libm(np.log, x) - (0.5 / x) - y
     out[x == 10] = result[x == 10] + _PSI_10
+    out = out + summand
+    out[pole] = np.inf
     return out.astype(x.dtype)
 
 

@@ -38,3 +38,53 @@ def test_linear_paths_by_bias(input_shape, bias_shape):
         same(prog)
     except RuntimeError:
         same_error(prog)
+
+
+@pytest.mark.parametrize("shapes", [((), (0, 4), (0,)), ((), (3, 4), (3,)), ((1,), (0, 4), (0,))])
+def test_addmv_size_mismatch_reads_self_size(shapes):
+    same_error(lambda T: T.addmv(*(T.ones(s) for s in shapes)))
+
+
+@pytest.mark.parametrize("beta", [0, 0.5, 1])
+@pytest.mark.parametrize("shapes", [((1,), (0, 4), (4,)), ((), (3, 0), (0,)), ((3,), (3, 0), (0,))])
+def test_addmv_of_an_empty_matrix_is_beta_self(shapes, beta):
+    same(lambda T: T.addmv(*(T.full(s, 2.0) for s in shapes), beta=beta))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float64"])
+@pytest.mark.parametrize("beta", [0, 1, 0.5])
+@pytest.mark.parametrize("n, k, m", [(0, 4, 5), (3, 0, 5), (3, 4, 0)])
+def test_blas_shortcuts_before_the_dtype_kernel(dtype, beta, n, k, m):
+    """An empty result is handed back and an empty contraction gives beta * self (with the
+    in-place multiply's casting check) before the kernel refuses bool."""
+    def ones(T, *shape):
+        return T.ones(shape, dtype=getattr(T, dtype))
+
+    progs = [lambda T: T.addmm(ones(T, n, 1), ones(T, n, k), ones(T, k, m), beta=beta),
+             lambda T: T.baddbmm(ones(T, 2, n, m), ones(T, 2, n, k), ones(T, 2, k, m), beta=beta),
+             lambda T: T.addbmm(ones(T, n, m), ones(T, 2, n, k), ones(T, 2, k, m), beta=beta),
+             lambda T: T.addbmm(ones(T, n, m), ones(T, 0, n, k), ones(T, 0, k, m), beta=beta),
+             lambda T: T.mm(ones(T, n, k), ones(T, k, m)),
+             lambda T: T.mv(ones(T, n, k), ones(T, k))]
+    for prog in progs:
+        try:
+            same(prog)
+        except RuntimeError:
+            same_error(prog)
+
+
+def test_addbmm_without_batches_checks_no_dtypes():
+    same(lambda T: T.addbmm(T.tensor(float("nan"), dtype=T.float64),
+                            T.ones(0, 3, 4, dtype=T.float16), T.ones(0, 4, 5, dtype=T.float16),
+                            beta=0))
+
+
+@pytest.mark.parametrize("k", [0, 4])
+def test_baddbmm_refuses_bool_before_mixed_batches(k):
+    def prog(T):
+        return T.baddbmm(T.ones(2, 3, 5, dtype=T.bool), T.ones(2, 3, k, dtype=T.bool),
+                         T.ones(2, k, 5, dtype=T.float64))
+    try:
+        same(prog)
+    except NotImplementedError:
+        same_error(prog)

@@ -15,7 +15,7 @@ from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from .._dims import sizes_str, wrap_dim
 from .inplace import dispatch_inplace
-from .registry import EXACT, FUNCTIONS, PROMOTE, op, out_exact, public
+from .registry import _OUT_RESIZED, EXACT, FUNCTIONS, PROMOTE, op, out_exact, public
 from .shape import _expand, _unsafe_view, _view, _warn_once
 
 # out= dtype rule of dot and matmul, in their words (Note [out=] in registry.py)
@@ -71,6 +71,26 @@ def _times(t, s):
     return t if s == 1 else t * s.conjugate()
 
 
+def _beta_self(c, beta):
+    """What PyTorch's BLAS kernels give, before choosing a kernel by dtype, for an empty
+    contraction: zero_() for a zero beta, else self.mul_(beta) with its casting check."""
+    if beta == 0:
+        return np.zeros(c.shape, c.dtype)
+    got, promoted = FROM_NP[c.dtype], _dtype.result_type([np.atleast_1d(c), beta])
+    if not _dtype.can_cast(promoted, got):
+        raise RuntimeError(f"result type {promoted.legacy} can't be cast to the desired output "
+                           f"type {got.legacy}")
+    return np.asarray(c * beta).astype(c.dtype, copy=False)
+
+
+def _empty_product(c, k, beta):
+    """The kernels' shortcuts: an empty result is handed back, an empty contraction (k == 0)
+    gives beta * self; None where the product must be computed."""
+    if not c.size:
+        return np.zeros(c.shape, c.dtype)
+    return _beta_self(c, beta) if k == 0 else None
+
+
 # ---- the rows -----------------------------------------------------------------------------
 
 def _mm(a, b):
@@ -82,6 +102,9 @@ def _mm(a, b):
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {FROM_NP[a.dtype].cpp} "
                            f"!= {FROM_NP[b.dtype].cpp}")
+    empty = _empty_product(np.zeros((a.shape[0], b.shape[1]), a.dtype), a.shape[1], 0)
+    if empty is not None:
+        return empty
     _no_bool(a, "addmm_impl_cpu_")
     return _matmul(a, b)
 
@@ -141,6 +164,9 @@ def _mv(a, v):
     if a.dtype != v.dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_name(v)}, "
                            f"{_name(a)}, and {_name(v)}")
+    empty = _empty_product(np.zeros(a.shape[:1], a.dtype), a.shape[1], 0)
+    if empty is not None:
+        return empty
     _no_bool(a, "addmv_impl_cpu")
     return _matmul(a, v)
 
@@ -181,6 +207,9 @@ def _addmm(c, a, b, beta, alpha):
             raise RuntimeError(f"{arg} must be a matrix, got {m.ndim}-D tensor")
     _check_mm(a, b)
     c = _expand(c, (a.shape[0], b.shape[1]))
+    empty = _empty_product(c, a.shape[1], beta)
+    if empty is not None:
+        return empty
     _no_bool(a, "addmm_impl_cpu_")
     beta, alpha = _scalar(beta, c.dtype), _scalar(alpha, c.dtype)
     # BLAS semantics: a zero beta ignores self and a zero alpha the product (NaNs included)
@@ -719,17 +748,28 @@ def _axpby(c, product, beta, alpha):
 def _addmv(c, a, v, beta, alpha):
     if a.ndim != 2 or v.ndim != 1 or c.ndim > 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {c.ndim}, {a.ndim}, {v.ndim}")
-    n = c.shape[0] if c.ndim == 1 and c.shape[0] != 1 else a.shape[0]
-    if a.shape[1] != v.shape[0] or n != a.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({n}), mat ({a.shape[0]}x{a.shape[1]}), "
-                           f"vec ({v.shape[0]})")
+    if a.shape[1] != v.shape[0] or c.size not in (1, a.shape[0]):
+        # PyTorch's message reads self's size 0, which a 0-d self has not
+        if c.ndim == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        raise RuntimeError(f"size mismatch, got input ({c.shape[0]}), mat "
+                           f"({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})")
     if not c.dtype == a.dtype == v.dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_name(c)}, "
                            f"{_name(a)}, and {_name(v)}")
+    if not a.size:
+        # PyTorch's shortcut: zero_() for a zero beta, else self * beta (beta as a tensor of
+        # self's type) written over the result, which so takes self's own shape
+        if beta == 0:
+            return np.zeros(a.shape[:1], c.dtype)
+        if a.shape[0] and c.shape != a.shape[:1]:
+            warnings.warn(_OUT_RESIZED.format(list(a.shape[:1]), list(c.shape)), stacklevel=4)
+        return c * np.asarray(_scalar(beta, c.dtype)).astype(c.dtype)
+    c = np.broadcast_to(c, a.shape[:1])
     _no_bool(a, "addmv_impl_cpu")
     beta, alpha = _blas_scalars(c, beta, alpha)
     product = _matmul(a, v) if alpha != 0 else None
-    return _axpby(np.broadcast_to(c, (a.shape[0],)), product, beta, alpha)
+    return _axpby(c, product, beta, alpha)
 
 
 addmv = op("addmv", "AddmvBackward0", "self, mat, vec, *, beta=1, alpha=1", _addmv, out=EXACT,
@@ -821,11 +861,14 @@ def _baddbmm(c, b1, b2, beta, alpha):
     if c.dtype != b1.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {FROM_NP[c.dtype].cpp}, "
                            f"batch1: {FROM_NP[b1.dtype].cpp}, batch2: {FROM_NP[b2.dtype].cpp}")
+    c = _expand(c, (b1.shape[0], b1.shape[1], b2.shape[2]))
+    # the kernel's shortcuts write self into a result of batch2's dtype, as PyTorch's
+    empty = _empty_product(c.astype(b2.dtype, copy=False), b1.shape[2], beta)
+    if empty is not None:
+        return empty
+    _no_bool(b1, "baddbmm")     # the kernel's refusal comes before the dtype check
     if b1.dtype != b2.dtype:
         raise RuntimeError(f"expected scalar type {_name(b1)} but found {_name(b2)}")
-    _no_bool(b1, "baddbmm")
-    shape = (b1.shape[0], b1.shape[1], b2.shape[2])
-    c = _expand(c, shape)
     beta, alpha = _blas_scalars(c, beta, alpha)
     return _axpby(c, _matmul(b1, b2) if alpha != 0 else None, beta, alpha)
 
@@ -857,14 +900,20 @@ def _addbmm(c, b1, b2, beta, alpha):
     if b1.shape[2] != b2.shape[1]:
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({b1.shape[1]}x{b1.shape[2]} and "
                            f"{b2.shape[1]}x{b2.shape[2]})")
+    c = _expand(c, (b1.shape[1], b2.shape[2]))
+    if not b1.shape[0]:     # no batch reaches addmm_ and its dtype checks
+        return _beta_self(c, beta)
     if c.dtype != b2.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_name(c)} and "
                            f"{_name(b2)}")
     if b1.dtype != b2.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_name(b1)} and "
                            f"{_name(b2)}")
+    empty = _empty_product(c, b1.shape[2], beta)
+    if empty is not None:
+        # PyTorch adds batch by batch (addmm_), the later ones with beta 1
+        return empty if b1.shape[0] == 1 else _empty_product(empty, b1.shape[2], 1)
     _no_bool(b1, "addmm_impl_cpu_")
-    c = _expand(c, (b1.shape[1], b2.shape[2]))
     beta, alpha = _blas_scalars(c, beta, alpha)
     product = _matmul(b1, b2).sum(0, dtype=c.dtype) if alpha != 0 else None
     return _axpby(c, product, beta, alpha)

@@ -35,8 +35,8 @@ def _make_grads(outputs, grads, is_grads_batched=False):
         if isinstance(g, Tensor):
             # batched: each g[b] is a grad_output; PyTorch checks g[0] (so a 0-dim or empty g
             # fails indexing) and reports the shape of g[0] without its first dim
-            shape = g[0].shape if is_grads_batched else g.shape
-            if shape != out.shape:
+            shape = g[0].shape if is_grads_batched else g._data.shape
+            if shape != out._data.shape:
                 if is_grads_batched:
                     raise RuntimeError(
                         "If `is_grads_batched=True`, we interpret the first dimension of each "

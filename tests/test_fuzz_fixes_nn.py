@@ -141,3 +141,30 @@ def test_embedding_bag_of_a_0d_weight(requires_grad, padding_idx):
 def test_embedding_bag_of_rows_of_no_columns(offsets, dtype):
     same_outcome(lambda T: T.embedding_bag(
         T.ones(5, 0, dtype=getattr(T, dtype)), T.tensor([0, 1, 0]), T.tensor(offsets), False, 0))
+
+
+@pytest.mark.parametrize("fn", ["multi_margin_loss", "multilabel_margin_loss"])
+@pytest.mark.parametrize("dtype", ["float16", "float64", "int64", "bool"])
+def test_margin_losses_of_an_empty_batch_check_nothing(fn, dtype):
+    # the reduced loss of an empty batch is uninitialized memory in PyTorch: not compared
+    def prog(T):
+        x = T.ones(0, 5, dtype=getattr(T, dtype))
+        target = T.ones((0,) if fn == "multi_margin_loss" else (0, 5), dtype=T.float16)
+        return getattr(_F(T), fn)(x, target, reduction="none")
+    same(prog)
+
+
+@pytest.mark.parametrize("fn", ["multi_margin_loss", "multilabel_margin_loss"])
+def test_margin_losses_check_the_input_dtype_before_the_targets(fn):
+    same_error(lambda T: getattr(_F(T), fn)(
+        T.ones(2, 5, dtype=T.float16),
+        T.ones((2,) if fn == "multi_margin_loss" else (2, 5), dtype=T.float32)))
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "complex128"), ("float16", "complex64"),
+                                    ("float32", "float64"), ("float16", "int64"),
+                                    ("int64", "float16"), ("complex64", "float64")])
+def test_soft_margin_loss_computes_in_the_inputs_dtype(dtypes):
+    same_outcome(lambda T: _F(T).soft_margin_loss(
+        T.tensor([0.5, -1.0, 2.0]).to(getattr(T, dtypes[0])),
+        T.tensor([1.0, -1.0, 1.0]).to(getattr(T, dtypes[1])), reduction="none"))

@@ -1048,10 +1048,15 @@ def _soft_margin(x, t, reduction):
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
+    # PyTorch computes in place in an output of the input's dtype: -input, times target, exp,
+    # log1p
+    common = _dtype.result_type([make_tensor(x), make_tensor(t)])
+    if not _dtype.can_cast(common, FROM_NP[x.dtype]):
+        raise _cast_error(FROM_NP[x.dtype].legacy, common.legacy)
     if x.dtype.kind not in "fc":
         raise _cast_error(FROM_NP[x.dtype].legacy)
     with np.errstate(over="ignore"):
-        return _reduce(np.log1p(np.exp(-x * t)), reduction)
+        return _reduce(np.log1p(np.exp((-x * t).astype(x.dtype, copy=False))), reduction)
 
 
 def _soft_margin_bw(g, x, t, reduction):
@@ -1111,7 +1116,15 @@ def _multi_margin_z(x, target, p, margin, weight):
     return xs, t, z, on, w
 
 
+def _empty_margin_loss(x, reduction):
+    """An empty batch's loss: PyTorch returns before its kernel, a reduced one uninitialized
+    (zero here)."""
+    return np.zeros((0,) if reduction == "none" else (), x.dtype)
+
+
 def _multi_margin(x, target, p, margin, weight, reduction):
+    if not x.size:
+        return _empty_margin_loss(x, reduction)
     xs, t, z, on, w = _multi_margin_z(x, target, p, margin, weight)
     h = np.where(on, z if p == 1 else z * z, 0) * w
     losses = (h.sum(1) / xs.shape[1]).astype(x.dtype)
@@ -1121,6 +1134,8 @@ def _multi_margin(x, target, p, margin, weight, reduction):
 
 
 def _multi_margin_bw(g, x, target, p, margin, weight, reduction):
+    if not x.size:
+        return np.zeros(x.shape, x.dtype)
     xs, t, z, on, w = _multi_margin_z(x, target, p, margin, weight)
     norm = 1 / (xs.size if reduction == "mean" else xs.shape[1])
     h = np.where(on, norm if p == 1 else 2 * norm * z, 0) * w
@@ -1158,12 +1173,14 @@ def multi_margin_loss(input, target, p, margin, weight, reduction):
     if weight is not None and (weight.dim() > 1 or weight.numel() != dim):
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got "
                            f"{list(weight.shape)}")
+    if not input.numel():     # nothing else is checked
+        return _multi_margin_row(input, target._data, p, margin, None, reduction)
+    _floating_kernel(input, "multi_margin_loss_cpu_kernel")
     if target.dtype != _dtype.int64:
         raise RuntimeError(f"expected scalar type Long but found {target.dtype.legacy}")
     t = target._data
     if t.size and (t.min() < 0 or t.max() >= dim):
         raise RuntimeError("target out of range")
-    _floating_kernel(input, "multi_margin_loss_cpu_kernel")
     return _multi_margin_row(input, t, p, margin, None if weight is None else weight._data,
                              reduction)
 
@@ -1191,6 +1208,8 @@ def _multilabel_pairs(xs, counts):
 
 
 def _multilabel(x, target, reduction):
+    if not x.size:
+        return _empty_margin_loss(x, reduction)
     xs = _frames(x)
     losses = np.zeros(xs.shape[0], xs.dtype)
     for rows, hinges, _ in _multilabel_pairs(xs, _multilabel_counts(xs, target)):
@@ -1201,6 +1220,8 @@ def _multilabel(x, target, reduction):
 
 
 def _multilabel_bw(g, x, target, reduction):
+    if not x.size:
+        return np.zeros(x.shape, x.dtype)
     xs = _frames(x)
     norm = 1 / (xs.size if reduction == "mean" else xs.shape[1])
     grad = np.zeros(xs.shape, np.float64)
@@ -1236,12 +1257,14 @@ def multilabel_margin_loss(input, target, reduction):
     if not ok:
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
                            f"{list(input.shape)}")
+    if not input.numel():     # nothing else is checked
+        return _multilabel_row(input, target._data, reduction)
+    _floating_kernel(input, "multilabel_margin_loss_forward_out_frame")
     if target.dtype != _dtype.int64:
         raise RuntimeError(f"expected scalar type Long but found {target.dtype.legacy}")
     t = target._data
     if t.size and (t.min() < -1 or t.max() >= max(input.shape[-1:] or (1,))):
         raise RuntimeError("argument #2 'target' is out of range")
-    _floating_kernel(input, "multilabel_margin_loss_forward_out_frame")
     return _multilabel_row(input, t, reduction)
 
 

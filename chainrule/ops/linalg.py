@@ -102,9 +102,8 @@ def _mm(a, b):
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {FROM_NP[a.dtype].cpp} "
                            f"!= {FROM_NP[b.dtype].cpp}")
-    empty = _empty_product(np.zeros((a.shape[0], b.shape[1]), a.dtype), a.shape[1], 0)
-    if empty is not None:
-        return empty
+    if not (a.size and b.size):     # empty result or contraction: zeros, before the dtype
+        return np.zeros((a.shape[0], b.shape[1]), a.dtype)
     _no_bool(a, "addmm_impl_cpu_")
     return _matmul(a, b)
 
@@ -164,9 +163,8 @@ def _mv(a, v):
     if a.dtype != v.dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_name(v)}, "
                            f"{_name(a)}, and {_name(v)}")
-    empty = _empty_product(np.zeros(a.shape[:1], a.dtype), a.shape[1], 0)
-    if empty is not None:
-        return empty
+    if not (a.size and v.size):     # empty result or contraction: zeros, before the dtype
+        return np.zeros(a.shape[:1], a.dtype)
     _no_bool(a, "addmv_impl_cpu")
     return _matmul(a, v)
 

@@ -161,3 +161,57 @@ def test_adaptive_avg_pool_backward_refuses_empty_output(fn, shape, size):
         x = T.ones(shape, requires_grad=True)
         return T.autograd.grad(getattr(_F(T), fn)(x, size).sum(), x)
     same_error(prog)
+
+
+def _special(T, shape, dtype="float64"):
+    import numpy as np
+    x = np.random.default_rng(len(shape)).standard_normal(shape)
+    flat = x.reshape(-1)
+    flat[[1, 7, 12]] = [np.nan, np.inf, -np.inf]
+    flat[-3] = np.inf
+    return T.tensor(x, dtype=getattr(T, dtype), requires_grad=True)
+
+
+POOLS_AND_RESAMPLES = [
+    ("avg_pool1d", (2, 3, 7), dict(kernel_size=3, stride=2, padding=1)),
+    ("avg_pool2d", (1, 2, 5, 5), dict(kernel_size=2)),
+    ("avg_pool2d", (1, 2, 5, 5), dict(kernel_size=3, stride=1, padding=1)),
+    ("avg_pool3d", (1, 2, 4, 4, 4), dict(kernel_size=2, stride=1)),
+    ("adaptive_avg_pool1d", (2, 3, 7), dict(output_size=3)),
+    ("adaptive_avg_pool2d", (1, 2, 5, 4), dict(output_size=(None, 3))),
+    ("adaptive_avg_pool3d", (1, 2, 5, 4, 3), dict(output_size=(3, 2, 2))),
+    ("interpolate", (1, 2, 4, 5, 3), dict(size=(2, 3, 2), mode="area")),
+    ("interpolate", (2, 2, 5), dict(scale_factor=0.6, mode="linear")),
+    ("interpolate", (2, 2, 5), dict(size=5, mode="linear")),
+    ("interpolate", (2, 2, 5), dict(size=5, mode="linear", align_corners=True)),
+    ("interpolate", (1, 2, 4, 5), dict(size=(7, 7), mode="bilinear", align_corners=True)),
+    ("interpolate", (1, 2, 4, 5), dict(size=(4, 7), mode="bicubic", align_corners=True)),
+    ("interpolate", (1, 2, 4, 5), dict(size=(3, 5), mode="bicubic")),
+    ("interpolate", (1, 1, 3, 2, 4), dict(scale_factor=2, mode="trilinear")),
+    ("interpolate", (1, 2, 6, 5), dict(scale_factor=0.6, mode="bilinear", antialias=True)),
+    ("interpolate", (1, 2, 6, 5), dict(size=(5, 4), mode="bicubic", antialias=True,
+                                       align_corners=True)),
+    ("interpolate", (1, 2, 6, 5), dict(size=(6, 3), mode="bilinear", antialias=True)),
+    ("interpolate", (1, 2, 6, 5), dict(size=(5, 9), mode="nearest")),
+]
+
+
+@pytest.mark.parametrize("fn,shape,kwargs", POOLS_AND_RESAMPLES)
+def test_nan_and_inf_reach_only_the_windows_holding_them(fn, shape, kwargs):
+    """Note [Non-finite taps]: values and gradients with nan, inf and -inf in the input."""
+    def prog(T):
+        import numpy as np
+        x = _special(T, shape)
+        y = getattr(_F(T), fn)(x, **kwargs)
+        g = np.random.default_rng(0).standard_normal(tuple(y.shape))
+        g.reshape(-1)[[0, 2]] = [np.inf, np.nan]
+        return y, T.autograd.grad(y, x, T.tensor(g))[0]
+    same(prog)
+
+
+def test_lanczos_keeps_a_nan_to_its_windows():
+    def prog(T):
+        x = _special(T, (1, 2, 6, 5), "float32")
+        x.data[0, 0, 2, 2] = 1e38
+        return _F(T).interpolate(x.detach(), size=(5, 4), mode="lanczos", antialias=True)
+    same(prog, rtol=1e-4, atol=1e30)

@@ -1219,7 +1219,7 @@ def _avg_matrices(x, *args):
 def _avg_pool(x, *args):
     if x.dtype.kind in "fV":
         mh, mw = _avg_matrices(x, *args)
-        return mh @ x @ mw.T
+        return _along(mw, _along(mh, x, -2), -1)
     # int64: the window sums, divided as C++ divides integers (toward zero)
     (mh, ch), (mw, cw) = _windows(x, *args[:-1])
     total = mh.astype(x.dtype) @ x @ mw.T.astype(x.dtype)
@@ -1229,7 +1229,7 @@ def _avg_pool(x, *args):
 
 def _avg_pool_backward(g, x, *args):
     mh, mw = _avg_matrices(x, *args)
-    return mh.T @ g @ mw
+    return _along(mw.T, _along(mh.T, g, -2), -1)
 
 
 _AVG = "kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override"
@@ -1281,7 +1281,7 @@ def _adaptive_matrices(x, output_size):
 
 def _adaptive_backward(g, x):
     mh, mw = _adaptive_matrices(x, g.shape[-2:])
-    return mh.T @ g @ mw
+    return _along(mw.T, _along(mh.T, g, -2), -1)
 
 
 adaptive_avg_pool2d_backward = op(
@@ -1305,7 +1305,7 @@ def _nonempty_grad(name, grad):
 
 def _adaptive(x, output_size):
     mh, mw = _adaptive_matrices(x, output_size)
-    return mh @ x @ mw.T
+    return _along(mw, _along(mh, x, -2), -1)
 
 
 adaptive_avg_pool2d_row = op(
@@ -1349,9 +1349,45 @@ def adaptive_avg_pool2d(input, output_size):
     return _adaptive_avg_pool2d(input, _arg_ints(output_size, 2))
 
 
-def _along(m, x, axis):
-    """The matrix m applied along one axis of x (m's columns index that axis)."""
+# Note [Non-finite taps]
+# A matrix applied along an axis mixes every input of the axis into every output (0 * nan and
+# 0 * inf are nan), where PyTorch's kernels multiply each output's taps only: a nan or inf
+# reaches just the outputs whose windows hold it. _along applies the matrix to the finite
+# values and puts the non-finite ones back by IEEE's rules over the taps: a nan, or an inf
+# met by a zero weight (a tap PyTorch computes with weight 0), gives nan, infs of both signs
+# give nan, else the infs' sign. `taps` says which entries are taps: (positive, negative,
+# zero-weight) masks; by default the nonzero entries.
+
+def _tensordot(m, x, axis):
+    if axis == x.ndim - 1:
+        return x @ m.T
+    if axis == x.ndim - 2:
+        return m @ x
     return np.moveaxis(np.tensordot(m, x, axes=([1], [axis])), 0, axis)
+
+
+def _along(m, x, axis, taps=None):
+    """The matrix m applied along one axis of x (m's columns index that axis): Note
+    [Non-finite taps]."""
+    axis %= x.ndim
+    if x.dtype.kind not in "fV":
+        return _tensordot(m, x, axis)
+    finite = np.isfinite(x)
+    if finite.all():
+        return _tensordot(m, x, axis)
+    y = _tensordot(m, np.where(finite, x, 0), axis)
+    pos, neg, zero = taps if taps is not None else (m > 0, m < 0, None)
+
+    def hits(mask, where):
+        return _tensordot(mask.astype(np.float32), where.astype(np.float32), axis) > 0
+    nan, up, down = np.isnan(x), x == np.inf, x == -np.inf
+    to_nan = hits(pos | neg if zero is None else pos | neg | zero, nan)
+    if zero is not None:
+        to_nan |= hits(zero, up | down)
+    to_up, to_down = hits(pos, up) | hits(neg, down), hits(pos, down) | hits(neg, up)
+    t = y.dtype.type
+    y = np.where(to_up, t(np.inf), np.where(to_down, t(-np.inf), y))
+    return np.where(to_nan | to_up & to_down, t(np.nan), y)
 
 
 def _adaptive3d(x, output_size):

@@ -9,7 +9,9 @@ axis only. So an upsample is one (out, in) weight matrix per axis, built with Py
 index and weight arithmetic (UpSample.h: area_pixel_compute_scale, the source index, the
 cubic coefficients with A = -0.75, Pillow's antialias filters), applied along its axis with
 one tensordot; its backward applies the transposes, and the backward's derivative is the
-forward again (so double backward has PyTorch's UpsampleXBackwardBackward0 nodes). Nearest
+forward again (so double backward has PyTorch's UpsampleXBackwardBackward0 nodes). The
+matrices are built from each output's taps as PyTorch's kernels compute them, including
+taps of weight 0, so nan and inf spread as there (Note [Non-finite taps] in conv.py). Nearest
 modes gather instead (exact for uint8); uint8 images take Note [uint8 interpolation].
 """
 import math
@@ -116,9 +118,9 @@ def _aa_filter(kind):
     return 6, lanczos
 
 
-def _aa_matrix(kind, in_size, out_size, align_corners, scale, t):
+def _aa_taps(kind, in_size, out_size, align_corners, scale, t):
     """_compute_weights_aa (Pillow's separable antialias): each output's normalized filter
-    weights over the input positions within its support."""
+    weights over the input positions within its support, as (rows, columns, weights)."""
     interp_size, filt = _aa_filter(kind)
     s = _area_scale(in_size, out_size, align_corners, scale, t)
     support = (interp_size * 0.5) * s if s >= 1.0 else interp_size * 0.5
@@ -130,33 +132,59 @@ def _aa_matrix(kind, in_size, out_size, align_corners, scale, t):
     inside = (j >= xmin[:, None]) & (j < xmax[:, None])
     w = np.where(inside, filt((j - center[:, None] + 0.5) * invscale), 0.0).astype(t)
     total = w.sum(1, keepdims=True)
-    return np.where(total != 0, w / np.where(total != 0, total, 1), w).astype(t)
+    w = np.where(total != 0, w / np.where(total != 0, total, 1), w).astype(t)
+    rows, cols = np.nonzero(inside)
+    return rows, cols, w[rows, cols]
 
 
-def _axis_matrix(kind, in_size, out_size, align_corners, scale, t):
-    """The (out, in) weight matrix of one axis (Note [Separable interpolation])."""
-    m = np.zeros((out_size, in_size), t)
+def _aa_matrix(kind, in_size, out_size, align_corners, scale, t):
+    return _taps_matrix(_aa_taps(kind, in_size, out_size, align_corners, scale, t),
+                        (out_size, in_size), t)
+
+
+def _taps_matrix(taps, shape, t):
+    m = np.zeros(shape, t)
+    np.add.at(m, taps[:2], taps[2])
+    return m
+
+
+def _resample_taps(kind, in_size, out_size, align_corners, scale, t, forward=True):
+    """Each output's taps along one axis as PyTorch's kernel computes them: (rows, columns,
+    weights); a tap may have weight 0 (Note [Separable interpolation])."""
     rows = np.arange(out_size)
     if kind in ("nearest", "nearest-exact"):
-        m[rows, _nearest_index(in_size, out_size, scale, kind == "nearest-exact", t, True)] = 1
-        return m
+        index = _nearest_index(in_size, out_size, scale, kind == "nearest-exact", t, True)
+        return rows, index, np.ones(out_size, t)
+    if kind.startswith("aa-") and in_size == out_size and forward:
+        return rows, rows, np.ones(out_size, t)      # PyTorch's forward skips the axis
     if kind.startswith("aa-"):
-        return _aa_matrix(kind[3:], in_size, out_size, align_corners, scale, t)
+        return _aa_taps(kind[3:], in_size, out_size, align_corners, scale, t)
     s = _area_scale(in_size, out_size, align_corners, scale, t)
     if kind == "linear":
-        if in_size == out_size and not align_corners:
-            np.fill_diagonal(m, 1)
-            return m
         index, frac = _guard(_source_index(s, out_size, align_corners, False, t), in_size)
-        upper = index + (index < in_size - 1)
-        np.add.at(m, (rows, index), t(1) - frac)
-        np.add.at(m, (rows, upper), frac)
-        return m
+        # the same size: each output is its input taken twice, with weights 1 and 0
+        upper = index if in_size == out_size else index + (index < in_size - 1)
+        if in_size == out_size:
+            frac = np.zeros_like(frac)
+        return (np.concatenate([rows, rows]), np.concatenate([index, upper]),
+                np.concatenate([t(1) - frac, frac]))
     index, frac = _guard(_source_index(s, out_size, align_corners, True, t), in_size)
     coeffs = _cubic_coefficients(frac)
-    for k in range(4):
-        np.add.at(m, (rows, np.clip(index - 1 + k, 0, in_size - 1)), coeffs[k])
-    return m
+    return (np.tile(rows, 4), np.clip(index + np.arange(-1, 3)[:, None], 0, in_size - 1).ravel(),
+            coeffs.ravel())
+
+
+def _axis_map(kind, in_size, out_size, align_corners, scale, t, forward=True):
+    """(the (out, in) weight matrix of one axis, its taps' (positive, negative, zero) masks:
+    Note [Non-finite taps] in conv.py)."""
+    rows, cols, w = _resample_taps(kind, in_size, out_size, align_corners, scale, t, forward)
+    m = _taps_matrix((rows, cols, w), (out_size, in_size), t)
+    masks = []
+    for sign in (w > 0, w < 0, w == 0):
+        mask = np.zeros((out_size, in_size), bool)
+        mask[rows[sign], cols[sign]] = True
+        masks.append(mask)
+    return m, tuple(masks)
 
 
 # ---- the upsample rows ----------------------------------------------------------------------
@@ -178,7 +206,8 @@ def _interpolate(x, kind, output_size, align_corners, scales):
     t = _opmath(x.dtype)        # reduced floats compute in float and round once
     y = x.astype(t, copy=False)
     for axis, (n, o, s) in enumerate(zip(x.shape[-d:], output_size, scales), x.ndim - d):
-        y = conv._along(_axis_matrix(kind, n, o, align_corners, s, t), y, axis)
+        m, taps = _axis_map(kind, n, o, align_corners, s, t)
+        y = conv._along(m, y, axis, taps)
     return np.ascontiguousarray(y.astype(x.dtype, copy=False))
 
 
@@ -243,7 +272,8 @@ def _interpolate_backward(g, kind, output_size, input_size, align_corners, scale
     t = _opmath(g.dtype)
     y = g.astype(t, copy=False)
     for axis, (n, o, s) in enumerate(zip(input_size[-d:], output_size, scales), g.ndim - d):
-        y = conv._along(_axis_matrix(kind, n, o, align_corners, s, t).T, y, axis)
+        m, taps = _axis_map(kind, n, o, align_corners, s, t, forward=False)
+        y = conv._along(m.T, y, axis, tuple(mask.T for mask in taps))
     return np.ascontiguousarray(y.astype(g.dtype, copy=False))
 
 

@@ -88,3 +88,13 @@ def test_baddbmm_refuses_bool_before_mixed_batches(k):
         same(prog)
     except NotImplementedError:
         same_error(prog)
+
+
+@pytest.mark.parametrize("name, weights", [("aweights", [1.0, float("nan"), -1.0, 1.0, 1.0]),
+                                           ("aweights", [1.0, float("nan"), 2.0, 1.0, 1.0]),
+                                           ("fweights", [1, 0, -1, 1, 1])])
+def test_cov_refuses_negative_and_nan_weights(name, weights):
+    def prog(T):
+        w = T.tensor(weights, dtype=T.float64 if name == "aweights" else T.int64)
+        return T.cov(T.ones(3, 5, dtype=T.float64), **{name: w})
+    same_error(prog)

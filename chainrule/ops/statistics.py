@@ -780,7 +780,7 @@ def _check_weights(name, w, kind, n):
     if w.numel() != n:
         raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
                            f"observations in the input but got {w.numel()} != {n}")
-    if n and bool(w.min() < 0):
+    if not bool((w >= 0).all()):    # a NaN weight is refused too, as PyTorch's check reads
         raise RuntimeError(f"cov(): {name} cannot be negative")
 
 

@@ -168,3 +168,35 @@ def test_soft_margin_loss_computes_in_the_inputs_dtype(dtypes):
     same_outcome(lambda T: _F(T).soft_margin_loss(
         T.tensor([0.5, -1.0, 2.0]).to(getattr(T, dtypes[0])),
         T.tensor([1.0, -1.0, 1.0]).to(getattr(T, dtypes[1])), reduction="none"))
+
+
+def test_binary_cross_entropy_target_gradient_is_minus_logit():
+    def prog(T):
+        x = T.tensor([0.25, 1.0, 0.0], dtype=T.float64, requires_grad=True)
+        t = T.tensor([0.5, 1.0, 0.0], dtype=T.float64, requires_grad=True)
+        return T.autograd.grad(_F(T).binary_cross_entropy(x, t, reduction="sum"), [x, t])
+    same(prog)
+
+
+@pytest.mark.parametrize("shapes", [((), (3, 4)), ((4,), (3, 4)), ((3, 4), (4,))])
+@pytest.mark.parametrize("weight", [None, (3, 4)])
+@pytest.mark.parametrize("pos_weight", [None, (4,)])
+@pytest.mark.parametrize("reduction", [0, 1])
+@pytest.mark.parametrize("which", [0, 1])
+def test_binary_cross_entropy_with_logits_in_place_shapes(shapes, weight, pos_weight,
+                                                          reduction, which):
+    def prog(T):
+        x = T.full(shapes[0], -0.2, dtype=T.float64, requires_grad=True)
+        t = T.full(shapes[1], 0.3, dtype=T.float64, requires_grad=True)
+        w, pw = (None if s is None else T.full(s, v, dtype=T.float64)
+                 for s, v in ((weight, 1.5), (pos_weight, 2.5)))
+        out = T.binary_cross_entropy_with_logits(x, t, w, pw, reduction)
+        return out, T.autograd.grad(out, [x, t][which], T.ones_like(out))
+    same_outcome(prog)
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "bool"])
+def test_binary_cross_entropy_with_logits_pos_weight_dtype(dtype):
+    same_error(lambda T: _F(T).binary_cross_entropy_with_logits(
+        T.ones(3, 4, dtype=T.float64), T.ones(3, 4, dtype=T.float64),
+        pos_weight=T.ones(4, dtype=getattr(T, dtype))))

@@ -442,8 +442,9 @@ binary_cross_entropy = op(
     _bce, function=False, method=False,
     self=lambda grad, self, target, weight, reduction: binary_cross_entropy_backward(
         grad, self, target, weight, reduction),
+    # -logit(input): infinite where the input is 0 or 1, unlike the loss's clamped logs
     target=lambda grad, self, weight, reduction: _weighted(
-        grad * ((1 - self).log() - self.log()).clamp_min(-100), weight, reduction, self.numel()))
+        -self.logit() * grad, weight, reduction, self.numel()))
 
 
 # log_sigmoid: log_sigmoid_forward's buffer exp(-|x|) is reused by its backward
@@ -497,23 +498,53 @@ def _bce_logits(x, t, weight, pos_weight, reduction):
     return _reduce(loss, reduction)
 
 
+def _into(out, dtype, shape):
+    """PyTorch's errors of an in-place binary op writing into `out` with an operand of
+    `dtype` and `shape`: the shape, then the dtype."""
+    broadcast = np.broadcast_shapes(tuple(out.shape), shape)
+    if broadcast != tuple(out.shape):
+        raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast "
+                           f"shape {list(broadcast)}")
+    common = _dtype.promote_types(out.dtype, dtype)
+    if not _dtype.can_cast(common, out.dtype):
+        raise _cast_error(out.dtype.legacy, common.legacy)
+
+
 def _bce_logits_grad_self(grad, self, target, weight, pos_weight, reduction):
-    # PyTorch's composite formula, so double backward records its nodes
+    # PyTorch's composite formula, so double backward records its nodes; without a graph
+    # to record it computes in place, in a tensor of the input's shape (or, with pos_weight,
+    # of pos_weight * target's), and refuses operands that broadcast beyond it
     if pos_weight is not None:
         t = make_tensor(pos_weight.astype(self._data.dtype)) * target
-        gi = ((add_scalar(t, 1) - target) * self.sigmoid() - t) * grad
+        gi = add_scalar(t, 1) - target
+        if not grad_mode.state.grad_enabled:
+            _into(gi, self.dtype, tuple(self.shape))
+        gi = gi * self.sigmoid() - t
     else:
-        gi = (self.sigmoid() - target) * grad
-    return _weighted(gi, weight, reduction, self.numel())
+        gi = self.sigmoid()
+        if not grad_mode.state.grad_enabled:
+            _into(gi, target.dtype, tuple(target.shape))
+        gi = gi - target
+    if not grad_mode.state.grad_enabled:
+        _into(gi, grad.dtype, tuple(grad.shape))
+        if weight is not None:
+            _into(gi, FROM_NP[weight.dtype], weight.shape)
+    return _weighted(gi * grad, weight, reduction, self.numel())
 
 
-def _bce_logits_grad_target(grad, self, weight, pos_weight, reduction):
+def _bce_logits_grad_target(grad, self, target_shape, weight, pos_weight, reduction):
+    # in place in a tensor of the input's shape (or -input * grad's, without pos_weight)
     if pos_weight is not None:
         pw = make_tensor(pos_weight.astype(self._data.dtype))
-        gt = (log_sigmoid(-self) - log_sigmoid(self) * pw) * grad
+        _into(self, pw.dtype, pos_weight.shape)
+        gt = log_sigmoid(-self) - log_sigmoid(self) * pw
+        _into(gt, grad.dtype, tuple(grad.shape))
+        gt = gt * grad
     else:
         gt = -self * grad
-    return _weighted(gt, weight, reduction, self.numel())
+    if weight is not None:
+        _into(gt, FROM_NP[weight.dtype], weight.shape)
+    return _weighted(gt, weight, reduction, math.prod(target_shape))
 
 
 _bce_with_logits = op(
@@ -541,6 +572,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     # (1 - target): of target's dtype and shape, which the other operands must cast and
     # broadcast into
     _not_for(input._data, "biuc", "log_sigmoid_cpu")
+    if pos_weight is not None:
+        # log_sigmoid(input).mul_((pos_weight - 1) * target + 1)
+        _refuse_bool_sub(pos_weight._data, None)
+        _into(input, _dtype.promote_types(pos_weight.dtype, target.dtype),
+              np.broadcast_shapes(tuple(pos_weight.shape), tuple(target.shape)))
     if target._data.dtype == np.bool_:
         _refuse_bool_sub(True, target._data)     # the 1 becomes a bool tensor too
     common = _dtype.promote_types(target.dtype, input.dtype)

@@ -215,3 +215,9 @@ def test_lanczos_keeps_a_nan_to_its_windows():
         x.data[0, 0, 2, 2] = 1e38
         return _F(T).interpolate(x.detach(), size=(5, 4), mode="lanczos", antialias=True)
     same(prog, rtol=1e-4, atol=1e30)
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "int32", "bool", "int64"])
+def test_adaptive_avg_pool2d_of_an_empty_batch_takes_any_dtype(dtype):
+    same(lambda T: _F(T).adaptive_avg_pool2d(T.zeros(0, 2, 5, 7, dtype=getattr(T, dtype)),
+                                             (3, 4)))

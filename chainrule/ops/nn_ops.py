@@ -109,14 +109,21 @@ def _softmax_kernel(name, f):
     return forward
 
 
+_max_reduce, _add_reduce = np.maximum.reduce, np.add.reduce     # (ndarray.max/sum wrap these)
+
+
 def _softmax_array(a, axis):
-    e = np.exp(a - a.max(axis, keepdims=True, initial=-np.inf))     # (initial: empty axes)
-    return e / e.sum(axis, keepdims=True)
+    # (initial: empty axes)
+    e = np.subtract(a, _max_reduce(a, axis, None, None, True, -np.inf))
+    np.exp(e, out=e)
+    e /= _add_reduce(e, axis, None, None, True)
+    return e
 
 
 def _log_softmax_array(a, axis):
-    shifted = a - a.max(axis, keepdims=True, initial=-np.inf)
-    return shifted - np.log(np.exp(shifted).sum(axis, keepdims=True))
+    shifted = np.subtract(a, _max_reduce(a, axis, None, None, True, -np.inf))
+    shifted -= np.log(_add_reduce(np.exp(shifted), axis, None, None, True))
+    return shifted
 
 
 _softmax = _softmax_kernel("softmax", _softmax_array)
@@ -124,11 +131,11 @@ _log_softmax = _softmax_kernel("log_softmax", _log_softmax_array)
 
 
 def _softmax_bw(g, out, axis):
-    return out * (g - (g * out).sum(axis, keepdims=True))
+    return out * (g - _add_reduce(g * out, axis, None, None, True))
 
 
 def _log_softmax_bw(g, out, axis):
-    return g - np.exp(out) * g.sum(axis, keepdims=True)
+    return g - np.exp(out) * _add_reduce(g, axis, None, None, True)
 
 
 def _sum_dim(t, dim):

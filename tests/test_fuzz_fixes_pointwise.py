@@ -159,3 +159,96 @@ def test_pow_bool_false_exponent_grad():
         x = T.tensor([0.0, 0.0, INF, 2.0, -2.0], dtype=T.float64, requires_grad=True)
         return [_grads(T, x ** e, x) for e in (False, True, 0, 0.0)]
     same(prog)
+
+
+def test_pow_exponent_grad_takes_log_in_result_dtype():
+    # a float16 base's log is taken in the promoted dtype, not rounded to float16
+    def prog(T):
+        a = T.tensor([0.6284, 0.855, 1.702, 1.373], dtype=T.float16, requires_grad=True)
+        b = T.tensor([-0.2813, -0.668, -1.0552, 0.4819], dtype=T.float64, requires_grad=True)
+        return _grads(T, a ** b, a, b)
+    same(prog, atol=1e-12, rtol=1e-12)
+
+
+def test_pow_complex_exponent_grad():
+    # 0 ** e: gradient 0 for a real e >= 0 (complex e: imaginary part 0); complex has no >=
+    def prog(T):
+        a = T.tensor([0.89 + 0j, 0.5 + 0j, 0j, 0j, 0j])
+        b = T.tensor([0.3, -0.2, 0.5 + 0j, 0.5 + 1j, 0], requires_grad=True)
+        c = T.tensor([0.3, -0.2], dtype=T.float64, requires_grad=True)
+        return (T.view_as_real(_grads(T, a ** b, b)[0]),
+                _grads(T, T.float_power(a[:2].to(T.complex128), c).real, c))
+    same(prog)
+
+
+# ---- addcdiv ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["int64", "int8", "bool"])
+def test_addcdiv_integer_tensor2_refuses_tensor1_grad(dtype):
+    # PyTorch's formula divides in a tensor of tensor2's dtype, which cannot hold the quotient
+    def prog(T):
+        t1 = T.tensor([-0.05, 1.4, 0.7], dtype=T.float64, requires_grad=True)
+        y = T.addcdiv(T.zeros(3, dtype=T.float64), t1, T.tensor([1, -1, 2]).to(getattr(T, dtype)),
+                      value=-0.5)
+        return _grads(T, y, t1)
+    same_error(prog)
+
+
+def test_addcdiv_integer_tensor1_tensor2_grad():
+    def prog(T):
+        t2 = T.tensor([0.5, 1.4, -0.7], dtype=T.float64, requires_grad=True)
+        y = T.addcdiv(T.zeros(3, dtype=T.float64), T.tensor([1, -1, 2]), t2, value=-0.5)
+        return _grads(T, y, t2)
+    same(prog)
+
+
+# ---- ldexp, abs_, rsub, complex32 -----------------------------------------------------------
+
+@pytest.mark.parametrize("shapes", [((3, 4), (0, 4)), ((0, 4), (3, 4)), ((3, 4), (2, 4))])
+def test_ldexp_integer_exponent_shape_mismatch(shapes):
+    same_error(lambda T: T.ldexp(T.zeros(shapes[0], dtype=T.float64),
+                                 T.zeros(shapes[1], dtype=T.int64)))
+
+
+@pytest.mark.parametrize("call", [lambda T, a: a.abs_(), lambda T, a: T.abs_(a),
+                                  lambda T, a: a.absolute_()])
+def test_abs_inplace_refuses_complex(call):
+    same_error(lambda T: call(T, T.tensor([0.6 + 0j, -0.4 + 0j], dtype=T.complex64)))
+
+
+def test_abs_inplace_real():
+    same(lambda T: T.tensor([-1.0, 2.0], requires_grad=True).clone().abs_())
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.rsub(T.tensor([[0.9, 0.1], [-0.7, -0.9]], dtype=T.float64),
+                     T.tensor([False, True]), alpha=2),
+    lambda T: T.rsub(T.tensor([True, False]), T.tensor([1.0, 2.0])),
+    lambda T: T.rsub(T.tensor([1.0, 2.0]), T.tensor(True))])
+def test_rsub_tensor_refuses_bool_before_promotion(prog):
+    same_error(prog)
+
+
+def test_rsub_tensor_promotes():
+    def prog(T):
+        a = T.tensor([1.0, 2.0], dtype=T.float16, requires_grad=True)
+        y = T.rsub(a, T.tensor([3, 4]), alpha=2)
+        return y, _grads(T, y, a)
+    same(prog)
+
+
+@pytest.mark.parametrize("name", ["remainder", "fmod", "minimum", "maximum"])
+def test_complex32_promotion_refused(name):
+    # a complex 0-d tensor with a float16 tensor computes in complex32
+    same_error(lambda T: getattr(T, name)(T.tensor(-7.28 + 0j, dtype=T.complex64),
+                                          T.tensor([-1.896, 1.859], dtype=T.float16)))
+
+
+def test_complex_of_float16_grads():
+    def prog(T):
+        r = T.tensor([[1.0, 2.0], [0.5, -1.0]], dtype=T.float16, requires_grad=True)
+        i = T.tensor([[3.0, 4.0], [-2.0, 0.25]], dtype=T.float16, requires_grad=True)
+        z = T.complex(r.t(), i.t())
+        g = T.tensor([[1 + 2j, 3 + 4j], [0.5j, -1]]).to(T.complex32)
+        return T.view_as_real(z), T.autograd.grad(z, (r, i), g), z.real, z.imag
+    same(prog)

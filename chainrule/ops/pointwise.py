@@ -32,8 +32,10 @@ def _opmath(f):
 
 
 def _not_for(a, kinds, kernel):
-    """PyTorch's error for a dtype its kernel lacks ('"abs_cpu" not implemented for 'Bool'')."""
-    if a.dtype.kind in kinds:
+    """PyTorch's error for a dtype its kernel lacks ('"abs_cpu" not implemented for 'Bool'');
+    "c" covers complex32 (kind W), which a complex number and a float16 tensor promote to."""
+    k = a.dtype.kind
+    if k in kinds or k == "W" and "c" in kinds:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{FROM_NP[a.dtype].legacy}'")
 
 
@@ -180,7 +182,7 @@ rsub = op("rsub", "RsubBackward1", "self, other, alpha=1",
           self=lambda grad, alpha: -_scaled(grad, alpha))
 
 rsub_tensor = op("rsub.Tensor", "RsubBackward0", "self, other, *, alpha=1",
-                 lambda a, b, alpha: _sub(b, a, alpha), promote=PROMOTE, method=False,
+                 lambda a, b, alpha: _sub(b, a, alpha), method=False,
                  function=False, self=lambda grad, alpha: -_scaled(grad, alpha),
                  other=lambda grad: grad)
 
@@ -462,8 +464,19 @@ pow_tensor_tensor = op(
     promote=PROMOTE, function=False, method=False,
     self=lambda grad, self, exponent: where(
         exponent == 0, 0.0, grad * _conj(exponent * self.pow(exponent - 1))),
-    exponent=lambda grad, self, exponent, result: grad * where(
-        (self == 0) & (exponent >= 0), 0.0, _conj(result * self.log())))
+    exponent=lambda grad, self, exponent, result: _pow_exponent_grad(grad, self, exponent,
+                                                                     result))
+
+
+def _pow_exponent_grad(grad, self, exponent, result):
+    # 0 ** e has gradient 0 for real e >= 0 (a complex e: real part >= 0, imaginary part 0)
+    if exponent._data.dtype.kind == "c":
+        real_exponent = (exponent.imag == 0) & (exponent.real >= 0)
+    else:
+        real_exponent = exponent >= 0
+    # (log of self promoted to the result's dtype: a float16 self's log is not rounded)
+    return grad * where((self == 0) & real_exponent, 0.0,
+                        _conj(result * self.to(result.dtype).log()))
 
 
 def _scalar_log(x):
@@ -784,6 +797,16 @@ def _sgn_grad(grad, self, result):
 abs = op("abs", "AbsBackward0", "self", _abs, inplace="abs_", function=("abs", "absolute"),
          method=("abs", "absolute"), dunders=("__abs__",), out=SAME_DTYPE,
          self=lambda grad, self: grad * self.sgn())
+_abs_inplace = Tensor.abs_
+
+
+@public("abs_", function=False)
+def abs_(self):
+    # (a complex tensor cannot hold its real absolute value in place; out= can)
+    if self._data.dtype.kind == "c":
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return _abs_inplace(self)
+
 
 sgn = op("sgn", "SgnBackward0", "self", _sgn, inplace="sgn_", out=SAME_DTYPE, self=_sgn_grad)
 
@@ -869,7 +892,7 @@ frac = op("frac", "FracBackward0", "self", _frac, inplace="frac_", out=SAME_DTYP
 
 def _extremum(f, name):
     def forward(a, b):
-        if a.dtype.kind == "c":
+        if a.dtype.kind in "cW":    # W: complex32
             raise RuntimeError(f"{name} not implemented for complex tensors.")
         return _first_on_tie(f(a, b), a)
     return forward
@@ -1624,6 +1647,7 @@ def ldexp(input, other):
         a, e = input._data, other._data
         if a.dtype.kind == "f" and e.dtype.kind in "iu" and a.size:
             # PyTorch's integer-exponent kernel writes into a tensor shaped like input
+            registry.check_broadcast((a, e))
             shape = np.broadcast_shapes(a.shape, e.shape)
             if shape != a.shape:
                 import warnings
@@ -1755,7 +1779,7 @@ logaddexp2 = op("logaddexp2", "Logaddexp2Backward0", "self, other", _logaddexp2,
 
 def _fmax_fmin(f, name):
     def forward(a, b):
-        if a.dtype.kind == "c":
+        if a.dtype.kind in "cW":    # W: complex32
             raise RuntimeError(f"{name} not implemented for complex tensors.")
         return _first_on_tie(f(a, b), a)
     return forward
@@ -1811,12 +1835,21 @@ _addcmul_row = op(
     tensor1=lambda grad, tensor2, value: grad * _conj(tensor2 * value),
     tensor2=lambda grad, tensor1, value: grad * _conj(tensor1 * value))
 
+def _addcdiv_tensor1_grad(grad, tensor2, value):
+    # PyTorch computes value / tensor2 in a tensor of tensor2's dtype (filled with value,
+    # divided in place), which cannot hold an integer or bool tensor2's float quotient
+    if tensor2._data.dtype.kind in "biu":
+        raise RuntimeError(f"result type {_dtype.get_default_dtype().legacy} can't be cast to "
+                           f"the desired output type {FROM_NP[tensor2._data.dtype].legacy}")
+    return grad * _conj(value / tensor2)
+
+
 _addcdiv_row = op(
     "addcdiv", "AddcdivBackward0", "self, tensor1, tensor2, *, value=1",
     lambda a, t1, t2, value: _addc(a, t1, t2, value, "addcdiv_cpu_out", np.true_divide),
     promote=PROMOTE, function=False, method=False,
     self=lambda grad: grad,
-    tensor1=lambda grad, tensor2, value: grad * _conj(value / tensor2),
+    tensor1=_addcdiv_tensor1_grad,
     tensor2=lambda grad, tensor1, tensor2, value: -grad * _conj(value * tensor1 / (tensor2 * tensor2)))
 
 _ADDCDIV_INTEGERS = (
@@ -2132,13 +2165,13 @@ _real_part, _imag_part = _complex_part(0), _complex_part(1)
 @public("real", method=False)
 def real(input):
     """The real part of input: a view when input is complex, input itself otherwise."""
-    return _real_part(input) if input._data.dtype.kind == "c" else input
+    return _real_part(input) if input._data.dtype.kind in "cW" else input   # W: complex32
 
 
 @public("imag", method=False)
 def imag(input):
     """The imaginary part of a complex input, as a view."""
-    if input._data.dtype.kind != "c":
+    if input._data.dtype.kind not in "cW":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return _imag_part(input)
 

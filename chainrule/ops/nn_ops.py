@@ -32,9 +32,12 @@ def _ones(t):
 
 def _reduce(a, reduction):
     if reduction == "mean":
-        # the mean of nothing is nan, without NumPy's "Mean of empty slice" warning
-        return a.mean() if a.size else np.full((), np.nan, a.dtype)
-    return a.sum() if reduction == "sum" else a
+        if not a.size:     # nan, without NumPy's "Mean of empty slice" warning
+            return np.full((), np.nan, a.dtype)
+        if a.dtype.kind == "f" and a.dtype.itemsize >= 4:
+            return _add_reduce(a, None) / a.size    # np.mean's sum and division, unwrapped
+        return a.mean()
+    return _add_reduce(a, None) if reduction == "sum" else a
 
 
 def _reduce_t(t, reduction):

@@ -218,6 +218,8 @@ def test_lanczos_keeps_a_nan_to_its_windows():
 
 
 @pytest.mark.parametrize("dtype", ["complex128", "int32", "bool", "int64"])
-def test_adaptive_avg_pool2d_of_an_empty_batch_takes_any_dtype(dtype):
-    same(lambda T: _F(T).adaptive_avg_pool2d(T.zeros(0, 2, 5, 7, dtype=getattr(T, dtype)),
-                                             (3, 4)))
+def test_adaptive_avg_pool2d_to_an_empty_output_takes_any_dtype(dtype):
+    same(lambda T: (
+        _F(T).adaptive_avg_pool2d(T.zeros(0, 2, 5, 7, dtype=getattr(T, dtype)), (3, 4)),
+        _F(T).adaptive_avg_pool2d(T.zeros(1, 2, 5, 7, dtype=getattr(T, dtype)), (0, 4)),
+        _F(T).adaptive_avg_pool1d(T.zeros(2, 3, 7, dtype=getattr(T, dtype)), 0)))

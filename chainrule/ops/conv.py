@@ -1333,7 +1333,8 @@ def _adaptive_avg_pool2d(input, size):
             raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for "
                                f"non-batch dimensions, but input has sizes {shape} with "
                                f"dimension {i + len(shape)} being empty")
-    if input._data.dtype.kind not in "fV" and input.numel():
+    # PyTorch's kernel runs (and refuses the dtype) only for a non-empty output
+    if input._data.dtype.kind not in "fV" and input.numel() and all(size):
         _no_kernel("adaptive_avg_pool2d", input)
     return adaptive_avg_pool2d_row(input, size)
 

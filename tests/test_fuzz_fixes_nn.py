@@ -200,3 +200,27 @@ def test_binary_cross_entropy_with_logits_pos_weight_dtype(dtype):
     same_error(lambda T: _F(T).binary_cross_entropy_with_logits(
         T.ones(3, 4, dtype=T.float64), T.ones(3, 4, dtype=T.float64),
         pos_weight=T.ones(4, dtype=getattr(T, dtype))))
+
+
+def _safe_softmax(T, x, dim):
+    return (T._safe_softmax if T.__name__ == "torch" else T.ops.attention.safe_softmax)(x, dim)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "bool", "complex128", "float16"])
+@pytest.mark.parametrize("shape, dim", [((3, 4), 1), ((3, 4), 0), ((0, 4), 1)])
+def test_safe_softmax_dtypes(dtype, shape, dim):
+    same_outcome(lambda T: _safe_softmax(
+        T, T.arange(12.).reshape(3, 4)[:shape[0]].to(getattr(T, dtype)), dim))
+
+
+@pytest.mark.parametrize("shapes", [
+    [(0, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 5)], [(0, 4, 5), (2, 6, 5), (2, 6, 5)],
+    [(0, 3, 4, 5), (1, 3, 6, 5), (1, 3, 6, 5)], [(2, 0, 4, 5), (2, 3, 6, 5), (2, 3, 6, 5)],
+    [(2, 0, 4, 5), (2, 1, 6, 5), (2, 1, 6, 5)], [(2, 3, 0, 5), (2, 3, 6, 5), (2, 3, 6, 5)],
+    [(2, 3, 4, 5), (1, 3, 6, 5), (0, 3, 6, 5)]])
+def test_scaled_dot_product_attention_of_empty_inputs(shapes):
+    def prog(T):
+        q, k, v = (T.ones(s, dtype=T.float64, requires_grad=True) for s in shapes)
+        out = _F(T).scaled_dot_product_attention(q, k, v)
+        return out, out.grad_fn.name()
+    same_outcome(prog)

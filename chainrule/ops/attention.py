@@ -5,20 +5,29 @@ import math
 
 import numpy as np
 
-from .nn_ops import _along, _softmax_array, softmax_backward_data
+from .nn_ops import _along, _softmax_array, _softmax_kernel, softmax_backward_data
 from .registry import NOT_IMPLEMENTED, no_derivative, op
 
 
 def _safe_softmax_array(a, axis):
     # a row whose every score is -inf (fully masked) gives zeros instead of NaN
-    compute = a.astype(np.float32) if a.dtype == np.float16 else a
-    out = _softmax_array(compute, axis)
-    out = np.where(np.isneginf(compute).all(axis, keepdims=True), 0, out)
-    return out.astype(a.dtype, copy=False)
+    return np.where(np.isneginf(a).all(axis, keepdims=True), 0, _softmax_array(a, axis))
+
+
+_softmax_then_mask = _softmax_kernel("softmax", _safe_softmax_array)
+
+
+def _safe_softmax(a, axis):
+    """softmax's kernel (its dtype errors, half computed in float32), then the masking, whose
+    isneginf refuses what softmax let through without a kernel: an empty complex input."""
+    out = _softmax_then_mask(a, axis)
+    if a.dtype.kind == "c":
+        raise RuntimeError("isneginf does not support complex inputs.")
+    return out
 
 
 safe_softmax = op("_safe_softmax", "SafeSoftmaxBackward0", "self, dim",
-                  _along(_safe_softmax_array), function=False, method=False,
+                  _along(_safe_softmax), function=False, method=False,
                   self=lambda grad, result, dim: softmax_backward_data(grad, result, dim))
 
 

@@ -207,9 +207,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         _check_arg(scale, "scale", (float, int), "float")
     _validate(query, key, value, attn_mask)
     out_shape = tuple(query.shape[:-1]) + (value.size(-1),)
-    if value.numel() == 0 or math.prod(out_shape) == 0:
-        # nothing to attend to or nothing to compute: zeros still connected to every input,
-        # as PyTorch's
+    if value.numel() == 0 or query.size(-2) == 0:
+        # nothing to attend to or no query: zeros still connected to every input, as
+        # PyTorch's (other empty inputs take the kernels, and their shape checks)
         total = query.sum() + key.sum() + value.sum()
         return _torch.zeros(out_shape, dtype=query.dtype) + _nn_ops.mul_scalar(total, 0)
     backend = _select_backend(query, key, value, attn_mask, dropout_p, enable_gqa)

@@ -211,7 +211,8 @@ def _nll_parts(x, target, weight, ignore_index):
         x, target = x[None], target.reshape(1)
     n_classes = x.shape[1]
     # one reduction tells all targets are classes (negative int64 read as uint64 are huge)
-    if (not target.size or target.view(target.dtype.str.replace("i", "u")).max() < n_classes) \
+    if (not target.size or _max_reduce(target.view(target.dtype.str.replace("i", "u")), None)
+            < n_classes) \
             and not (0 <= ignore_index < n_classes and (target == ignore_index).any()):
         if weight is None:
             return x, target, None, None
@@ -243,7 +244,7 @@ def _nll(x, target, weight, reduction, ignore_index):
         losses = np.where(ignored, 0, losses)
     if reduction == "none":
         return losses.reshape(target.shape)
-    total = losses.sum()
+    total = _add_reduce(losses, None)
     if reduction == "sum":
         return total
     return total / (x.dtype.type(safe.size) if wt is None else wt.sum())

@@ -177,3 +177,36 @@ def test_pack_padded_sequence_checks_in_pytorch_order(shape, lengths, batch_firs
     same_error(lambda T: T._pack_padded_sequence(
         T.zeros(shape), T.tensor(lengths, dtype=T.complex64 if 1e-40 in lengths else None),
         batch_first))
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("dtype", ["complex64", "bool"])
+def test_index_reduce_complex_and_bool(dtype, reduce, include_self):
+    # PyTorch's slice by slice loop (self of 2 or more dims) takes them, its kernels not
+    def t(T, shape, fill):
+        return T.full(shape, fill, dtype=getattr(T, dtype))
+    for index in ([1, 0, 1], [0, 5, 1], [5, 0, 1]):
+        prog = (lambda T: t(T, (3, 2), 1).index_reduce(0, _long(T, index), t(T, (3, 2), 2),
+                                                       reduce, include_self=include_self))
+        if include_self and (dtype == "bool" and reduce != "mean" or dtype == "complex64"
+                             and reduce in ("prod", "mean")) and 5 not in index:
+            same(prog)
+        else:
+            same_error(prog)
+    same_error(lambda T: t(T, (3,), 1).index_reduce(0, _long(T, []), t(T, (0,), 1), reduce,
+                                                    include_self=include_self))
+
+
+def test_distribution_grads_of_zero_dim_inputs_and_shapes_first():
+    same(lambda T: T._standard_gamma_grad(_f64(T, 10.0), _f64(T, 9.5)))
+    same(lambda T: T._dirichlet_grad(T.tensor(0.3), T.tensor(-1.0), T.tensor(2.0)))
+    # TensorIterator checks shapes before dtypes
+    same_error(lambda T: T._standard_gamma_grad(T.zeros(0, dtype=T.int8),
+                                                T.zeros(4, dtype=T.int8)))
+    same_error(lambda T: T._dirichlet_grad(T.zeros(5), T.zeros(3, 1), T.zeros(2, dtype=T.bool)))
+
+
+@pytest.mark.parametrize("lengths", [[-2 ** 63, -2 ** 63, 2], [2 ** 63 - 1] * 3, [2 ** 62, 1, 1]])
+def test_pack_padded_sequence_extreme_lengths(lengths):
+    same_error(lambda T: T._pack_padded_sequence(T.zeros(3, 3, 2), _long(T, lengths), False))

@@ -437,7 +437,13 @@ def _index_reduce(a, source, dim, index, reduce, include_self):
                            f"but got {reduce}.")
     _index_func_checks("index_reduce", a, source, dim, idx)
     if a.dtype.kind in "bc":
-        raise NotImplementedError(f"\"index_func_\" not implemented for '{_legacy(a)}'")
+        # PyTorch's kernels lack these dtypes, except its slice by slice loop over self's
+        # other dims (its arithmetic takes them, its maximum and minimum not complex)
+        if not include_self:
+            raise NotImplementedError("\"index_reduce_func_exclude_input_init\" not implemented "
+                                      f"for '{_legacy(a)}'")
+        if a.ndim <= 1:
+            raise NotImplementedError(f"\"index_func_\" not implemented for '{_legacy(a)}'")
     idx = idx.reshape(-1)
     out = np.array(a, order="C")
     if not idx.size:
@@ -448,6 +454,9 @@ def _index_reduce(a, source, dim, index, reduce, include_self):
     if a.ndim > 1 and not shape[dim]:
         raise IndexError(f"select(): index 0 out of range for tensor of size "
                          f"{sizes_str(a.shape)} at dimension {dim}")
+    if a.dtype.kind == "c" and reduce in ("amax", "amin") and 0 <= idx[0] < shape[dim]:
+        kernel = "maximum_cpu" if reduce == "amax" else "minimum_cpu"     # on the first slice
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(a)}'")
     if _first_bad(idx, 0, shape[dim]) is not None:
         raise IndexError("index out of range in self")
     pos = _index_positions(shape, dim, idx)
@@ -456,12 +465,14 @@ def _index_reduce(a, source, dim, index, reduce, include_self):
         flat[pos] = _identity(reduce, a.dtype)
     _accumulate(out, pos, np.ascontiguousarray(source).reshape(-1), _REDUCE[reduce])
     if reduce == "mean":
+        if a.dtype.kind == "b":
+            raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
         count = np.bincount(pos, minlength=flat.size)
         if include_self:
             count += 1
         else:
             count[count == 0] = 1
-        divide = np.true_divide if a.dtype.kind == "f" else np.floor_divide
+        divide = np.true_divide if a.dtype.kind in "fc" else np.floor_divide
         divide(flat, count, out=flat, casting="unsafe")
     return out
 

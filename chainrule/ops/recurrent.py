@@ -414,11 +414,13 @@ def _pack_padded_sequence(input, lengths, batch_first):
     if a[-1] <= 0:
         raise RuntimeError("Length of all samples has to be greater than 0, but found an "
                            "element in 'lengths' that is <= 0")
-    if (np.diff(a) > 0).any():
+    if (a[1:] > a[:-1]).any():     # (np.diff overflows on int64 extremes)
         raise RuntimeError("`lengths` array must be sorted in decreasing order when "
                            "`enforce_sorted` is True. You can pass `enforce_sorted=False` to "
                            "pack_padded_sequence and/or pack_sequence to sidestep this "
                            "requirement if you do not need ONNX exportability.")
+    if a[0] > np.iinfo(np.int64).max // 8:     # the bytes of PyTorch's batch_sizes (int64)
+        raise RuntimeError(f"Storage size calculation overflowed with sizes=[{a[0]}]")
     return tuple(pack_padded_sequence_row(input, tuple(a.tolist()), batch_first))
 
 

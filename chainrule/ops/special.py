@@ -28,8 +28,8 @@ from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
 from .pointwise import _conj, _not_for, where
 from . import registry
-from .registry import (FLOAT, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, no_derivative,
-                       not_implemented, op, public)
+from .registry import (FLOAT, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, check_broadcast,
+                       no_derivative, not_implemented, op, public)
 
 _F64 = np.float64
 _PI = math.pi
@@ -2025,7 +2025,8 @@ _DIRICHLET_GRAD_C = np.array((
 
 def _same_float_dtypes(kernel, first, *others):
     """These kernels take float32/float64 of one dtype (TensorIterator's common-dtype check,
-    which comes first)."""
+    which comes first after its shape check)."""
+    check_broadcast((first,) + others)
     for a in others:
         if a.dtype != first.dtype:
             raise RuntimeError(f"Found dtype {_dtype.FROM_NP[a.dtype].legacy} but expected "
@@ -2079,8 +2080,8 @@ def _standard_gamma_grad_forward(alpha, x):
     _same_float_dtypes("_standard_gamma_grad_cpu", alpha, x)
     dt = alpha.dtype
     alpha, x = np.broadcast_arrays(alpha.astype(_F64), x.astype(_F64))
-    with np.errstate(all="ignore"):
-        return _gamma_grad(alpha, x).astype(dt)
+    with np.errstate(all="ignore"):     # (at least 1-d: NumPy's 0-d arithmetic gives scalars)
+        return _gamma_grad(np.atleast_1d(alpha), np.atleast_1d(x)).reshape(x.shape).astype(dt)
 
 
 def _digamma_one(x):
@@ -2088,6 +2089,7 @@ def _digamma_one(x):
     +inf at 0 and at the negative integers (-inf among them), the reflection's -pi / tan(pi x)
     in x's precision for other negatives; the recurrence steps in x's precision, the sum in
     double, the result rounded to x's precision."""
+    shape, x = x.shape, np.atleast_1d(x)     # NumPy's operations on 0-d arrays give scalars
     pi = x.dtype.type(np.pi)
     pole = (x == 0) | ((x < 0) & (x == np.floor(x)))
     reflect = (x < 0) & ~pole
@@ -2109,7 +2111,7 @@ def _digamma_one(x):
     out[x == 10] = result[x == 10] + _PSI_10
     out = out + summand
     out[pole] = np.inf
-    return out.astype(x.dtype)
+    return out.astype(x.dtype).reshape(shape)
 
 
 def _beta_grad_alpha_small(x, alpha, beta):
@@ -2173,7 +2175,9 @@ def _beta_grad_alpha_mid(x, alpha, beta):
 def _dirichlet_grad_forward(x, alpha, total):
     """dirichlet_grad_one: -(d/dalpha cdf(x; alpha, total - alpha)) / pdf / (1 - x)."""
     _same_float_dtypes("_dirichlet_grad_cpu", x, alpha, total)
-    x, alpha, total = np.broadcast_arrays(x, alpha, total)
+    shape = np.broadcast_shapes(x.shape, alpha.shape, total.shape)
+    # at least 1-d: NumPy's arithmetic on 0-d arrays gives scalars
+    x, alpha, total = np.broadcast_arrays(*np.atleast_1d(x, alpha, total))
     with np.errstate(all="ignore"):
         beta = total - alpha
         boundary = total * x * (1 - x)
@@ -2195,9 +2199,9 @@ def _dirichlet_grad_forward(x, alpha, total):
                 q = q + ua * (cq[0] + b * (cq[1] + b * (cq[2] + b * cq[3])))
         digammas = _digamma_one(total) - _digamma_one(alpha)
         approx = x_ * digammas / beta_
-        return np.select([(x <= 0.5) & (boundary < 2.5), (x >= 0.5) & (boundary < 0.75),
-                          (alpha > 6) & (beta > 6)],
-                         [small_alpha, small_beta, mid], p / q * approx).astype(x.dtype)
+        out = np.select([(x <= 0.5) & (boundary < 2.5), (x >= 0.5) & (boundary < 0.75),
+                         (alpha > 6) & (beta > 6)], [small_alpha, small_beta, mid], p / q * approx)
+        return out.astype(x.dtype).reshape(shape)
 
 
 _standard_gamma_grad = op(

@@ -119,8 +119,10 @@ def _complex(a, b):
 def _add(a, b, alpha):
     # PyTorch's complex kernels multiply other by alpha as complex numbers even for alpha = 1:
     # 1 * (inf+0j) is inf+nanj there
-    if type(alpha) is int and alpha == 1 and not _complex(a, b):
-        return np.add(a, b)
+    if type(alpha) is int and alpha == 1:
+        out = np.add(a, b)
+        if out.dtype.kind != "c":     # (asked of the result: the common case pays one test)
+            return out
     return np.add(a, _times_alpha(a, b, alpha))
 
 
@@ -145,8 +147,10 @@ def _sub(a, b, alpha):
         # (the common case skips both: nothing is bool, NumPy's result dtype is PyTorch's)
         _refuse_bool_sub(a, b)
         a, b = _promoted(a, b)
-    if type(alpha) is int and alpha == 1 and not _complex(a, b):
-        return np.subtract(a, b)
+    if type(alpha) is int and alpha == 1:
+        out = np.subtract(a, b)
+        if out.dtype.kind != "c":
+            return out
     return np.subtract(a, _times_alpha(a, b, alpha))
 
 

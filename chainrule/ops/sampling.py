@@ -697,7 +697,9 @@ _grid_sampler_3d_row = _grid_rows(3)
 
 def _check_grid_sampler(input, grid, interpolation_mode, dims):
     shape, gshape = list(input.shape), list(grid.shape)
-    if input.dim() and grid.dim() and shape[0] != gshape[0]:
+    if not input.dim() or not grid.dim():
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if shape[0] != gshape[0]:
         raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, "
                            f"but got input with sizes {shape} and grid with sizes {gshape}")
     if gshape[-1] != input.dim() - 2:
@@ -714,6 +716,8 @@ def _check_grid_sampler(input, grid, interpolation_mode, dims):
                            f"with sizes {gshape}")
     if dims == 3 and interpolation_mode == 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if not shape[0] * shape[1] * math.prod(gshape[1:-1]):
+        return      # PyTorch's kernel, and its dtype checks, run for a non-empty output only
     if input._data.dtype.kind not in "fV":     # the kernel's refusal comes first
         conv._no_kernel(f"grid_sampler_{dims}d_cpu_kernel_impl" if dims == 2
                         else "grid_sampler3d_cpu", input)

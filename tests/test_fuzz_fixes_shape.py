@@ -145,3 +145,53 @@ def test_batch_norm_strided_operands_normalize_before_scaling(layout, training):
         return T.nn.functional.batch_norm(x, T.zeros(3, dtype=T.float64),
                                           T.ones(3, dtype=T.float64), w, b, training=training)
     same(prog)
+
+
+def test_norms_mixed_types_follow_the_first_parameter():
+    # types are mixed only when the first parameter given has another dtype than the input;
+    # otherwise the kernel's dtype check comes first, then each parameter's
+    for w, b in (("int16", "int32"), ("float32", "float64"), (None, "float64")):
+        def prog(T, w=w, b=b):
+            x = T.ones(2, 4, dtype=T.int16 if w == "int16" else T.float32)
+            weight = None if w is None else T.ones(4, dtype=getattr(T, w))
+            return x, weight, T.ones(4, dtype=getattr(T, b))
+        same_error(lambda T: T.nn.functional.layer_norm(prog(T)[0], (4,), *prog(T)[1:]))
+        same_error(lambda T: T.nn.functional.group_norm(prog(T)[0], 2, *prog(T)[1:]))
+        same_error(lambda T: T.native_batch_norm(*prog(T), None, None, True, 0.1, 1e-5))
+    same(lambda T: T.batch_norm_update_stats(T.ones(2, 4, dtype=T.float16), None, T.ones(4),
+                                             0.1))
+
+
+def test_native_batch_norm_one_running_stat():
+    same_error(lambda T: T.native_batch_norm(T.ones(2, 3), None, None, T.ones(3), None, True,
+                                             0.1, 1e-5))
+
+
+@pytest.mark.parametrize("params", ["none", "same", "mixed"])
+def test_native_batch_norm_strided_integer_input(params):
+    # training statistics of a strided input come from mean(), refusing integers before the
+    # kernel does, unless the types are mixed
+    def prog(T):
+        x = T.ones(4, 3, dtype=T.int16).t().contiguous().t()
+        w = {"none": None, "same": T.ones(3, dtype=T.int16), "mixed": T.ones(3)}[params]
+        return T.native_batch_norm(x, w, None, None, None, True, 0.1, 1e-5)
+    same_error(prog)
+
+
+def test_native_batch_norm_strided_path_wants_1d_parameters():
+    same_error(lambda T: T.native_batch_norm(
+        T.ones(4, 3, 2, dtype=T.float64).transpose(0, 2).contiguous().transpose(0, 2),
+        T.ones(3, dtype=T.float64), T.tensor(-0.9, dtype=T.float64), None, None, True, 0.1,
+        1e-5))
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (0,), (2, 0)])
+@pytest.mark.parametrize("training", [True, False])
+def test_functional_batch_norm_counts_no_features_below_2d(shape, training):
+    def prog(T):
+        x = T.ones(shape)
+        try:
+            return T.nn.functional.batch_norm(x, T.zeros(3), T.ones(3), training=training)
+        except (RuntimeError, IndexError) as e:
+            return type(e).__name__ + str(e)
+    same(prog)

@@ -25,15 +25,31 @@ def _float(a, kernel):
     return a.astype(np.float32) if a.dtype == np.float16 else a
 
 
-def _check_dtypes(x, *params):
+def _is_mixed(x, *params):
     """PyTorch's CPU kernels take parameters of the input's dtype, or float32 ones for a
-    half input (check_mixed_data_type)."""
-    params = [p for p in params if p is not None]
-    if any(p.dtype != x.dtype for p in params):
-        if any(p.dtype != np.float32 for p in params):
-            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
-        if x.dtype != np.float16:
-            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    half input: types are mixed when the first parameter given has another dtype."""
+    first = next((p for p in params if p is not None), None)
+    return first is not None and first.dtype != x.dtype
+
+
+def _check_dtypes(x, *params):
+    """Mixed types must be float32 parameters of a half input (check_mixed_data_type).
+    Returns whether the types are mixed."""
+    if not _is_mixed(x, *params):
+        return False
+    if any(p is not None and p.dtype != np.float32 for p in params):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if x.dtype != np.float16:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    return True
+
+
+def _check_same_dtype(x, *params):
+    """Types not mixed: the kernel reads every parameter as the input's dtype."""
+    for p in params:
+        if p is not None and p.dtype != x.dtype:
+            raise RuntimeError(f"expected scalar type {FROM_NP[x.dtype].legacy} but found "
+                               f"{FROM_NP[p.dtype].legacy}")
 
 
 def _none(grads):
@@ -75,8 +91,10 @@ def _check_layer_norm(x, weight, bias, normalized_shape):
 
 def _layer_norm(x, weight, bias, normalized_shape, eps):
     axes = _check_layer_norm(x, weight, bias, normalized_shape)
-    _check_dtypes(x, weight, bias)     # before the kernel's dtype, as PyTorch's
+    mixed = _check_dtypes(x, weight, bias)     # before the kernel's dtype, as PyTorch's
     a = _float(x, "LayerNormKernelImpl")
+    if not mixed:
+        _check_same_dtype(x, weight, bias)
     mean = a.mean(axes, keepdims=True)
     out = a - mean
     # two passes (centre, then the variance of the centred values): stable for large means
@@ -218,12 +236,20 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
                            "is larger than maximum value for size type (4294967295)")
     if x.ndim == 1 and training:     # training reads the channel count first
         _channel_count_of_1d()
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be "
+                         "None")
+    dense = any(is_in_format(x, f) for f in (contiguous_format, channels_last, channels_last_3d))
+    if training and not dense and x.dtype.kind in "biu" and not _is_mixed(
+            x, weight, bias, running_mean, running_var):
+        # the statistics of a strided input come from mean(), which refuses integers first
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {FROM_NP[x.dtype].legacy}")
     a = _float(x, "batch_norm")
-    _check_dtypes(x, weight, bias, running_mean, running_var)
-    # a half input's statistics take its float parameters' dtype
-    stats = np.float32 if x.dtype == np.float16 and any(
-        p is not None and p.dtype == np.float32
-        for p in (weight, bias, running_mean, running_var)) else x.dtype
+    mixed = _check_dtypes(x, weight, bias, running_mean, running_var)
+    if not mixed:
+        _check_same_dtype(x, weight, bias, running_mean, running_var)
+    stats = np.float32 if mixed else x.dtype     # a half input's with float parameters
     if not training and not x.size:     # evaluation of nothing reads no channel count
         return x.copy(), np.empty(0, stats), np.empty(0, stats)
     if x.ndim == 1:
@@ -251,14 +277,17 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     else:
         mean, invstd = running_mean, 1 / np.sqrt(running_var + eps)
         save_mean = save_invstd = np.empty(0, a.dtype)
-    if all(t is None or t.flags.c_contiguous for t in (weight, bias, running_mean, running_var)) \
-            and any(is_in_format(x, f) for f in (contiguous_format, channels_last,
-                                                  channels_last_3d)):
+    if dense and all(t is None or t.flags.c_contiguous
+                     for t in (weight, bias, running_mean, running_var)):
         # out = x * alpha + beta per channel, as PyTorch's CPU kernel computes it
         alpha = invstd if weight is None else invstd * weight
         beta = -mean * alpha if bias is None else bias - mean * alpha
         out = a * alpha.reshape(shape) + beta.reshape(shape)
     else:     # its element-wise path for strided operands: ((x - mean) * invstd) * w + b
+        if any(t is not None and np.ndim(t) != 1 for t in (mean, invstd, weight, bias)):
+            raise RuntimeError('t.defined() && t.dim() == 1 INTERNAL ASSERT FAILED at "/__w/'
+                               'pytorch/pytorch/aten/src/ATen/native/Normalization.cpp":162, '
+                               'please report a bug to PyTorch. ')
         out = (a - mean.reshape(shape)) * invstd.reshape(shape)
         if weight is not None:
             out *= weight.reshape(shape)
@@ -404,7 +433,7 @@ native_batch_norm = op(
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                cudnn_enabled):
     """at::batch_norm: PyTorch's size checks, then native_batch_norm."""
-    num_features = _size(input, 1)
+    num_features = input.shape[1] if input.dim() > 1 else 0     # PyTorch's count for 0-d, 1-d
     if input.numel() == 0:
         # PyTorch keeps the gradient chain with a clone instead of normalizing nothing
         out = input.clone()
@@ -451,8 +480,10 @@ def _group_norm(x, weight, bias, N, C, HxW, group, eps):
         raise RuntimeError("Expected X.numel() == N * C * HxW to be true, but got false.  "
                            "(Could this error message be improved?  If so, please report an "
                            "enhancement request to PyTorch.)")
-    _check_dtypes(x, weight, bias)     # before the kernel's dtype, as PyTorch's
+    mixed = _check_dtypes(x, weight, bias)     # before the kernel's dtype, as PyTorch's
     a = _float(x, "GroupNormKernelImpl")
+    if not mixed:
+        _check_same_dtype(x, weight, bias)
     D = C // group
     rows = a.reshape(N, group, D * HxW)
     if rows.shape[-1]:
@@ -644,7 +675,9 @@ def _update_stats(x, running_mean, running_var, momentum):
     if x.dtype.kind not in "fV":
         raise NotImplementedError("\"batch_norm_update_stats_cpu\" not implemented for "
                                   f"'{FROM_NP[x.dtype].legacy}'")
-    _check_dtypes(x, running_mean, running_var)
+    mixed = _check_dtypes(x, running_mean, running_var)
+    if not mixed:
+        _check_same_dtype(x, running_mean, running_var)
     if x.ndim < 2:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
                          "1)")
@@ -662,8 +695,7 @@ def _update_stats(x, running_mean, running_var, momentum):
             running_mean[...] = momentum * mean + (1 - momentum) * running_mean
         if running_var is not None:
             running_var[...] = momentum * var_sum / (n - 1) + (1 - momentum) * running_var
-    stats = running_mean.dtype if running_mean is not None and running_mean.dtype != x.dtype \
-        else x.dtype
+    stats = np.float32 if mixed else x.dtype     # a half input's with float statistics
     return mean.astype(stats), (var_sum / n).astype(stats)
 
 

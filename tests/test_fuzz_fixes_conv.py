@@ -230,7 +230,9 @@ def test_adaptive_avg_pool2d_to_an_empty_output_takes_any_dtype(dtype):
     (((0, 2, 4, 3), (0, 3, 2, 2)), ("int32", "float16")),
     (((1, 2, 4, 3), (1, 0, 2, 2)), ("int32", "float16")),
     (((1, 0, 4, 3), (1, 1, 2, 2)), ("float64", "int32")),
-    (((1, 0, 4, 3, 2), (1, 1, 2, 2, 3)), ("float32", "float64"))])
+    (((1, 0, 4, 3, 2), (1, 1, 2, 2, 3)), ("float32", "float64")),
+    (((0, 2, 4, 3), (0, 3, 2, 2)), ("complex64", "complex64")),
+    (((0, 2, 4, 3), (0, 3, 2, 2)), ("int64", "complex64"))])
 def test_grid_sample_to_an_empty_output_checks_no_dtypes(shapes, dtypes):
     same(lambda T: _F(T).grid_sample(
         T.zeros(shapes[0], dtype=getattr(T, dtypes[0])),
@@ -243,3 +245,12 @@ def test_grid_sample_of_a_0d_tensor(shapes):
     same_error(lambda T: _F(T).grid_sample(T.zeros(shapes[0], dtype=T.int32),
                                            T.zeros(shapes[1]), mode="nearest",
                                            align_corners=True))
+
+
+@pytest.mark.parametrize("dtypes", [("uint8", "uint8"), ("complex64", "complex64")])
+@pytest.mark.parametrize("shapes", [((0, 2, 3, 4, 3), (0, 2, 2, 2, 3)),
+                                    ((1, 2, 3, 4, 3), (1, 0, 2, 2, 3))])
+def test_grid_sample_3d_checks_the_input_dtype_of_an_empty_output(shapes, dtypes):
+    same_error(lambda T: _F(T).grid_sample(
+        T.zeros(shapes[0], dtype=getattr(T, dtypes[0])),
+        T.zeros(shapes[1], dtype=getattr(T, dtypes[1])), align_corners=True))

@@ -620,8 +620,10 @@ def _scatter(values, flat, valid, x_shape):
 
 def _grid_sample(x, grid, mode, padding_mode, align_corners):
     t = x.dtype
-    g = grid.astype(np.float64)
     out = np.zeros(x.shape[:2] + grid.shape[1:-1], np.float64)
+    if not out.size:        # any dtypes (_check_grid_sampler)
+        return out.astype(t)
+    g = grid.astype(np.float64)
     for flat, valid, w, _, _ in _combos(x.shape, g, mode, padding_mode, align_corners):
         out += w[:, None] * _gather(x, flat, valid)
     return out.astype(t)
@@ -716,11 +718,14 @@ def _check_grid_sampler(input, grid, interpolation_mode, dims):
                            f"with sizes {gshape}")
     if dims == 3 and interpolation_mode == 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-    if not shape[0] * shape[1] * math.prod(gshape[1:-1]):
-        return      # PyTorch's kernel, and its dtype checks, run for a non-empty output only
-    if input._data.dtype.kind not in "fV":     # the kernel's refusal comes first
+    # PyTorch's kernels and their dtype checks run for a non-empty output only, but for the
+    # input's dtype in 3-D
+    empty = not shape[0] * shape[1] * math.prod(gshape[1:-1])
+    if input._data.dtype.kind not in "fV" and (dims == 3 or not empty):
         conv._no_kernel(f"grid_sampler_{dims}d_cpu_kernel_impl" if dims == 2
                         else "grid_sampler3d_cpu", input)
+    if empty:
+        return
     if grid.dtype is not input.dtype:
         raise RuntimeError(f"expected scalar type {input.dtype.legacy} but found "
                            f"{grid.dtype.legacy}")

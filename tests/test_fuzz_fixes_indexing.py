@@ -210,3 +210,20 @@ def test_distribution_grads_of_zero_dim_inputs_and_shapes_first():
 @pytest.mark.parametrize("lengths", [[-2 ** 63, -2 ** 63, 2], [2 ** 63 - 1] * 3, [2 ** 62, 1, 1]])
 def test_pack_padded_sequence_extreme_lengths(lengths):
     same_error(lambda T: T._pack_padded_sequence(T.zeros(3, 3, 2), _long(T, lengths), False))
+
+
+# ---- unique_dim: std::sort's order of the slices -----------------------------------------
+
+def test_unique_dim_with_nan_in_insertion_sort_order():
+    # NaN is neither less nor greater for PyTorch's comparison: the next column decides
+    nan = float("nan")
+    x = [[[nan, 0.0], [0.0, 0.0]], [[0.0, -0.0], [0.0, 0.0]], [[0.0, 1.0], [1.0, 1.0]]]
+    same(lambda T: T.unique(_f64(T, x), dim=1, return_inverse=True, return_counts=True))
+    same(lambda T: T.unique(_f64(T, [[nan, 2.0], [1.0, nan], [0.0, 1.0], [nan, -1.0]]), dim=-1,
+                            return_inverse=True))
+
+
+def test_unique_dim_keeps_std_sort_first_of_equal_rows():
+    # more than 16 rows: introsort, not stable; 1 / x tells which zero was kept
+    rows = [[(-1.0) ** (i // 3) * 0.0, float(i % 4)] for i in range(40)]
+    same(lambda T: 1 / T.unique(_f64(T, rows), dim=0)[:, :1])

@@ -373,6 +373,39 @@ def _unique2(a, sorted, return_inverse, return_counts):
     return s[starts], inverse.reshape(a.shape) if return_inverse else inverse, counts
 
 
+def _insertion_order(rows):
+    """The order std::sort (an insertion sort, up to 16 elements) gives the rows under
+    PyTorch's unique_dim comparison: the first column where one row is less or greater
+    decides. NaN is neither, so this is no strict weak order and lexsort's differs."""
+    lt = rows[:, None, :] < rows[None, :, :]
+    decided = lt | (rows[:, None, :] > rows[None, :, :])
+    first = decided.argmax(axis=2)[..., None]
+    less = np.take_along_axis(lt, first, 2)[..., 0] & decided.any(axis=2)
+    order = []
+    for i in range(len(rows)):     # at most 16 rows
+        j = 0 if order and less[i, order[0]] else len(order)
+        while j and less[i, order[j - 1]]:
+            j -= 1
+        order.insert(j, i)
+    return np.array(order, np.intp)
+
+
+def _std_sort_order(rows, order):
+    """std::sort's order of more than 16 rows, from their lexicographic (stable) `order`:
+    it decides which of equal rows (0.0 and -0.0) comes first and is kept. (With NaN the
+    comparison is no strict weak order: libstdc++'s introsort is not replayed then.)"""
+    step = (rows[order][1:] != rows[order][:-1]).any(axis=1)
+    ranks = np.concatenate(([0], np.cumsum(step)))
+    tied = np.bincount(ranks) > 1
+    if not tied.any():
+        return order
+    keys = np.empty(len(rows), np.int64)
+    keys[order] = ranks
+    K, P = keys[None], np.arange(len(rows))[None]
+    _introsort(K, P, len(rows), tied[None])
+    return P[0]
+
+
 def _unique_dim(a, dim, sorted, return_inverse, return_counts):
     if a.dtype.kind == "c":
         raise NotImplementedError("\"unique_dim\" not implemented for "
@@ -390,6 +423,10 @@ def _unique_dim(a, dim, sorted, return_inverse, return_counts):
     x = np.moveaxis(a, d, 0)
     rows = x.reshape(len(x), math.prod(x.shape[1:]))
     order = np.lexsort(rows.T[::-1])      # rows in lexicographic order, column 0 first
+    if len(rows) <= _INSERTION and a.dtype.kind == "f" and np.isnan(rows).any():
+        order = _insertion_order(rows)
+    elif len(rows) > _INSERTION and a.dtype.kind == "f":
+        order = _std_sort_order(rows, order)
     s = rows[order]
     starts, inverse, counts = _groups(s, order, len(x), return_inverse, return_counts)
     values = np.moveaxis(s[starts].reshape((len(starts),) + x.shape[1:]), 0, d)

@@ -252,3 +252,56 @@ def test_complex_of_float16_grads():
         g = T.tensor([[1 + 2j, 3 + 4j], [0.5j, -1]]).to(T.complex32)
         return T.view_as_real(z), T.autograd.grad(z, (r, i), g), z.real, z.imag
     same(prog)
+
+
+# ---- second round: orders of checks, clamp's in-place masks --------------------------------
+
+@pytest.mark.parametrize("case", [
+    ((), (2, 3), (), (0, 1, 2)), ((), (), (2, 3), (0,)), ((), (), (2, 3), (1,)),
+    ((), (), (2, 3), (2,)), ((3,), (2, 3), (3,), (1,)), ((3,), (2, 3), (3,), (2,)),
+    ((3,), (3,), (2, 3), (0,)), ((), (2, 3), (), (1,))])
+def test_clamp_tensor_backward_masks_in_place(case):
+    # PyTorch combines the masks of clamp's backward in place: a mask of a smaller shape
+    # than the bounds' broadcast raises
+    def prog(T):
+        s_shape, lo_shape, hi_shape, wanted = case
+        s = T.full(s_shape, 0.5, dtype=T.float64).requires_grad_(0 in wanted)
+        lo = T.zeros(lo_shape, dtype=T.float64).requires_grad_(1 in wanted)
+        hi = T.ones(hi_shape, dtype=T.float64).requires_grad_(2 in wanted)
+        y = s.clamp(lo, hi)
+        return _grads(T, y, *[t for i, t in enumerate((s, lo, hi)) if i in wanted])
+    same_outcome(prog)
+
+
+@pytest.mark.parametrize("call", [
+    lambda a, lo, hi: a.clamp(lo, hi), lambda a, lo, hi: a.clamp(min=lo),
+    lambda a, lo, hi: a.clamp(max=hi), lambda a, lo, hi: a.clamp_min(lo),
+    lambda a, lo, hi: a.clamp_max(hi), lambda a, lo, hi: a.clamp_min(hi),
+    lambda a, lo, hi: a.clone().clamp_(lo, hi), lambda a, lo, hi: a.clone().clamp_min_(hi),
+    lambda a, lo, hi: lo.clamp_min(hi.to(hi.dtype.to_complex())),
+    lambda a, lo, hi: lo.clamp(hi, hi.to(hi.dtype.to_complex()))])
+def test_clamp_complex_refusals_and_shapes_in_order(call):
+    # clamp refuses a complex self before the shapes; the kernels' complex refusals come after
+    same_error(lambda T: call(T.zeros(0, dtype=T.complex128), T.zeros(0, dtype=T.float64),
+                              T.ones(6, dtype=T.float64)))
+
+
+@pytest.mark.parametrize("weight", [lambda T: T.zeros(3, 1, dtype=T.int16), lambda T: 0.5])
+def test_lerp_integer_shapes_before_kernel(weight):
+    same_error(lambda T: T.zeros(3, 4, dtype=T.int16).lerp(T.zeros(0, 4, dtype=T.int16),
+                                                           weight(T)))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_ldexp_complex_with_float16_exponent(dtype):
+    same_error(lambda T: T.ldexp(T.tensor([1.5 + 0j, -2]).to(getattr(T, dtype)),
+                                 T.tensor([2.0, -1.0], dtype=T.float16)))
+
+
+def test_rsub_complex_self_real_other_grad():
+    # other's gradient is the real part of the complex one (promoting op)
+    def prog(T):
+        other = T.tensor([float("nan"), 0.584, 0.5825], dtype=T.float64, requires_grad=True)
+        y = T.rsub(T.tensor(-0.2055 + 0j, dtype=T.complex128), other, alpha=2)
+        return T.view_as_real(y), _grads(T, T.view_as_real(y), other)
+    same(prog)

@@ -186,7 +186,7 @@ rsub = op("rsub", "RsubBackward1", "self, other, alpha=1",
           self=lambda grad, alpha: -_scaled(grad, alpha))
 
 rsub_tensor = op("rsub.Tensor", "RsubBackward0", "self, other, *, alpha=1",
-                 lambda a, b, alpha: _sub(b, a, alpha), method=False,
+                 lambda a, b, alpha: _sub(b, a, alpha), promote=PROMOTE, method=False,
                  function=False, self=lambda grad, alpha: -_scaled(grad, alpha),
                  other=lambda grad: grad)
 
@@ -194,7 +194,11 @@ rsub_tensor = op("rsub.Tensor", "RsubBackward0", "self, other, *, alpha=1",
 @public("rsub", method=False)
 def _rsub_function(input, other, alpha=1):
     """other - alpha * input."""
-    return (rsub_tensor if isinstance(other, Tensor) else rsub)(input, other, alpha=alpha)
+    if isinstance(other, Tensor):
+        # (the row's promotion would hide a bool operand from sub's refusal)
+        _refuse_bool_sub(other._data, input._data if isinstance(input, Tensor) else input)
+        return rsub_tensor(input, other, alpha=alpha)
+    return rsub(input, other, alpha=alpha)
 
 mul = op("mul", "MulBackward0", "self, other", np.multiply, promote=PROMOTE,
          numbers=True, method=("mul", "multiply"), function=("mul", "multiply"),
@@ -947,11 +951,23 @@ def _clamp_by_tensors(a, lo, hi):
     promoted dtype refuses complex; complex self is clamp.Tensor's own check, before."""
     t = _dtype.result_type([x for x in (a, lo, hi) if x is not None])
     both = lo is not None and hi is not None
-    # maximum / minimum take bools; clamp's own kernel does not
+    # maximum / minimum take bools; clamp's own kernel does not. (Shapes are checked first.)
     if t.np.kind == "c" or both and t.np.kind == "b":
+        registry.check_broadcast((a, lo, hi))
         kernel = "clamp_cpu" if both else "maximum_cpu" if lo is not None else "minimum_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{t.legacy}'")
     return _clamp(a, lo, hi)
+
+
+def _in_place_mask(mask, other, combine):
+    """combine(mask, other) as PyTorch's clamp backward computes it, in place in `mask`:
+    `other` may not broadcast it to a larger shape (a 0-d self with tensor bounds)."""
+    shape = np.broadcast_shapes(mask.shape, other.shape)
+    if shape != mask.shape:
+        from .._dims import sizes_str
+        raise RuntimeError(f"output with shape {sizes_str(mask.shape)} doesn't match the "
+                           f"broadcast shape {sizes_str(shape)}")
+    return combine(mask, other)
 
 
 def _clamp_grad(grad, self, min, max):
@@ -961,7 +977,7 @@ def _clamp_grad(grad, self, min, max):
     elif max is None:
         mask = self >= min
     else:
-        mask = (self >= min).logical_and(self <= max)
+        mask = _in_place_mask(self >= min, self <= max, Tensor.logical_and)
     return where(mask, grad, 0.0)
 
 
@@ -969,13 +985,13 @@ def _clamp_min_grad(grad, self, min, max):
     # a bound gets the gradient where it clamped; with min > max, max wins
     if max is None:
         return where(self < min, grad, 0.0)
-    return where((self < min).logical_and(min < max), grad, 0.0)
+    return where(_in_place_mask(self < min, min < max, Tensor.logical_and), grad, 0.0)
 
 
 def _clamp_max_grad(grad, self, min, max):
     if min is None:
         return where(self > max, grad, 0.0)
-    return where((self > max).logical_or(max < min), grad, 0.0)
+    return where(_in_place_mask(self > max, max < min, Tensor.logical_or), grad, 0.0)
 
 
 def _clamp_by_numbers(a, lo, hi, one_bound=False):
@@ -1002,10 +1018,9 @@ def _clamp_by_numbers(a, lo, hi, one_bound=False):
 clamp_scalar = op("clamp", "ClampBackward1", "self, min=None, max=None", _clamp_by_numbers,
                   function=False, method=False, self=_clamp_grad)
 
+# (a complex self is refused by clamp() and clamp_(), before the bounds' shapes are checked)
 clamp_tensor = op("clamp.Tensor", "ClampBackward0", "self, min=None, max=None",
-                  lambda a, lo, hi: _clamp_by_tensors(
-                      _no_complex(a, "clamp is not supported for complex types") or a, lo, hi),
-                  numbers=True, function=False, method=False,
+                  _clamp_by_tensors, numbers=True, function=False, method=False,
                   self=_clamp_grad, min=_clamp_min_grad, max=_clamp_max_grad)
 
 clamp_min_scalar = op("clamp_min", "ClampMinBackward0", "self, min",
@@ -1051,17 +1066,19 @@ def _as_number(bound):
     return bound
 
 
-def _clamp_bounds(min, max):
+def _clamp_bounds(input, min, max):
     row = _clamp_row(min, max)
     if row is clamp_scalar:
         min, max = _as_number(min), _as_number(max)
+    elif isinstance(input, Tensor):
+        _no_complex(input._data, "clamp is not supported for complex types")
     return row, min, max
 
 
 @public("clamp", out=True)
 def clamp(input, min=None, max=None):
     """input limited to [min, max]; min and max are numbers or tensors, either may be None."""
-    row, min, max = _clamp_bounds(min, max)
+    row, min, max = _clamp_bounds(input, min, max)
     return row(input, min, max)
 
 
@@ -1079,7 +1096,7 @@ def _check_clamp_(self, *bounds):
 @public("clamp_", function=False)
 def clamp_(self, min=None, max=None):
     from .inplace import dispatch_inplace
-    row, min, max = _clamp_bounds(min, max)
+    row, min, max = _clamp_bounds(self, min, max)
     if row is clamp_tensor:
         return dispatch_inplace(clamp_tensor.op, (self, min, max), ())
     _check_clamp_(self, min, max)
@@ -1137,7 +1154,9 @@ def _lerp(a, end, weight):
         if t.np.isbuiltin != 1:     # complex32
             raise NotImplementedError(f"\"lerp_kernel_tensor\" not implemented for '{t.legacy}'")
         a, end, weight = (x.astype(t.np, copy=False) for x in (a, end, weight))
-    _not_for(a, "biu", "lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar")
+    if a.dtype.kind in "biu":   # refused by the kernel, after the shapes are checked
+        registry.check_broadcast((a, end, weight))
+        _not_for(a, "biu", "lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar")
     if not tensor_weight:   # a number weight is read as the kernel's (opmath) type, checked
         weight = _checked_scalar(weight, np.dtype(np.float32) if a.dtype == np.float16
                                  else a.dtype)
@@ -1632,7 +1651,10 @@ def _ldexp(a, e):
         if e.dtype == np.bool_:
             raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
         return np.ldexp(a.astype(t, copy=False), e.astype(np.int32))
-    # otherwise self * pow(2.0, other), the power in other's floating dtype
+    # otherwise self * pow(2.0, other), the power in other's floating dtype (its complex
+    # counterpart for a complex self: complex32 for float16, which pow lacks)
+    if a.dtype.kind == "c" and e.dtype == np.float16:
+        raise NotImplementedError("\"pow\" not implemented for 'ComplexHalf'")
     p = _opmath(np.exp2)(e) if e.dtype.kind in "fc" else np.exp2(e, dtype=np.float64)
     return np.multiply(a.astype(t, copy=False), p.astype(t, copy=False))
 

@@ -254,3 +254,36 @@ def test_grid_sample_3d_checks_the_input_dtype_of_an_empty_output(shapes, dtypes
     same_error(lambda T: _F(T).grid_sample(
         T.zeros(shapes[0], dtype=getattr(T, dtypes[0])),
         T.zeros(shapes[1], dtype=getattr(T, dtypes[1])), align_corners=True))
+
+
+CONVS = [
+    ("conv1d", (2, 2, 6), (3, 2, 3), dict(padding=1)),
+    ("conv2d", (2, 2, 5, 5), (3, 2, 2, 3), {}),
+    ("conv2d", (4, 5, 5), (4, 2, 2, 3), dict(padding="same", groups=2)),
+    ("conv2d", (2, 2, 5, 5), (3, 2, 2, 3), dict(padding=1, dilation=2)),
+    ("conv3d", (1, 2, 4, 4, 4), (3, 2, 2, 2, 2), {}),
+    ("conv_transpose2d", (2, 2, 4, 4), (2, 3, 2, 3), {}),
+    ("conv_transpose2d", (2, 3, 4), (2, 3, 2, 3), dict(dilation=2, output_padding=1,
+                                                        stride=2)),
+    ("conv_transpose3d", (1, 2, 3, 3, 3), (2, 3, 2, 2, 2), {}),
+]
+
+
+@pytest.mark.parametrize("fn,xshape,wshape,kwargs", CONVS)
+@pytest.mark.parametrize("special", ["input", "weight", "grad"])
+def test_convolution_keeps_nan_and_inf_to_their_windows(fn, xshape, wshape, kwargs, special):
+    """Note [Flat windows]'s extra positions must not carry a non-finite value's products."""
+    def prog(T):
+        import numpy as np
+        rng = np.random.default_rng(1)
+        a = [rng.standard_normal(xshape), rng.standard_normal(wshape)]
+        if special != "grad":
+            flat = a[special == "weight"].reshape(-1)
+            flat[[1, -2]] = [np.inf, np.nan]
+        x, w = (T.tensor(v, requires_grad=True) for v in a)
+        y = getattr(T, fn)(x, w, **kwargs)
+        g = rng.standard_normal(tuple(y.shape))
+        if special == "grad":
+            g.reshape(-1)[[0, 5]] = [-np.inf, np.nan]
+        return (y,) + T.autograd.grad(y, (x, w), T.tensor(g))
+    same(prog)

@@ -148,3 +148,39 @@ def test_histogram_range_in_the_input_dtype(dtype, range):
     same_error(lambda T: T.histogram(T.zeros(2, 5, dtype=getattr(T, dtype)), 3, range=range))
     same_error(lambda T: T.histogramdd(T.zeros(3, 2, dtype=getattr(T, dtype)), [3, 3],
                                        range=list(range) * 2))
+
+
+# ---- FFT backward: the doubled (halved) range scaled alone -----------------------------------
+
+def test_c2r_backward_leaves_the_edges_alone():
+    # the DC and Nyquist entries of an irfft's gradient are R2C values of the upstream
+    # gradient as they are; a product with a weight vector made inf + 0j inf + nanj
+    def prog(T):
+        z = T.ones(2, 5, dtype=T.complex128, requires_grad=True)
+        g = T.tensor([[1.0, NAN, 2, 3, 4, 5, 6, 7], [1, 2, 3, INF, 5, 6, 7, 8]])
+        return T.autograd.grad(T.fft.irfft(z, 8), z, g)
+    same(prog)
+
+
+def test_istft_gradient_of_an_infinite_window():
+    def prog(T):
+        rng = np.random.default_rng(0)
+        x = T.tensor(rng.standard_normal((2, 5, 5)) + 1j * rng.standard_normal((2, 5, 5)),
+                     requires_grad=True)
+        w = T.tensor([1.134, INF, 1.477, 1.928, 0.7305, 1.277], requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = T.istft(x, 8, window=w, hop_length=3, win_length=6, length=13)
+        return T.autograd.grad(out, x, T.ones_like(out))[0]
+    same(prog)
+
+
+@pytest.mark.parametrize("g", [[complex(INF, 0), 1, 2, 3, complex(0, -INF)],
+                               [complex(0, INF), 1, 2, 3, 4], [1, complex(INF, 1), 2, 3, 4],
+                               [1, complex(1, INF), 2, 3, 4]])
+def test_r2c_backward_halves_each_part(g):
+    # PyTorch's formula (a C2C of the zero-padded gradient) multiplies nothing
+    def prog(T):
+        x = T.ones(2, 8, dtype=T.float64, requires_grad=True)
+        return T.autograd.grad(T.fft.rfft(x), x, T.tensor([g] * 2))
+    same(prog)

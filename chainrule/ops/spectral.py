@@ -24,6 +24,7 @@ from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from .aliasing import unfold_backward, view_as_complex, view_as_real
 from .padding import constant_pad_nd
+from .pointwise import where
 from .registry import FUNCTIONS, op, public
 
 try:     # NumPy >= 2: pocketfft's gufuncs, one loop per precision
@@ -157,13 +158,23 @@ def _r2c_backward(grad, self_shape, dim, normalization, onesided):
     # formula). That real part is the C2R of the same half with the entries C2R counts twice
     # (1 .. n - (n//2+1), which stand for their mirror images too) halved: one real
     # transform of n points instead of a complex one.
+    # PyTorch's C2C multiplies nothing: the halving scales each part on its own, so an
+    # infinite part does not make its partner inf * 0
     last = dims[-1]
     n = self_shape[last]
-    half = grad.shape[last]
-    w = np.ones(half, np.finfo(grad._data.dtype).dtype)
-    w[1:1 + n - half] = 0.5
-    return _fft_c2r(grad * make_tensor(w.reshape((-1,) + (1,) * (grad.dim() - 1 - last))),
-                    dims, normalization, n)
+    halved = view_as_complex(view_as_real(grad) * 0.5)
+    return _fft_c2r(_in_range(grad, last, n - grad.shape[last], halved), dims, normalization, n)
+
+
+def _in_range(g, dim, count, changed):
+    """g with its entries 1 .. count along dim taken from `changed`, the others untouched
+    (a product of all of g with a weight vector would make an infinite entry's zero part inf
+    * 0, NaN, where PyTorch's formulas leave the entry alone)."""
+    if count <= 0:
+        return g
+    mask = np.zeros(g.shape[dim], bool)
+    mask[1:1 + count] = True
+    return where(make_tensor(mask.reshape((-1,) + (1,) * (g.dim() - 1 - dim))), changed, g)
 
 
 def _c2r_backward(grad, dim, normalization):
@@ -173,12 +184,7 @@ def _c2r_backward(grad, dim, normalization):
     dims = _dims(dim, grad.dim())
     g = _fft_r2c(grad, dims, normalization, True)
     last = dims[-1]
-    double = grad.shape[last] - g.shape[last]
-    if double > 0:
-        w = np.ones(g.shape[last], grad._data.dtype)
-        w[1:1 + double] = 2
-        g = g * make_tensor(w.reshape((-1,) + (1,) * (grad.dim() - 1 - last)))
-    return g
+    return _in_range(g, last, grad.shape[last] - g.shape[last], g * 2)     # PyTorch's mul_(2)
 
 
 _fft_r2c = op("_fft_r2c", "FftR2CBackward0", "self, dim, normalization, onesided", _r2c,

@@ -195,3 +195,49 @@ def test_functional_batch_norm_counts_no_features_below_2d(shape, training):
         except (RuntimeError, IndexError) as e:
             return type(e).__name__ + str(e)
     same(prog)
+
+
+# ---- reduction ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32", "float64"])
+@pytest.mark.parametrize("correction", [3, 4])
+def test_std_var_no_degrees_of_freedom(dtype, correction):
+    # a complex variance is its real part's plus its imaginary part's: 0 / 0 makes it nan
+    def prog(T):
+        x = T.tensor([0.189, -0.523, -0.413], dtype=getattr(T, dtype))
+        return (T.std(x, correction=correction), T.var(x, correction=correction),
+                T.var(x.reshape(1, 3), 1, correction=correction))
+    with pytest.warns(UserWarning):
+        same(prog)
+
+
+def test_complex_var_sums_its_parts_in_their_dtype():
+    same(lambda T: T.var(T.tensor([0.18 + 1j, -0.52, -0.41], dtype=T.complex64)), atol=0,
+         rtol=1e-7)
+
+
+@pytest.mark.parametrize("shape, args", [((0, 3), (1,)), ((0, 3), (1, True)), ((3, 0), (0,)),
+                                         ((0, 3), (0,)), ((3, 0), ((0, 1),)), ((0, 3), ())])
+def test_amin_amax_empty_complex_runs_no_kernel(shape, args):
+    def prog(T):
+        x = T.ones(shape, dtype=T.complex64)
+        try:
+            return T.amin(x, *args), T.amax(x, *args)
+        except (RuntimeError, IndexError) as e:
+            return type(e).__name__ + str(e)
+    same(prog)
+    same_error(lambda T: T.amin(T.ones(2, 3, dtype=T.complex128), 1))
+
+
+def test_cumprod_backward_at_the_first_zero():
+    # the product before the first zero times the sum after it; terms past a second zero
+    # vanish even before an infinity
+    inf = float("inf")
+
+    def prog(T):
+        x = T.tensor([[1.04, -inf, 0.0, -0.665], [0.0, 1.3, 0.95, 0.0], [1.0, 0.0, 2.0, 0.0],
+                      [2.0, 3.0, 0.0, 5.0], [0.0, 1.3, 0.0, inf]], dtype=T.float64,
+                     requires_grad=True)
+        g = T.tensor([0.3, 0.5, 0.7, 0.11], dtype=T.float64).expand(5, 4)
+        return T.autograd.grad(x.cumprod(1), x, g)[0]
+    same(prog)

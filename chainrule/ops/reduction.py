@@ -282,9 +282,6 @@ def _max_dim(name, arg):
 def _amax(name, pick):
     def forward(a, dim, keepdim):
         dims = _reduce_dims(dim, a.ndim)
-        if a.dtype.kind == "c":
-            raise NotImplementedError(f"\"{name[1:]}_values_cpu\" not implemented for "
-                                      f"'{_legacy(a)}'")
         if a.size == 0:
             given = (dim,) if isinstance(dim, int) else tuple(dim)
             if not given:
@@ -294,6 +291,9 @@ def _amax(name, pick):
             for g in given:
                 if a.shape[wrap_dim(g, a.ndim)] == 0:
                     raise IndexError(f"{name}(): Expected reduction dim {g} to have non-zero size.")
+        elif a.dtype.kind == "c":     # (an empty result runs no kernel)
+            raise NotImplementedError(f"\"{name[1:]}_values_cpu\" not implemented for "
+                                      f"'{_legacy(a)}'")
         return pick(a, axis=dims, keepdims=keepdim)
     return forward
 
@@ -402,12 +402,13 @@ def _moment(name, finish):
             warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                           "less than the reduction factor (input numel divided by output numel).",
                           UserWarning, stacklevel=5)
-        real = a.real.dtype
-        if a.dtype in _MOMENT_ACC:     # PyTorch accumulates in double: a var may overflow
-            a = a.astype(_MOMENT_ACC[a.dtype])     # float32 where its std does not
-        if n and n > c:
-            return finish(_squared_deviations(a, dims, n, keepdim) / (n - c)).astype(real)
         with np.errstate(invalid="ignore", divide="ignore"):    # inf or nan, as in PyTorch
+            if a.dtype.kind == "c":     # the real part's variance plus the imaginary part's
+                return finish(_variance(a.real, dims, n, c, keepdim)
+                              + _variance(a.imag, dims, n, c, keepdim))
+            real = a.dtype
+            # PyTorch accumulates in double: a float32 var may overflow where its std does not
+            a = a.astype(_MOMENT_ACC.get(a.dtype, a.dtype), copy=False)
             return finish(_squared_deviations(a, dims, n, keepdim)
                           / (n - c if n > c else 0)).astype(real)
     return forward
@@ -420,6 +421,14 @@ def _squared_deviations(a, dims, n, keepdim):
     d = a - a.sum(axis=dims, keepdims=True) / n
     sq = d.real * d.real + d.imag * d.imag if a.dtype.kind == "c" else d * d
     return sq.sum(axis=dims, keepdims=keepdim)
+
+
+def _variance(a, dims, n, c, keepdim):
+    """The variance of real `a` over `dims` (dividing by n - c, 0 when negative) in its
+    dtype, accumulated as PyTorch's. A complex variance sums its parts' (so with n <= c,
+    the imaginary part's 0 / 0 makes it NaN where a real one is inf)."""
+    acc = a.astype(_MOMENT_ACC.get(a.dtype, a.dtype), copy=False)
+    return (_squared_deviations(acc, dims, n, keepdim) / (n - c if n > c else 0)).astype(a.dtype)
 
 
 def _var_backward(grad, self, dim, correction, keepdim):
@@ -642,13 +651,15 @@ def _cumprod_backward(grad, self, dim, result):
     if grad_mode.state.grad_enabled:
         return _cumprod_backward_differentiable(grad, self, d)
     # O(n), not differentiable again: before the first zero, the formula above; at the first
-    # zero, the sum of grad times the products that skip it (they vanish after the second).
+    # zero k, the product of the elements before it times the sum of grad times the products
+    # of those after it (which vanish from the second zero on, even before an infinity).
     zeros_before = is_zero.cumsum(d)
     before = zeros_before == 0
     first = is_zero & (zeros_before == 1)
-    skip_first = where(first, 1.0, self).cumprod(d)
     until_first = _reversed_cumsum(where(before, w, 0.0), d) / where(before, self, 1.0).conj()
-    at_first = _reversed_cumsum(grad * skip_first.conj(), d)
+    after_first = where(before | first, 1.0, self).cumprod(d)
+    at_first = where(before, self, 1.0).cumprod(d).conj() * _reversed_cumsum(
+        where(zeros_before > 1, 0.0, grad * after_first.conj()), d)
     return where(before, until_first, where(first, at_first, 0.0))
 
 

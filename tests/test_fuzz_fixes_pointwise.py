@@ -305,3 +305,21 @@ def test_rsub_complex_self_real_other_grad():
         y = T.rsub(T.tensor(-0.2055 + 0j, dtype=T.complex128), other, alpha=2)
         return T.view_as_real(y), _grads(T, T.view_as_real(y), other)
     same(prog)
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.tensor([True, False]) ** False, lambda T: T.tensor([True, False]) ** True,
+    lambda T: T.tensor([True, False]).clone().pow_(False),
+    lambda T: T.tensor([True, False]) ** 2, lambda T: T.pow(2, T.tensor([True, False])),
+    lambda T: T.pow(True, T.tensor([True, False])),
+    lambda T: T.pow(False, T.tensor([1, 2]))])
+def test_pow_bool(prog):
+    # a bool tensor to a bool power stays bool; a bool base to a bool tensor power is refused
+    same_outcome(prog)
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addc_complex32(name):
+    same_outcome(lambda T: T.view_as_real(getattr(T, name)(
+        T.tensor(0.5 + 0j, dtype=T.complex64), T.tensor([1.0, 2.0], dtype=T.float16),
+        T.tensor([1.0, 2.0], dtype=T.float16))))

@@ -392,6 +392,8 @@ def _pow_tensor_scalar(a, exponent):
     if a.dtype.kind in "biu":
         if isinstance(exponent, (int, np.integer)) and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if a.dtype.kind == "b":     # a bool exponent keeps bool (NumPy's power gives int8)
+            return np.power(a, exponent).astype(np.bool_, copy=False)
         return np.power(a, exponent)
     # PyTorch's kernel special-cases these exponents; they differ from pow at -0.0 and -inf
     if a.dtype != np.float16:
@@ -445,6 +447,8 @@ def _pow_tensor_tensor(a, b):
 
 def _pow_scalar(exponent, base):
     # the tensor is the exponent: `base ** exponent`
+    if exponent.dtype.kind == "b" and type(base) is bool:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     if exponent.dtype.kind == "c":
         # PyTorch: ones for base 1, else the complex Tensor-Tensor kernel
         if base == 1:
@@ -1843,7 +1847,7 @@ lcm = op("lcm", None, "self, other", _gcd_lcm(np.lcm, "lcm_cpu"), promote=PROMOT
 
 
 def _addc(a, t1, t2, value, kernel, combine):
-    _not_for(a, "b", kernel)
+    _not_for(a, "b" if combine is np.multiply else "bW", kernel)    # W: complex32
     v = _checked_scalar(value, a.dtype)
     if a.dtype.kind in "iu":
         v = builtins.int(v)     # PyTorch casts value to the integer dtype: 2.5 counts as 2

@@ -482,7 +482,27 @@ def test_tutorial_custom_function():
     same(prog)
 
 
-# ---- speed: forward AD costs about what reverse mode does ------------------------------------
+# ---- values that need their vectors: computed with them when a tangent is present -----------
+
+@pytest.mark.parametrize("fn", [
+    lambda T, x: T.linalg.svdvals(x), lambda T, x: T.svd(x, compute_uv=False)[1],
+    lambda T, x: T.linalg.matrix_norm(x, "nuc"), lambda T, x: T.linalg.matrix_norm(x, 2),
+    lambda T, x: T.linalg.cond(x), lambda T, x: T.linalg.eigvalsh(x @ x.mT),
+    lambda T, x: T.linalg.eigvals(x @ x.mT),
+], ids=["svdvals", "svd_compute_uv_false", "nuclear", "spectral", "cond", "eigvalsh",
+        "eigvals"])
+def test_jvp_of_singular_and_eigenvalues(fn):
+    # PyTorch computes the vectors when the input may need a forward derivative too
+    def prog(T):
+        a = T.tensor([[2., 1., 0.], [1., 3., 1.], [0., 1., 4.]], dtype=T.float64)
+        t = T.tensor([[0.1, 0.2, 0.], [0.2, -0.3, 0.5], [0., 0.5, 0.7]], dtype=T.float64)
+        with T.autograd.forward_ad.dual_level():
+            y = fn(T, T.autograd.forward_ad.make_dual(a, t))
+            return T.autograd.forward_ad.unpack_dual(y).tangent
+    same(prog)
+
+
+# ---- forward over reverse, and every entry's tangents against finite differences ----------
 
 def test_gradgradcheck_forward_over_reverse():
     x = chainrule.tensor([0.3, -1.2, 0.7], dtype=chainrule.float64, requires_grad=True)

@@ -1008,10 +1008,20 @@ def svd(A, full_matrices=True, *, driver=None):
     return _structseq_as("linalg_svd", _svd_row(A, full_matrices, True))
 
 
+def _may_need_derivative(t):
+    """PyTorch's _may_require_fw_or_bw_grad: `t` requires grad under grad mode or carries a
+    forward-mode tangent (then singular and eigenvalues are computed with their vectors,
+    which their derivatives need)."""
+    from ..autograd import forward_ad, grad_mode
+    from . import registry
+    return (t.requires_grad and grad_mode.state.grad_enabled
+            or registry.FORWARD_AD is not None and forward_ad.get_tangent(t) is not None)
+
+
 def svdvals(A, *, driver=None):
     """torch.linalg.svdvals: the singular values, descending."""
     _no_driver(driver)
-    return _svd_row(A, False, A.requires_grad)[1]
+    return _svd_row(A, False, _may_need_derivative(A))[1]
 
 
 _NUCLEAR_NORM = ("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It "
@@ -1496,8 +1506,7 @@ def eig(A):
 def eigvals(A):
     """torch.linalg.eigvals: the complex eigenvalues; through eig when A requires grad (its
     gradient needs the vectors), as PyTorch does."""
-    from ..autograd import grad_mode
-    if A.requires_grad and grad_mode.state.grad_enabled:
+    if _may_need_derivative(A):
         return eig_row(A)[0]
     a = A._data
     if a.ndim < 2:
@@ -1537,8 +1546,7 @@ def eigh(A, UPLO="L"):
 def eigvalsh(A, UPLO="L"):
     """torch.linalg.eigvalsh: the eigenvalues of a Hermitian matrix (the vectors are computed
     too when A requires grad: the gradient needs them)."""
-    from ..autograd import grad_mode
-    return eigh_row(A, UPLO, bool(A.requires_grad and grad_mode.state.grad_enabled))[0]
+    return eigh_row(A, UPLO, _may_need_derivative(A))[0]
 
 
 # ---- least squares: linalg.lstsq ----------------------------------------------------------

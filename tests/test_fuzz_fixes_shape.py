@@ -241,3 +241,18 @@ def test_cumprod_backward_at_the_first_zero():
         g = T.tensor([0.3, 0.5, 0.7, 0.11], dtype=T.float64).expand(5, 4)
         return T.autograd.grad(x.cumprod(1), x, g)[0]
     same(prog)
+
+
+@pytest.mark.parametrize("p", [1.5 - 2j, 1j, 2 + 0j])
+def test_vector_norm_refuses_a_complex_order(p):
+    same_error(lambda T: T.norm(T.ones(2, 3), p, 1))
+    same_error(lambda T: T.linalg.vector_norm(T.ones(3, dtype=T.complex64), p))
+    same_error(lambda T: T.norm(T.ones(2, 3, dtype=T.int32), p, 1))
+
+
+def test_half_norm_rounds_once():
+    a = [[-1.011, 0.783, 2.057, -1.639], [-1.7295, -1.505, 0.8413, 0.1287],
+         [1.078, 0.7227, 0.2106, 0.284]]
+    same(lambda T: T.linalg.vector_norm(T.tensor(a, dtype=T.float16), 2, 0), atol=0, rtol=0)
+    same(lambda T: T.cosine_similarity(T.tensor(a, dtype=T.float16),
+                                       T.tensor(a, dtype=T.float64).flip(0), 0))

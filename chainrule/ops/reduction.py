@@ -524,6 +524,8 @@ def _vector_norm(a, ord, dim, keepdim, dtype):
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
                            f"Got {_legacy(a)}")
+    if isinstance(ord, complex):
+        raise RuntimeError(f"{name}: Expected a non-complex scalar as the order of norm.")
     if dtype is not None:
         if not (dtype.is_floating_point or dtype.is_complex):
             raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
@@ -549,6 +551,12 @@ def _vector_norm(a, ord, dim, keepdim, dtype):
                                    f"{g}because this dimension is empty and the operation does "
                                    "not have an identity")
     x = np.abs(a)
+    if x.dtype == np.float16:     # PyTorch computes a half norm in float32 and rounds once
+        return _norm_of_abs(x.astype(np.float32), ord, dims, keepdim).astype(np.float16)
+    return _norm_of_abs(x, ord, dims, keepdim)
+
+
+def _norm_of_abs(x, ord, dims, keepdim):
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         if ord == 0:
             return (x != 0).sum(axis=dims, keepdims=keepdim).astype(x.dtype)

@@ -98,3 +98,85 @@ def test_cov_refuses_negative_and_nan_weights(name, weights):
         w = T.tensor(weights, dtype=T.float64 if name == "aweights" else T.int64)
         return T.cov(T.ones(3, 5, dtype=T.float64), **{name: w})
     same_error(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int64", "float64"])
+@pytest.mark.parametrize("b_shape, a_shape", [((0, 2), (3, 3)), ((3, 2), (0, 0)), ((4, 3, 2), (2, 3, 3))])
+def test_triangular_solves_check_shapes_before_the_kernel(dtype, b_shape, a_shape):
+    def ones(T, shape):
+        return T.ones(shape, dtype=getattr(T, dtype))
+    same_error(lambda T: T.triangular_solve(ones(T, b_shape), ones(T, a_shape)))
+    same_error(lambda T: T.linalg.solve_triangular(ones(T, a_shape), ones(T, b_shape), upper=True))
+    same_error(lambda T: T.linalg.solve_triangular(ones(T, a_shape), ones(T, b_shape).mT,
+                                                   upper=True, left=False))
+    same_error(lambda T: T.cholesky_solve(ones(T, b_shape), ones(T, a_shape)))
+
+
+def test_solve_triangular_refuses_a_vector_b():
+    same_error(lambda T: T.linalg.solve_triangular(T.eye(3), T.ones(3), upper=True))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool"])
+def test_cholesky_solve_has_no_integer_kernel(dtype):
+    same_error(lambda T: T.cholesky_solve(T.ones(3, 2, dtype=getattr(T, dtype)),
+                                          T.eye(3, dtype=getattr(T, dtype))))
+
+
+@pytest.mark.parametrize("a, tau, other, left", [
+    ((4, 3), (3,), (2, 4), True), ((4, 3), (3,), (4, 2), False), ((0, 3), (3,), (0, 4), True),
+    ((4, 3), (4,), (4, 2), True), ((4, 3), (), (4, 2), True), ((2, 4, 3), (3,), (2, 4, 2), True),
+    ((2, 4, 3), (3, 3), (4, 2), True), ((2, 4, 3), (3, 3), (2, 4, 2), True),
+    ((2, 4, 3), (2, 3), (3, 4, 2), True)])
+@pytest.mark.parametrize("dtype", ["float16", "float64"])
+def test_ormqr_checks_in_pytorchs_order(a, tau, other, left, dtype):
+    def prog(T):
+        d = getattr(T, dtype)
+        return T.ormqr(T.ones(a, dtype=d), T.ones(tau, dtype=d), T.ones(other, dtype=d),
+                       left=left)
+    same_error(prog)
+
+
+def test_ormqr_dtype_messages():
+    same_error(lambda T: T.ormqr(T.ones(4, 3), T.ones(3, dtype=T.float64), T.ones(4, 2)))
+    same_error(lambda T: T.ormqr(T.ones(4, 3), T.ones(3), T.ones(4, 2, dtype=T.float64)))
+
+
+@pytest.mark.parametrize("ld, piv, b, dtypes", [
+    ((3, 3), (3,), (3,), ("float64", "int32", "int64")), ((3, 3), (3,), (), "float64 int32"),
+    ((3, 4), (3,), (3, 2), ("float64", "int32", "int64")), ((3, 3), (2,), (2, 2), "float64 int32"),
+    ((3, 3), (3,), (3, 2), "float64 float64"), ((3, 3), (3,), (3, 2), "float16 int32"),
+    ((3, 3), (3,), (2, 2), "int64 int32"), ((2, 3, 3), (2, 3), (4, 3, 2), "float64 int32")])
+def test_ldl_solve_checks_in_pytorchs_order(ld, piv, b, dtypes):
+    dtypes = dtypes.split() if isinstance(dtypes, str) else dtypes
+    b_dtype = dtypes[2] if len(dtypes) == 3 else dtypes[0]
+
+    def prog(T):
+        return T.linalg.ldl_solve(T.ones(ld, dtype=getattr(T, dtypes[0])),
+                                  T.ones(piv, dtype=getattr(T, dtypes[1])),
+                                  T.ones(b, dtype=getattr(T, b_dtype)))
+    same_error(prog)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0, 0), (2, 0, 3)])
+def test_lu_unpack_of_empty_factors(shape):
+    same(lambda T: T.lu_unpack(*T.linalg.lu_factor(T.ones(shape, dtype=T.float16))))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "bool", "float16"])
+def test_lu_factor_of_an_empty_integer_batch(dtype):
+    same(lambda T: T.lu_unpack(*T.linalg.lu_factor(T.ones(0, 4, 3, dtype=getattr(T, dtype)))))
+    same_error(lambda T: T.lu_solve(T.ones(0, 4, 1), *T.linalg.lu_factor(
+        T.ones(0, 4, 4, dtype=getattr(T, dtype)))))
+
+
+@pytest.mark.parametrize("lu, b, dtypes, piv", [
+    ((4, 3), (4, 3), ("float64", "int64"), None), ((4, 3), (4, 3), ("int64", "int64"), None),
+    ((3,), (3, 3), ("float64", "int64"), None), ((3, 3), (3, 3), ("float64",) * 2, (2,)),
+    ((3, 3), (3, 3), ("float64",) * 2, "int64"), ((2, 3, 3), (4, 3, 3), ("float64",) * 2, None)])
+def test_linalg_lu_solve_checks_in_pytorchs_order(lu, b, dtypes, piv):
+    def prog(T):
+        pivots = T.ones(piv if isinstance(piv, tuple) else lu[:-1],
+                        dtype=T.int64 if piv == "int64" else T.int32)
+        return T.linalg.lu_solve(T.ones(lu, dtype=getattr(T, dtypes[0])), pivots,
+                                 T.ones(b, dtype=getattr(T, dtypes[1])))
+    same_error(prog)

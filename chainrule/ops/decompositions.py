@@ -262,6 +262,13 @@ def _trsm_into(a, x, upper, unit):
 def _solve_triangular(a, b, upper, left, unitriangular):
     name = "linalg.solve_triangular"
     _check_square(name, a)
+    if b.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    if a.shape[-2 if left else -1] != b.shape[-2 if left else -1]:
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({a.shape[-2]}x{a.shape[-1]} and "
+                           f"{b.shape[-2]}x{b.shape[-1]})")
+    _broadcast_batch(b.shape[:-2], a.shape[:-2])
     _lapack_kernel(a, "triangular_solve_cpu")
     if a.dtype != b.dtype:      # PyTorch solves in A's dtype
         if b.dtype.kind == "c" and a.dtype.kind != "c":
@@ -298,12 +305,12 @@ def _triangular_solve(b, a, upper, transpose, unitriangular):
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{_name(b)} and A of type {_name(a)} instead.")
     _check_square(None, a)
-    _lapack_kernel(a, "triangular_solve_cpu")
     if a.shape[-1] != b.shape[-2]:
         raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
                            f"{a.shape[-2]} by {a.shape[-1]} but each b matrix is {b.shape[-2]} by "
                            f"{b.shape[-1]}")
-    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    shape = _broadcast_batch(b.shape[:-2], a.shape[:-2])
+    _lapack_kernel(a, "triangular_solve_cpu")
     op_a = np.swapaxes(a, -1, -2) if transpose else a
     x = _trsm(op_a, b, upper != transpose, True, unitriangular)
     return np.broadcast_to(x, shape + x.shape[-2:]).copy(), \
@@ -626,13 +633,13 @@ def _cholesky_solve(b, L, upper):
     if b.dtype != L.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{_name(b)} and A of type {_name(L)} instead.")
-    _check_square("cholesky_solve", L)
-    _float("cholesky_solve", L)
-    _no_half(L, "cholesky_solve_cpu")
+    _check_square(None, L)
     if L.shape[-1] != b.shape[-2]:
         raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
                            f"{L.shape[-2]} by {L.shape[-1]} but each b matrix is {b.shape[-2]} by "
                            f"{b.shape[-1]}")
+    _broadcast_batch(b.shape[:-2], L.shape[:-2])
+    _lapack_kernel(L, "cholesky_solve_cpu")
     low = np.swapaxes(L, -1, -2).conj() if upper else L
     y = _trsm(low, b, False)
     return _trsm(np.swapaxes(low, -1, -2).conj(), y, True)
@@ -883,15 +890,30 @@ def _ormqr(a, tau, c, left, transpose):
         raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
     if c.ndim < 2:
         raise RuntimeError(f"{name}: other must have at least 2 dimensions.")
-    if a.dtype != c.dtype or a.dtype != tau.dtype:
-        bad, what = (c, "other") if a.dtype != c.dtype else (tau, "tau")
-        raise RuntimeError(f"{name}: Expected input and {what} to have the same dtype, but input "
-                           f"has dtype {_name(a)} and {what} has dtype {_name(bad)}")
+    side = -2 if left else -1
+    if a.shape[-2] != c.shape[side]:
+        raise RuntimeError(f"{name}: other.shape[{side}] must be equal to input.shape[-2]")
+    if tau.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if tau.shape[-1] != min(c.shape[side], a.shape[-1]):
+        raise RuntimeError(f"{name}: tau.shape[-1] must be equal to min(other.shape[{side}], "
+                           "input.shape[-1])")
+    if tau.ndim != a.ndim - 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but got "
+                           f"tau.ndim equal to {tau.ndim} and input.ndim is equal to {a.ndim}")
+    if c.ndim != a.ndim:
+        raise RuntimeError(f"{name}: Expected other to have the same number of dimensions as "
+                           f"input, but got other.ndim equal to {c.ndim} and input.ndim is equal "
+                           f"to {a.ndim}")
+    for what, batch in (("tau", tau.shape[:-1]), ("other", c.shape[:-2])):
+        if batch != a.shape[:-2]:
+            raise RuntimeError(f"{name}: Expected batch dimensions of {what} to be equal to "
+                               f"input.shape[:-2], but got {list(batch)}")
+    for what, t in (("tau", tau), ("other", c)):
+        if t.dtype != a.dtype:      # (no space after the first "dtype": PyTorch's text)
+            raise RuntimeError(f"{name}: Expected input and {what} to have the same dtype, but "
+                               f"input has dtype{_name(a)} and {what} has dtype {_name(t)}")
     _lapack_kernel(a, "ormqr_cpu")
-    rows = c.shape[-2] if left else c.shape[-1]
-    if a.shape[-2] != rows:
-        raise RuntimeError(f"{name}: other.shape[{-2 if left else -1}] must be equal to "
-                           f"input.shape[-2]")
     return _apply_q(a, tau, c, left, transpose)
 
 
@@ -1109,6 +1131,10 @@ def _lu_factor_ex(a, pivot, check_errors):
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     _lapack_kernel(a, "lu_cpu", empty_ok=True)
+    if not a.size:      # nothing to factor: no kernel runs (integer dtypes pass)
+        k = min(a.shape[-2:])
+        return a.copy(), np.zeros(a.shape[:-2] + (k,), np.int32), np.zeros(a.shape[:-2],
+                                                                            np.int32)
     lu, piv, info = _lu_factor(a)
     return lu, piv, info
 
@@ -1207,7 +1233,8 @@ def _lu_method(self, pivot=True, get_infos=False):
 def _perm_from_pivots(piv, m):
     """The permutation LAPACK's sequential row swaps apply to 0..m-1."""
     batch = piv.shape[:-1]
-    flat = piv.reshape(-1, piv.shape[-1]).astype(np.int64) - 1
+    # no -1 in the reshape: an empty piv leaves it ambiguous
+    flat = piv.reshape(int(np.prod(batch)), piv.shape[-1]).astype(np.int64) - 1
     perm = np.broadcast_to(np.arange(m), (flat.shape[0], m)).copy()
     rows = np.arange(flat.shape[0])
     for i in range(flat.shape[1]):
@@ -1269,19 +1296,25 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
 
 def _lu_solve(lu, piv, b, left, adjoint):
     name = "linalg.lu_solve"
-    if lu.ndim < 2 or b.ndim < 2:
-        raise RuntimeError(f"torch.linalg.lu_solve: Expected tensor with 2 or more dimensions. Got "
-                           f"size: {list((lu if lu.ndim < 2 else b).shape)} instead")
-    _check_square("torch.linalg.lu_solve", lu)
     _check_float("torch.linalg.lu_solve", lu)
     if lu.dtype != b.dtype:
         raise RuntimeError(f"{name}: Expected LU and B to have the same dtype, but found LU of "
                            f"type {_name(lu)} and B of type {_name(b)} instead")
+    if lu.ndim < 2 or b.ndim < 2:
+        raise RuntimeError(f"torch.linalg.lu_solve: Expected tensor with 2 or more dimensions. Got "
+                           f"size: {list((lu if lu.ndim < 2 else b).shape)} instead")
+    _check_square("torch.linalg.lu_solve", lu)
     rows = b.shape[-2] if left else b.shape[-1]
     if rows != lu.shape[-1]:
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({lu.shape[-2]}x{lu.shape[-1]} and "
                            f"{b.shape[-2]}x{b.shape[-1]})")
+    if piv.dtype != np.int32:
+        raise RuntimeError(f"{name}: pivots should be a Tensor of scalar type torch.int32")
+    if piv.ndim == 0 or piv.shape[-1] != lu.shape[-1]:
+        raise RuntimeError(f"{name}: Number of pivots per batch should be same as the dimension "
+                           "of the matrix")
+    _broadcast_batch(b.shape[:-2], lu.shape[:-2])
     _no_half(lu, "linalg.lu_solve_cpu", empty_ok=True)
     P, L, U = _lu_unpack(lu, piv, True, True)
     shape = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
@@ -2139,22 +2172,30 @@ def ldl_factor(A, *, hermitian=False):
 
 
 def _ldl_solve_checks(ld, piv, b, hermitian):
-    if b.ndim < 2:
-        raise IndexError(f"Dimension out of range (expected to be in range of [-{max(b.ndim, 1)}, "
-                         f"{max(b.ndim, 1) - 1}], but got -2)")
-    _check_square("torch.linalg.ldl_solve", ld, "LD")
-    if piv.shape != ld.shape[:-1]:
-        raise RuntimeError("torch.linalg.ldl_solve: Expected LD.shape[:-1] and pivots.shape to be "
-                           f"the same, but got pivots with shape {list(piv.shape)} instead")
+    name = "torch.linalg.ldl_solve"
+    _check_square(name, ld)
+    _check_float(name, ld)
     if b.dtype != ld.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{_name(b)} and A of type {_name(ld)} instead.")
+    if b.ndim < 2:      # the size check reads b.size(-2)
+        raise IndexError("Dimension specified as -2 but tensor has no dimensions" if not b.ndim
+                         else "Dimension out of range (expected to be in range of [-1, 0], but "
+                         "got -2)")
     if b.shape[-2] != ld.shape[-1]:
-        raise RuntimeError(f"Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix "
-                           f"is {ld.shape[-2]} by {ld.shape[-1]} but each b matrix is "
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is "
+                           f"{ld.shape[-2]} by {ld.shape[-1]} but each b matrix is "
                            f"{b.shape[-2]} by {b.shape[-1]}")
-    return _ldl_solve(ld, piv, b, hermitian) if b.size else \
-        np.zeros(np.broadcast_shapes(ld.shape[:-2], b.shape[:-2]) + b.shape[-2:], b.dtype)
+    if piv.shape != ld.shape[:-1]:
+        raise RuntimeError(f"{name}: Expected LD.shape[:-1] and pivots.shape to be the same, but "
+                           f"got pivots with shape {list(piv.shape)} instead")
+    if piv.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}: Expected pivots to be integers. Got {_name(piv)}")
+    shape = _broadcast_batch(b.shape[:-2], ld.shape[:-2])
+    if not b.size:
+        return np.zeros(shape + b.shape[-2:], b.dtype)
+    _no_half(ld, "ldl_solve_kernel_cpu")
+    return _ldl_solve(ld, piv, b, hermitian)
 
 
 ldl_solve_row = op("linalg_ldl_solve", NOT_IMPLEMENTED, "LD, pivots, B, *, hermitian=False",

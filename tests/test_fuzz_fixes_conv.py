@@ -1,6 +1,7 @@
 """Regression tests for the differences from PyTorch the long fuzz run found in convolutions,
 pooling and sampling (issue 12): each compares chainrule with PyTorch on the input found."""
 import pytest
+import torch
 
 from helpers import same, same_error
 
@@ -287,3 +288,51 @@ def test_convolution_keeps_nan_and_inf_to_their_windows(fn, xshape, wshape, kwar
             g.reshape(-1)[[0, 5]] = [-np.inf, np.nan]
         return (y,) + T.autograd.grad(y, (x, w), T.tensor(g))
     same(prog)
+
+
+def _same_outcome(prog):
+    """same(prog), or same_error(prog) where PyTorch raises."""
+    try:
+        prog(torch)
+    except Exception:       # noqa: BLE001  (compared by same_error)
+        same_error(prog)
+        return
+    same(prog)
+
+
+def _conv_call(T, xdt, wdt, bdt, xshape, transposed, dilation=1, wshape=None):
+    d = len(xshape) - 2
+    return T.convolution(T.ones(xshape, dtype=getattr(T, xdt)),
+                         T.ones(wshape or (2, 2) + (2,) * d, dtype=getattr(T, wdt)),
+                         None if bdt is None else T.ones(2, dtype=getattr(T, bdt)),
+                         [1], [0], [dilation], transposed, [0], 1)
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float64", None), ("float32", "float32", "bool"),
+                                    ("bfloat16", "bfloat16", "float32"),
+                                    ("float64", "float64", "float32"),
+                                    ("int64", "int64", "float64"), ("uint8", "uint8", None),
+                                    ("float64", "float64", "complex128")])
+@pytest.mark.parametrize("n", [1, 2])
+@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("transposed,dilation", [(False, 1), (False, 2), (True, 1)])
+def test_convolution_dtype_checks_of_each_backend(dtypes, n, d, transposed, dilation):
+    """oneDNN's messages (bfloat16, float32 but for small inputs), slow_conv_dilated's
+    refusal, a transposed convolution's bias added in place (2-D) or checked (3-D)."""
+    def prog(T):
+        return _conv_call(T, *dtypes, (n, 2) + (5,) * d, transposed, dilation)
+    _same_outcome(prog)
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float64", "float64"),
+                                    ("uint8", "uint8", "float64"),
+                                    ("float64", "int16", "uint8"), ("int32", "float64", "int64"),
+                                    ("float64", "float64", "complex128"), ("bool", "bool", None),
+                                    ("complex64", "float64", None)])
+@pytest.mark.parametrize("xshape", [(0, 2, 5, 4), (2, 0, 5, 4)])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_convolution_of_an_empty_input_promotes(dtypes, xshape, transposed):
+    """PyTorch's Empty backend: input * weight[0] (+ bias[0] in place)."""
+    def prog(T):
+        return _conv_call(T, *dtypes, xshape, transposed, wshape=(2, 2, 2, 3))
+    _same_outcome(prog)

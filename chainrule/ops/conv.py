@@ -20,6 +20,7 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .. import _dtype
 from .aliasing import view_as_real
 from .nn_ops import mul_scalar
 from .padding import constant_pad_nd
@@ -290,6 +291,13 @@ def _transposed_size(size, w, stride, padding, dilation, output_padding):
         size, w.shape[2:], stride, padding, dilation, output_padding))
 
 
+def _empty_dtype(x, w):
+    """The dtype of PyTorch's Empty backend: input * weight.flatten()[0] (a 0-d tensor), or
+    input.flatten() * weight.flatten() for no input channels."""
+    return _dtype.result_type([x, w.reshape(-1) if not x.shape[1] else w.reshape(-1)[:1]
+                               .reshape(())])
+
+
 def _empty_convolution(x, w, stride, padding, dilation, transposed, output_padding, groups):
     """PyTorch's result for an input with no elements (no batch or no channels): the output
     shape, except that a plain convolution of no input channels has no output channels."""
@@ -300,7 +308,7 @@ def _empty_convolution(x, w, stride, padding, dilation, transposed, output_paddi
         size = tuple((n + 2 * p - d * (k - 1) - 1) // s + 1 for n, k, s, p, d in zip(
             x.shape[2:], w.shape[2:], stride, padding, dilation))
         channels = w.shape[0] if x.shape[1] else 0
-    return np.zeros((x.shape[0], channels) + size, x.dtype)
+    return np.zeros((x.shape[0], channels) + size, _empty_dtype(x, w).np)
 
 
 def _convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
@@ -512,25 +520,78 @@ def _checked_convolution(x, w, b, stride, padding, dilation, transposed, output_
                 if n < 0:
                     raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape "
                                        f"{out}")
+        _check_empty_dtypes(x, w, b)
     elif transposed:
         _check_transposed_kernel(x, w, b, stride, padding, dilation, output_padding, groups)
     else:
         _check_kernel(w, dilation)
-    _check_conv_dtype(x, transposed, dim)     # the kernel's refusal comes first
-    # PyTorch does not promote here; NumPy would, silently
-    if w.dtype is not x.dtype:
-        raise RuntimeError(f"expected scalar type {x.dtype.legacy} but found {w.dtype.legacy}")
+    if x.numel() and _mkldnn(x, w, stride, dilation, groups):
+        for what, t in (("weight", w), ("bias", b)):
+            if t is not None and t.dtype is not x.dtype:
+                raise RuntimeError(f"Input type ({_type_name(x)}) and {what} type "
+                                   f"({_type_name(t)}) should be the same or input should be a "
+                                   f"MKLDNN tensor and {what} is a dense tensor")
+    elif x.numel():
+        _check_conv_dtype(x, transposed, dim, any(d != 1 for d in dilation))
+        # PyTorch does not promote here; NumPy would, silently
+        if w.dtype is not x.dtype:
+            raise RuntimeError(f"expected scalar type {x.dtype.legacy} but found "
+                               f"{w.dtype.legacy}")
+        if transposed and b is not None and b.dtype is not x.dtype:
+            # 3-D checks the bias's dtype; 2-D adds the bias in place
+            if dim == 3:
+                raise RuntimeError(f"expected scalar type {x.dtype.legacy} but found "
+                                   f"{b.dtype.legacy}")
+            _check_add_(x.dtype, _dtype.promote_types(x.dtype, b.dtype))
     return convolution_row(x, w, b, stride, padding, dilation, transposed, output_padding,
                            groups)
 
 
-def _check_conv_dtype(x, transposed, dim):
+def _check_add_(out, result):
+    if not _dtype.can_cast(result, out):
+        raise RuntimeError(f"result type {result.legacy} can't be cast to the desired output "
+                           f"type {out.legacy}")
+
+
+def _check_empty_dtypes(x, w, b):
+    """PyTorch's Empty backend refuses no dtype, but indexes the weight and adds bias[0] in
+    place."""
+    if x.shape[1] and not w.numel() or b is not None and not b.numel():
+        raise IndexError("index 0 is out of bounds for dimension 0 with size 0")
+    if b is not None:
+        out = _empty_dtype(x._data, w._data)
+        _check_add_(out, _dtype.result_type([np.zeros((1,), out.np),
+                                             b._data.reshape(-1)[:1].reshape(())]))
+
+
+def _mkldnn(x, w, stride, dilation, groups):
+    """Whether PyTorch's CPU convolution takes oneDNN (use_mkldnn), which checks dtypes with
+    its own messages: bfloat16 always, float32 unless the input and kernel are small (the
+    spatial dims as the 4-D view PyTorch takes: 1-D as (1, L), 3-D as (D, H))."""
+    a = x._data.dtype
+    if a.kind == "V":
+        return True
+    if a != np.float32:
+        return False
+    n, c = x.shape[:2]
+    h, wd = ((1,) + tuple(x.shape[2:]))[-2:] if x.dim() == 3 else x.shape[2:4]
+    kh, kw = ((1,) + tuple(w.shape[2:]))[-2:]
+    from .._platform import get_num_threads
+    return ((any(s != 1 for s in stride) or any(d != 1 for d in dilation) or n >= 16
+             or kw != 1 or kh != 1 or get_num_threads() > 1)
+            and (groups > 1 or kw > 3 and kh > 3 or n > 1 or n * c * h * wd > 20480))
+
+
+def _check_conv_dtype(x, transposed, dim, dilated):
     """The dtypes PyTorch's CPU kernels refuse: bool, complex and uint16/32/64, and every
-    integer but int64 for a transposed convolution."""
+    integer but int64 for a transposed or dilated convolution."""
     a = x._data.dtype
     if transposed:
         if a.kind in "biuc" and a != np.int64:
             _no_kernel(f"slow_conv_transpose{max(dim, 2)}d_out_cpu", x)
+    elif dilated:
+        if a.kind in "biuc" and a != np.int64:
+            _no_kernel("slow_conv_dilated<>", x)
     elif a.kind in "bc" or (a.kind == "u" and a != np.uint8):
         _no_kernel("compute_columns3d" if dim == 3 else "slow_conv2d_cpu", x)
 

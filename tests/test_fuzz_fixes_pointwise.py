@@ -323,3 +323,8 @@ def test_addc_complex32(name):
     same_outcome(lambda T: T.view_as_real(getattr(T, name)(
         T.tensor(0.5 + 0j, dtype=T.complex64), T.tensor([1.0, 2.0], dtype=T.float16),
         T.tensor([1.0, 2.0], dtype=T.float16))))
+
+
+def test_ldexp_bool_exponent_shapes_first():
+    same_error(lambda T: T.ldexp(T.zeros(0, 4, dtype=T.float64), T.zeros(3, 4, dtype=T.bool)))
+    same_error(lambda T: T.ldexp(T.zeros(3, 4, dtype=T.float64), T.zeros(3, 4, dtype=T.bool)))

@@ -1653,6 +1653,7 @@ def _ldexp(a, e):
         # PyTorch's exact kernel for a floating input and an integer exponent, which it
         # takes as a 32-bit int
         if e.dtype == np.bool_:
+            registry.check_broadcast((a, e))    # shapes first
             raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
         return np.ldexp(a.astype(t, copy=False), e.astype(np.int32))
     # otherwise self * pow(2.0, other), the power in other's floating dtype (its complex

@@ -256,3 +256,20 @@ def test_half_norm_rounds_once():
     same(lambda T: T.linalg.vector_norm(T.tensor(a, dtype=T.float16), 2, 0), atol=0, rtol=0)
     same(lambda T: T.cosine_similarity(T.tensor(a, dtype=T.float16),
                                        T.tensor(a, dtype=T.float64).flip(0), 0))
+
+
+# ---- aliasing -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(0, 4), (3, 4)])
+@pytest.mark.parametrize("dim", [2, 5, -3])
+def test_narrow_copy_dim_out_of_range(shape, dim):
+    # a positive dim is checked against the rank before wrapping (RuntimeError); a negative
+    # one is wrapped (IndexError)
+    same_error(lambda T: T.narrow_copy(T.ones(shape, dtype=T.bool), dim, 1, 2))
+
+
+def test_view_as_complex_empty_view_with_strides():
+    # an empty view keeps its strides and storage offset: they are checked
+    same_error(lambda T: T.view_as_complex(T.ones(6)[1:1].view(0, 2)))
+    same(lambda T: T.view_as_complex(T.ones(6)[2:2].view(0, 2)))
+    same(lambda T: T.view_as_complex(T.ones(0, 2, requires_grad=True)))

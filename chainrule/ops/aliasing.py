@@ -130,7 +130,7 @@ def _view_as_complex(a):
         raise RuntimeError("Input tensor must have one or more dimensions")
     if a.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
-    if not a.size:      # NumPy's strides of an empty array mean nothing
+    if not a.size and not any(a.strides):     # an empty array's zero strides mean nothing
         return np.empty(a.shape[:-1], _COMPLEX_OF[a.dtype])
     if a.strides[-1] != a.itemsize:
         raise RuntimeError("Tensor must have a last dimension with stride 1")
@@ -606,6 +606,10 @@ def _narrow_args(shape, dim, start, length):
 
 
 def _narrow_copy(a, dim, start, length):
+    if a.ndim and dim >= a.ndim:     # its kernel checks a positive dim before wrapping one
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, "
+                           "but got false.  (Could this error message be improved?  If so, "
+                           "please report an enhancement request to PyTorch.)")
     d, start = _narrow_args(a.shape, dim, start, length)
     return np.array(a[(slice(None),) * d + (slice(start, start + length),)], order="C")
 

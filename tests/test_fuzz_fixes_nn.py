@@ -224,3 +224,89 @@ def test_scaled_dot_product_attention_of_empty_inputs(shapes):
         out = _F(T).scaled_dot_product_attention(q, k, v)
         return out, out.grad_fn.name()
     same_outcome(prog)
+
+
+def test_float_arguments_are_read_as_floats():
+    same(lambda T: T.margin_ranking_loss(T.tensor([-1, -2, 0], dtype=T.int8),
+                                         T.tensor([-1, 0, -1], dtype=T.int8),
+                                         T.tensor([1, -1, 1], dtype=T.int8), 2 ** 40, 2))
+
+
+def test_weight_norm_of_a_half_g_takes_the_fused_kernel():
+    same_error(lambda T: T._weight_norm(T.ones(3, 4, dtype=T.float64),
+                                        T.ones(3, 1, dtype=T.float16), 0))
+
+
+@pytest.mark.parametrize("shapes", [((4,), (), ()), ((), (4,), ()), ((2, 4), (4,), (2,))])
+def test_cosine_embedding_loss_checks_both_inputs(shapes):
+    same_error(lambda T: T.cosine_embedding_loss(*(T.ones(s) for s in shapes), 0.0, 0))
+
+
+def test_trilinear_sums_in_a_batched_matmul_of_one_dtype():
+    def prog(T):
+        a = T.ones(2, 3, requires_grad=True)
+        b, c = (T.ones(s, dtype=T.float64, requires_grad=True) for s in ((3, 4), (2, 4)))
+        out = T._trilinear(a, b, c, [2], [0], [1], [1])
+        return T.autograd.grad(out, [a, b, c], T.ones_like(out))
+    same_error(prog)
+
+
+def test_bilinear_sums_as_pytorch_orders_it():
+    inf, nan = float("inf"), float("nan")
+
+    def prog(T):
+        x1 = T.tensor([[1.3, nan], [0.2, 0.5], [-0.1, -1e38]], dtype=T.float64,
+                      requires_grad=True)
+        x2 = T.tensor([[0.7, 0.2, -0.3], [inf, 0.1, -0.1], [1.5, 1.4, -2.0]],
+                      dtype=T.float64, requires_grad=True)
+        w = T.arange(24.).view(4, 2, 3).sin().double().requires_grad_()
+        out = _F(T).bilinear(x1, x2, w)
+        return out, T.autograd.grad(out, [x1, x2, w], T.ones_like(out))
+    same(prog)
+
+
+def test_embedding_bag_strided_weights_skip_the_fast_kernel():
+    same(lambda T: T.embedding_bag(T.ones(6, 6)[:, ::2], T.tensor([1, 2, 4, 5]),
+                                   T.tensor([0, 2]), False, 0))
+
+
+def test_soft_margin_loss_gradient_negates_a_bool_target():
+    def prog(T):
+        x = T.tensor([0.5, -1.0], requires_grad=True)
+        return T.autograd.grad(_F(T).soft_margin_loss(x, T.tensor([True, False])), x)
+    same_error(prog)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "float16", "int64"])
+def test_multilabel_margin_loss_checks_target_values_first(dtype):
+    same_error(lambda T: _F(T).multilabel_margin_loss(
+        T.ones(1, 5, dtype=getattr(T, dtype)), T.tensor([[1, 10, 0, -1, 2]]).float()))
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 3, 4, 5), (2, 0, 4, 5)])
+def test_nll_loss2d_reads_only_long_targets(shape):
+    same_error(lambda T: _F(T).nll_loss(T.zeros(shape),
+                                        T.ones(shape[:1] + shape[2:], dtype=T.uint8)))
+
+
+def test_binary_cross_entropy_with_logits_takes_log_sigmoid_first():
+    same_error(lambda T: T.binary_cross_entropy_with_logits(
+        T.ones(0, 4, dtype=T.complex128), T.ones(3, 4, dtype=T.float64), None, None, 0))
+
+
+@pytest.mark.parametrize("fn", ["F", "torch"])
+def test_embedding_of_a_0d_weight_requiring_grad(fn):
+    def prog(T):
+        w, i = T.tensor(0.5, requires_grad=True), T.tensor([0])
+        return _F(T).embedding(i, w) if fn == "F" else T.embedding(w, i)
+    same_error(prog)
+
+
+@pytest.mark.parametrize("value", [-2.0, -0.5, -1e-300])
+def test_negative_floats_do_not_convert_to_unsigned(value):
+    same_error(lambda T: _F(T).threshold(T.tensor([1, 2], dtype=T.uint8), 0.05, value))
+
+
+@pytest.mark.parametrize("args", [(2, 0), (2, 1, 3), (7,), (2, 1, 1, 0)])
+def test_max_pool3d_checks_shapes_before_the_dtype(args):
+    same_error(lambda T: _F(T).max_pool3d(T.ones(1, 4, 5, 6, dtype=T.complex64), *args))

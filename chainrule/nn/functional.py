@@ -209,6 +209,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_target(target)
     if input.dim() <= 2:
         return _ops.nll_loss(input, target._data, w, reduction, ignore_index)
+    if target.dtype != _int64 and target.numel():     # nll_loss2d's kernel reads only Long
+        raise RuntimeError("expected scalar type Long but found Byte")
     return _ops.nll_loss2d(input, target._data, w, reduction, ignore_index)
 
 

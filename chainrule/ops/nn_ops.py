@@ -19,7 +19,7 @@ from .._dims import wrap_dim, wrap_dims
 from ..autograd import grad_mode
 from .indexing import _accumulate, _index_select, index_select
 from .padding import _fill_value
-from .pointwise import (_conj, _erf_erfc, _not_for, _opmath, _refuse_bool_sub, _zeros, mul,
+from .pointwise import (_conj, _erf_erfc, _neg, _not_for, _opmath, _refuse_bool_sub, _zeros, mul,
                         threshold_backward, where)
 from .registry import (EXACT, FUNCTIONS, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE,
                        check_broadcast, no_derivative, not_implemented, op, out_cast,
@@ -49,10 +49,10 @@ def _reduce_t(t, reduction):
 
 def _float_arg(fn, name, v, position):
     """A `float` argument as PyTorch's argument parser takes it: a real Python number, a
-    NumPy number or a 0-d tensor (a Python complex is refused)."""
+    NumPy number or a 0-d tensor (a Python complex is refused), read as a float."""
     if (type(v) is not complex and isinstance(v, (int, float, np.number, np.bool_))
             or isinstance(v, Tensor) and v.dim() == 0):
-        return v
+        return float(v)
     raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be float, not "
                     f"{_arg_type(v)}")
 
@@ -576,13 +576,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
             raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not "
                                f"differentiable with respect to argument '{name}'. This input "
                                "cannot have requires_grad True.")
-    arrays = [input._data, target._data] + [t._data for t in (weight, pos_weight)
-                                            if t is not None]
-    check_broadcast(arrays)
     # PyTorch's composite takes log_sigmoid(input), then computes the loss in place in
     # (1 - target): of target's dtype and shape, which the other operands must cast and
     # broadcast into
     _not_for(input._data, "biuc", "log_sigmoid_cpu")
+    arrays = [input._data, target._data] + [t._data for t in (weight, pos_weight)
+                                            if t is not None]
+    check_broadcast(arrays)
     if pos_weight is not None:
         # log_sigmoid(input).mul_((pos_weight - 1) * target + 1)
         _refuse_bool_sub(pos_weight._data, None)
@@ -627,7 +627,7 @@ def _number_minus(number, t):
 @public(method=False)
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     """mean / sum / each of max(0, -target * (input1 - input2) + margin)."""
-    _float_arg("margin_ranking_loss", "margin", margin, 4)
+    margin = _float_arg("margin_ranking_loss", "margin", margin, 4)
     unclamped = add_scalar(-target * (input1 - input2), margin)
     return _apply_loss_reduction(unclamped.clamp_min(0), reduction)
 
@@ -638,14 +638,14 @@ _EPSILON = float(np.float32(1e-12))     # Loss.cpp's `constexpr float EPSILON`
 @public(method=False)
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."""
-    _float_arg("cosine_embedding_loss", "margin", margin, 4)
+    margin = _float_arg("cosine_embedding_loss", "margin", margin, 4)
     dim = target.dim()
     if dim not in (0, 1):
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if dim == 1 and input1.dim() != 2:
+    if dim == 1 and (input1.dim() != 2 or input2.dim() != 2):
         raise RuntimeError("1D target tensor expects 2D input tensors, but found inputs with "
                            f"sizes {list(input1.shape)} and {list(input2.shape)}.")
-    if dim == 0 and input1.dim() != 1:
+    if dim == 0 and (input1.dim() != 1 or input2.dim() != 1):
         raise RuntimeError("0D target tensor expects 1D input tensors, but found inputs with "
                            f"sizes {list(input1.shape)} and {list(input2.shape)}.")
     prod_sum = (input1 * input2).sum(dim)
@@ -662,7 +662,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
 @public(method=False)
 def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     """input where target is 1, max(0, margin - input) where it is -1 (both elsewhere)."""
-    _float_arg("hinge_embedding_loss", "margin", margin, 3)
+    margin = _float_arg("hinge_embedding_loss", "margin", margin, 3)
     zeros = zeros_like(input)
     margin_clamp = _number_minus(margin, input).clamp_min(0)
     output = where(target != 1, margin_clamp, zeros) + where(target != -1, input, zeros)
@@ -674,8 +674,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
                         reduction=0):
     """max(0, margin + d(anchor, positive) - d(anchor, negative)) with pairwise p-norm
     distances (swap: the smaller of d(anchor, negative) and d(positive, negative))."""
-    for position, (name, v) in enumerate((("margin", margin), ("p", p), ("eps", eps)), 4):
-        _float_arg("triplet_margin_loss", name, v, position)
+    margin, p, eps = (_float_arg("triplet_margin_loss", name, v, position) for position, (name, v)
+                      in enumerate((("margin", margin), ("p", p), ("eps", eps)), 4))
     dims = (anchor.dim(), positive.dim(), negative.dim())
     if len(set(dims)) != 1:
         raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
@@ -697,7 +697,7 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     term where target > 1."""
     _bool_arg("poisson_nll_loss", "log_input", log_input, 3)
     _bool_arg("poisson_nll_loss", "full", full, 4)
-    _float_arg("poisson_nll_loss", "eps", eps, 5)
+    eps = _float_arg("poisson_nll_loss", "eps", eps, 5)
     # (GCC evaluates an operator's right operand first: that one is recorded first)
     if log_input:
         product = target * input
@@ -1091,10 +1091,7 @@ def glu(input, dim=-1):
 # ---- soft margin, multi margin and multilabel margin losses -----------------------------------
 
 def _soft_margin(x, t, reduction):
-    if x.dtype == np.bool_:
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
-                           "you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
+    _neg(x)     # its bool refusal
     # PyTorch computes in place in an output of the input's dtype: -input, times target, exp,
     # log1p
     common = _dtype.result_type([make_tensor(x), make_tensor(t)])
@@ -1109,7 +1106,7 @@ def _soft_margin(x, t, reduction):
 def _soft_margin_bw(g, x, t, reduction):
     norm = 1 / x.size if reduction == "mean" else 1
     with np.errstate(over="ignore", invalid="ignore"):
-        z = np.exp(-t * x)
+        z = np.exp(_neg(t) * x)
         return (t * z * -norm / (1 + z) * g).astype(x.dtype)
 
 
@@ -1306,12 +1303,12 @@ def multilabel_margin_loss(input, target, reduction):
                            f"{list(input.shape)}")
     if not input.numel():     # nothing else is checked
         return _multilabel_row(input, target._data, reduction)
+    t = target._data     # its values checked first, whatever its dtype
+    if t.size and (t.min() < -1 or t.max() >= max(input.shape[-1:] or (1,))):
+        raise RuntimeError("argument #2 'target' is out of range")
     _floating_kernel(input, "multilabel_margin_loss_forward_out_frame")
     if target.dtype != _dtype.int64:
         raise RuntimeError(f"expected scalar type Long but found {target.dtype.legacy}")
-    t = target._data
-    if t.size and (t.min() < -1 or t.max() >= max(input.shape[-1:] or (1,))):
-        raise RuntimeError("argument #2 'target' is out of range")
     return _multilabel_row(input, t, reduction)
 
 
@@ -1719,7 +1716,7 @@ embedding_dense_backward = op(
         grad, indices, padding_idx),
     indices=None)
 
-embedding = op(
+_embedding_row = op(
     "embedding", "EmbeddingBackward0",
     "weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False", _embedding,
     method=False, out=False,
@@ -1727,6 +1724,22 @@ embedding = op(
         embedding_dense_backward(grad, indices, weight_shape[0], padding_idx,
                                  scale_grad_by_freq),
     indices=None)
+
+
+def _recording_num_weights(*inputs):
+    """The node of embedding and embedding_bag saves weight.size(0) before the forward checks
+    the weight's rank: a 0-d weight fails there when its call is recorded."""
+    weight = inputs[0]
+    if weight.dim() == 0 and grad_mode.state.grad_enabled and any(
+            t is not None and t.requires_grad for t in inputs):
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+
+
+@public(method=False)
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """Rows of weight picked by indices."""
+    _recording_num_weights(weight)
+    return _embedding_row(weight, indices, padding_idx, scale_grad_by_freq, sparse)
 
 
 @public(method=False)
@@ -1753,9 +1766,16 @@ _SUM, _MEAN, _MAX = range(3)
 
 
 def _bag_fast_path(weight, per_sample_weights, padding_idx):
-    """PyTorch's is_fast_path: the float/half sum kernel, which reads the offsets directly."""
+    """PyTorch's is_fast_path: the float/half sum kernel, which reads the offsets directly,
+    for rows (and per-sample weights) of unit stride."""
     return (weight.dtype in (np.float32, np.float16) or weight.dtype.isbuiltin == 2) and \
-        padding_idx < 0
+        padding_idx < 0 and weight.ndim == 2 and _unit_stride(weight, 1) and (
+            per_sample_weights is None or _unit_stride(per_sample_weights, 0))
+
+
+def _unit_stride(a, dim):
+    """Whether PyTorch's stride of `a` along `dim` is 1 (NumPy's of an empty array are 0)."""
+    return a.strides[dim] == a.itemsize or not a.size
 
 
 def _offset2bag(offsets, n):
@@ -2002,9 +2022,8 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     offsets[i + 1]]): (output, offset2bag, bag_size, max_indices)."""
     needs_grad = weight.requires_grad or (per_sample_weights is not None
                                           and per_sample_weights.requires_grad)
-    # the number of weights is read first to wrap padding_idx, or for the node to save
-    if weight.dim() == 0 and (padding_idx is not None
-                              or needs_grad and grad_mode.state.grad_enabled):
+    _recording_num_weights(weight, per_sample_weights)
+    if weight.dim() == 0 and padding_idx is not None:     # read to wrap padding_idx
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if padding_idx is None:
         padding_idx = -1
@@ -2147,9 +2166,6 @@ def _int_list(fn, name, v):
 def _max_pool3d_forward(x, kernel, stride, padding, dilation, ceil_mode):
     if x.ndim not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
-    if x.dtype.kind in "bc":
-        raise NotImplementedError(f"\"max_pool3d\" not implemented for "
-                                  f"'{FROM_NP[x.dtype].legacy}'")
     from .conv import _out_size
     sizes = x.shape[-3:]
     out = []
@@ -2186,6 +2202,9 @@ def _max_pool3d_forward(x, kernel, stride, padding, dilation, ceil_mode):
         raise RuntimeError(f"Given input size: ({c}x{sizes[0]}x{sizes[1]}x{sizes[2]}). "
                            f"Calculated output size: ({c}x{out[0]}x{out[1]}x{out[2]}). Output "
                            "size is too small")
+    if x.dtype.kind in "bc":     # the kernel's, after the shape checks
+        raise NotImplementedError(f"\"max_pool3d\" not implemented for "
+                                  f"'{FROM_NP[x.dtype].legacy}'")
     windows = [_pool_windows(n, k, s, p, d, o)
                for n, k, s, p, d, o in zip(sizes, kernel, stride, padding, dilation, out)]
     return _window_max(x, [w[0] for w in windows], [w[1] for w in windows])
@@ -2317,6 +2336,15 @@ def _trilinear_forward(a1, a2, a3, expand1, expand2, expand3, sumdim, unroll_dim
     if any(a.ndim + len(e) != total for a, e in zip(arrays[1:], expands[1:])):
         raise RuntimeError("number of dimensions must match")
     full = [np.expand_dims(a, e) for a, e in zip(arrays, expands)]
+    # each product of two is a batched matmul where it sums dims (the unrolled one is summed
+    # by the loop around them), which takes one dtype, else a promoting mul
+    summed = [d for d in sumdim if d != unroll_dim]
+    pair = _dtype.result_type([make_tensor(a) for a in arrays[:2]])
+    for left, right, sums in ((a1.dtype, a2.dtype, any(d in expands[2] for d in summed)),
+                              (pair.np, a3.dtype, any(d not in expands[2] for d in summed))):
+        if sums and left != right:
+            raise RuntimeError(f"expected scalar type {FROM_NP[left].legacy} but found "
+                               f"{FROM_NP[right].legacy}")
     check_broadcast(full)
     # the product is computed in the inputs' result type, then added into the zeros
     common = _dtype.result_type([make_tensor(a) for a in arrays])
@@ -2332,18 +2360,18 @@ def _trilinear_forward(a1, a2, a3, expand1, expand2, expand3, sumdim, unroll_dim
     sizes = dict(zip(letters, shape))
     # a size-1 dim broadcast against a longer one
     arrays = [np.broadcast_to(a, [sizes[c] for c in sp]) for a, sp in zip(arrays, specs)]
-    # two operands first, the pair with the smallest intermediate, then the third
-    best = None
-    for i, j, k in ((0, 1, 2), (0, 2, 1), (1, 2, 0)):
-        keep = "".join(c for c in letters if c in specs[i] + specs[j] and c in specs[k] + out)
-        cost = math.prod(sizes[c] for c in keep)
-        if best is None or cost < best[0]:
-            best = cost, i, j, k, keep
-    _, i, j, k, keep = best
-    pair = _contract(specs[i], arrays[i], specs[j], arrays[j], keep, sizes)
+    # the first two, then the third, and the unrolled dim summed last, as PyTorch's loop
+    # does (the order tells inf from nan)
+    last = letters[unroll_dim] if unroll_dim in sumdim else ""
+    keep = "".join(c for c in letters
+                   if c in specs[0] + specs[1] and c in specs[2] + out + last)
+    pair = _contract(specs[0], arrays[0], specs[1], arrays[1], keep, sizes)
+    final = "".join(c for c in letters if c in out + last)
+    result = _contract(keep, pair, specs[2], arrays[2], final, sizes)
+    if last:
+        result = result.sum(final.index(last))
     # contiguous, as PyTorch's result is
-    return np.ascontiguousarray(_contract(keep, pair, specs[k], arrays[k], out, sizes).astype(
-        a1.dtype, copy=False))
+    return np.ascontiguousarray(result.astype(a1.dtype, copy=False))
 
 
 _trilinear = op(
@@ -2424,9 +2452,10 @@ def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
     the default generator exactly as PyTorch draws it."""
     fn = ("feature_" if feature else "") + ("alpha_" if alpha else "") + "dropout" + (
         "_" if inplace else "")
-    _float_arg(fn, "p", p, 2), _bool_arg(fn, "train", train, 3)
+    p = _float_arg(fn, "p", p, 2)
+    _bool_arg(fn, "train", train, 3)
     if not 0 <= p <= 1:     # nan too
-        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
     if p == 0 or not train or input.numel() == 0:
         return input
     if p == 1:
@@ -2583,9 +2612,9 @@ _weight_norm_interface = op(
 @public("_weight_norm", method=False)
 def _weight_norm(v, g, dim=0):
     """v * (g / ||v||) with the norm over every dim but `dim`: the fused row for dim 0 or the
-    last (not for half), the composition otherwise, as PyTorch chooses."""
+    last (not for a half v), the composition otherwise, as PyTorch chooses."""
     v, g = v.contiguous(), g.contiguous()
-    half = _dtype.float16 in (v.dtype, g.dtype) or _dtype.bfloat16 in (v.dtype, g.dtype)
+    half = v.dtype in (_dtype.float16, _dtype.bfloat16)
     if not half and (dim == 0 or dim == v.dim() - 1):
         return _weight_norm_interface(v, g, dim)[0]
     return v * (g / FUNCTIONS["norm_except_dim"](v, 2, dim))

@@ -55,8 +55,11 @@ def _fill_value(value, dtype):
         bad, value = value.imag != 0, value.real
     if t.kind in "iu":
         info = np.iinfo(t)
-        high = float(info.max) if isinstance(value, float) else info.max
-        bad = bad or not (-info.max if t.kind == "u" else info.min) <= value <= high
+        floating = isinstance(value, (float, np.floating))
+        high = float(info.max) if floating else info.max
+        # an unsigned type takes integers down to -max (wrapped), floating values from 0
+        low = info.min if t.kind == "i" else 0 if floating else -info.max
+        bad = bad or not low <= value <= high
         name = _INT_NAMES[t.name]
     else:
         limit = _dtype.float_max(t)

@@ -267,6 +267,8 @@ CONVS = [
     ("conv_transpose2d", (2, 3, 4), (2, 3, 2, 3), dict(dilation=2, output_padding=1,
                                                         stride=2)),
     ("conv_transpose3d", (1, 2, 3, 3, 3), (2, 3, 2, 2, 2), {}),
+    ("conv_transpose1d", (2, 3), (2, 2, 2), dict(output_padding=1, dilation=2)),
+    ("conv_transpose3d", (2, 3, 3, 2), (2, 2, 2, 2, 2), dict(output_padding=1, dilation=2)),
 ]
 
 

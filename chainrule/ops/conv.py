@@ -185,8 +185,9 @@ def _columns(x, kernel, stride, dilation, lo, hi, groups, ones=False):
 
 def _zero_past(a, out):
     """Zeros at the positions of a (..., *grid) array past `out`: Note [Flat windows]'s
-    extra positions, whose products with non-finite values (0 * inf, w * 0 for an infinite
-    w) would otherwise reach the real ones as nan."""
+    extra positions (and those past a transposed convolution's gradient), whose products
+    with non-finite values (0 * inf, w * 0 for an infinite w) would otherwise reach the
+    real ones as nan."""
     d = len(out)
     for i, o in enumerate(out):
         a[(Ellipsis, slice(o, None)) + (slice(None),) * (d - 1 - i)] = 0
@@ -257,8 +258,8 @@ def _input_grad(g, w, size, stride, padding, dilation, groups):
         cols = _workspace("product", gm.shape[:1] + wt.shape[1:2] + gm.shape[2:],
                           np.result_type(wt, gm))
         np.matmul(wt, gm, out=cols)
-        if layout.grid != layout.out and not np.isfinite(w).all():
-            _zero_past(cols.reshape(cols.shape[:2] + (n,) + layout.grid), layout.out)
+        if layout.grid != g.shape[2:] and not np.isfinite(w).all():
+            _zero_past(cols.reshape(cols.shape[:2] + (n,) + layout.grid), g.shape[2:])
         cols = cols.reshape(c, -1, n, layout.length)
         buf = _workspace(("sums", layout), (c, n, layout.plane), cols.dtype)
         buf[...] = 0
@@ -277,9 +278,9 @@ def _weight_grad(x, g, kernel, stride, padding, dilation, groups):
     """The gradient of _corr(x, w) (padding on both sides) in w, for output gradient g (its
     positions may be the first of x's, as in a transposed convolution's)."""
     n, o = g.shape[:2]
-    cols, grid, out = _columns(x, kernel, stride, dilation, padding, padding, groups)
-    if grid != out and not np.isfinite(x).all():
-        _zero_past(cols.reshape(cols.shape[:2] + (n,) + tuple(grid)), out)
+    cols, grid, _ = _columns(x, kernel, stride, dilation, padding, padding, groups)
+    if tuple(grid) != g.shape[2:] and not np.isfinite(x).all():
+        _zero_past(cols.reshape(cols.shape[:2] + (n,) + tuple(grid)), g.shape[2:])
     gm = _on_grid(g, grid).reshape(groups, o // groups, -1)
     # cols @ gm^T, transposed after, is 10% faster in OpenBLAS than gm @ cols^T
     gw = (cols @ gm.transpose(0, 2, 1)).transpose(0, 2, 1)

@@ -180,3 +180,13 @@ def test_linalg_lu_solve_checks_in_pytorchs_order(lu, b, dtypes, piv):
         return T.linalg.lu_solve(T.ones(lu, dtype=getattr(T, dtypes[0])), pivots,
                                  T.ones(b, dtype=getattr(T, dtypes[1])))
     same_error(prog)
+
+
+@pytest.mark.parametrize("value", [-0.0, 0.0, 3.0])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_det_gradient_of_a_1x1_matrix_is_the_upstream_gradient(value, create_graph):
+    def prog(T):
+        a = T.tensor([[[value]], [[0.5]]], dtype=T.float64, requires_grad=True)
+        return T.autograd.grad(T.linalg.det(a), a, T.tensor([0.189, -1.3], dtype=T.float64),
+                               create_graph=create_graph)[0].detach()
+    same(prog, atol=0, rtol=0)

@@ -361,10 +361,12 @@ def _det(a):
 
 
 def _det_backward(grad, A, result):
-    """As PyTorch: first order, grad * conj(det) * A^{-H} (0 where det is 0); with
-    create_graph, grad times the adjugate from the SVD, which is differentiable everywhere:
-    adj(A)^H = conj(det(U) det(Vh)) U diag(prod_{j != i} S_j) Vh."""
+    """As PyTorch: grad itself for 1x1 matrices; first order, grad * conj(det) * A^{-H} (0
+    where det is 0); with create_graph, grad times the adjugate from the SVD, which is
+    differentiable everywhere: adj(A)^H = conj(det(U) det(Vh)) U diag(prod_{j != i} S_j) Vh."""
     from ..autograd import grad_mode
+    if A.shape[-1] == 1:
+        return grad.unsqueeze(-1).unsqueeze(-1)
     if not grad_mode.state.grad_enabled:
         d = (grad * result.conj()).unsqueeze(-1).unsqueeze(-1)
         inverse = np.where((result._data == 0)[..., None, None], 0, inv_ex(A)[0]._data)

@@ -328,3 +328,29 @@ def test_addc_complex32(name):
 def test_ldexp_bool_exponent_shapes_first():
     same_error(lambda T: T.ldexp(T.zeros(0, 4, dtype=T.float64), T.zeros(3, 4, dtype=T.bool)))
     same_error(lambda T: T.ldexp(T.zeros(3, 4, dtype=T.float64), T.zeros(3, 4, dtype=T.bool)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, i, e, f0, f3: i.clone().lerp_(e, 1j), lambda T, i, e, f0, f3: i.clone().lerp_(e, 0.5),
+    lambda T, i, e, f0, f3: f0.clone().lerp_(f3, 1j),
+    lambda T, i, e, f0, f3: f0.clone().lerp_(f3.double(), 0.5),
+    lambda T, i, e, f0, f3: f0.clone().lerp_(f3, f3.double()),
+    lambda T, i, e, f0, f3: f0.clone().lerp_(f3, T.tensor(0.5, dtype=T.float64)),
+    lambda T, i, e, f0, f3: f3.clone().lerp_(T.zeros(2), 0.5),
+    lambda T, i, e, f0, f3: T.zeros(1, 3).lerp_(f3, T.zeros(2, 1))])
+def test_lerp_inplace_output_shape_before_kernel(call):
+    same_error(lambda T: call(T, T.tensor(2, dtype=T.int8), T.tensor([127, 1, 0], dtype=T.int8),
+                              T.tensor(0.5), T.tensor([1.0, 2.0, 3.0])))
+
+
+def test_lerp_inplace_broadcasting_operands():
+    same(lambda T: (T.tensor([1.0, 2.0, 3.0]).lerp_(T.tensor(0.5), 0.5),
+                    T.zeros(2, 3).lerp_(T.tensor([1.0, 2.0, 3.0]), T.full((2, 1), 0.25))))
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, h, c: T.clamp(h, min=c), lambda T, h, c: T.clamp(h, max=c),
+    lambda T, h, c: T.clamp(h, c, c), lambda T, h, c: h.clamp_min(c)])
+def test_clamp_complex32_bounds_refused(call):
+    same_error(lambda T: call(T, T.tensor([0.3, 0.8], dtype=T.float16),
+                              T.tensor(-0.7 + 0j, dtype=T.complex64)))

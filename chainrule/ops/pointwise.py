@@ -956,7 +956,7 @@ def _clamp_by_tensors(a, lo, hi):
     t = _dtype.result_type([x for x in (a, lo, hi) if x is not None])
     both = lo is not None and hi is not None
     # maximum / minimum take bools; clamp's own kernel does not. (Shapes are checked first.)
-    if t.np.kind == "c" or both and t.np.kind == "b":
+    if t.np.kind in "cW" or both and t.np.kind == "b":     # W: complex32
         registry.check_broadcast((a, lo, hi))
         kernel = "clamp_cpu" if both else "maximum_cpu" if lo is not None else "minimum_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{t.legacy}'")
@@ -1204,9 +1204,29 @@ def lerp(input, end, weight):
 @public("lerp_", function=False)
 def lerp_(self, end, weight):
     from .inplace import dispatch_inplace
+    if isinstance(end, Tensor) and (end._data.shape != self._data.shape or isinstance(
+            weight, Tensor) and weight._data.shape != self._data.shape):
+        _check_lerp_output(self, end, weight)
     if isinstance(weight, Tensor):
         return dispatch_inplace(lerp_tensor.op, (self, end, weight), ())
     return dispatch_inplace(lerp_scalar.op, (self, end), (weight,))
+
+
+def _check_lerp_output(self, end, weight):
+    """PyTorch's order for lerp_ with broadcasting operands: the dtypes, then the shapes
+    (self must hold the broadcast result), then the kernel (which refuses integer dtypes and
+    reads a number weight); the forward checks the rest."""
+    dt = self._data.dtype
+    tensor_weight = isinstance(weight, Tensor)
+    if end._data.dtype != dt or tensor_weight and weight.dim() and weight._data.dtype != dt:
+        return
+    arrays = (self._data, end._data) + ((weight._data,) if tensor_weight else ())
+    registry.check_broadcast(arrays)
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    if shape != self._data.shape:
+        from .._dims import sizes_str
+        raise RuntimeError(f"output with shape {sizes_str(self._data.shape)} doesn't match "
+                           f"the broadcast shape {sizes_str(shape)}")
 
 
 # ---- selection ----------------------------------------------------------------------------

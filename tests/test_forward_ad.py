@@ -336,6 +336,23 @@ def test_custom_function_jvp_errors(which):
     same_error(prog)
 
 
+def test_custom_function_jvp_sees_no_saved_tensors_without_save_for_forward():
+    def prog(T):
+        class Square(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def jvp(ctx, x_t):
+                return x_t * len(ctx.saved_tensors)    # () here, in PyTorch's words
+        with T.autograd.forward_ad.dual_level():
+            x = T.autograd.forward_ad.make_dual(T.ones(2), T.ones(2))
+            return T.autograd.forward_ad.unpack_dual(Square.apply(x)).tangent
+    same(prog)
+
+
 # ---- higher order -----------------------------------------------------------------------------
 
 def _f(T, x):

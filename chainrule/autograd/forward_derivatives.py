@@ -551,7 +551,7 @@ def function_jvp(cls, ctx, args, result):
     outs = result if isinstance(result, tuple) else (result,)
     saved = (ctx._saved, ctx._to_save, ctx._packed)
     ctx._saved, ctx._packed = None, False
-    ctx._to_save = getattr(ctx, "_saved_for_forward", None)
+    ctx._to_save = getattr(ctx, "_saved_for_forward", None) or ()    # none saved: ()
     hook, registry.FORWARD_AD = registry.FORWARD_AD, None
     try:
         got = cls.jvp(ctx, *tangents)

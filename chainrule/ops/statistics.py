@@ -403,9 +403,9 @@ def _welford_mean(a, dims, keepdim, n):
     next element makes it NaN, so a mean is NaN where a non-finite element is not the last
     one reduced (a last +-inf gives +-inf, as the sum does); complex parts each on their own."""
     if a.dtype.kind == "c":
-        mean = np.empty(np.shape(a.real.sum(axis=dims, keepdims=keepdim)), a.dtype)
-        mean.real = _welford_mean(a.real, dims, keepdim, n)
-        mean.imag = _welford_mean(a.imag, dims, keepdim, n)
+        real = _welford_mean(a.real, dims, keepdim, n)
+        mean = np.empty(np.shape(real), a.dtype)
+        mean.real, mean.imag = real, _welford_mean(a.imag, dims, keepdim, n)
         return mean
     mean = a.sum(axis=dims, keepdims=keepdim) / n
     early = np.asarray(~np.isfinite(a))     # 0-d: an array, to assign into

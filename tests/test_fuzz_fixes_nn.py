@@ -310,3 +310,36 @@ def test_negative_floats_do_not_convert_to_unsigned(value):
 @pytest.mark.parametrize("args", [(2, 0), (2, 1, 3), (7,), (2, 1, 1, 0)])
 def test_max_pool3d_checks_shapes_before_the_dtype(args):
     same_error(lambda T: _F(T).max_pool3d(T.ones(1, 4, 5, 6, dtype=T.complex64), *args))
+
+
+def test_threshold_of_unsigned_input_wraps_a_negative_integer_threshold():
+    same(lambda T: (_F(T).threshold(T.tensor([1, 2, 3], dtype=T.uint8), -1, 7),
+                    _F(T).threshold(T.tensor([1, 2, 3], dtype=T.uint8), -2, 7)))
+    same_error(lambda T: T.threshold_(T.tensor([1, 2, 3], dtype=T.uint8), -1, -2.0))
+
+
+@pytest.mark.parametrize("bounds", [(0.1, float("inf")), (float("-inf"), 0.3),
+                                    (float("nan"), 0.3), (0.1, float("nan"))])
+def test_rrelu_bounds_must_be_finite(bounds):
+    same_error(lambda T: _F(T).rrelu(T.ones(3), *bounds))
+
+
+def test_trilinear_reads_a_smaller_inputs_sizes_up_to_the_common_rank():
+    same_error(lambda T: T._trilinear(T.ones(2, 3), T.tensor(0.5), T.ones(2, 4),
+                                      [2], [0], [1], [1]))
+
+
+def test_nll_loss2d_checks_the_inputs_dtype_before_the_targets():
+    same_error(lambda T: _F(T).nll_loss(T.zeros(2, 3, 1, 2, dtype=T.uint8),
+                                        T.zeros(2, 1, 2, dtype=T.uint8)))
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_weight_norm_backward_of_an_infinite_g(create_graph):
+    def prog(T):
+        v = T.tensor([[-0.9, -0.1, 0.1], [0.1, -0.5, 0.6], [0.9, 0.3, -0.8]],
+                     dtype=T.float64, requires_grad=True)
+        g = T.tensor([[-1e38, float("inf"), 1e38]], dtype=T.float64, requires_grad=True)
+        gw = T.tensor([[0.3, -0.2, 0.5]] * 3, dtype=T.float64)
+        return T.autograd.grad(T._weight_norm(v, g, 1), [v, g], gw, create_graph=create_graph)
+    same(prog)

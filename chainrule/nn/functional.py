@@ -209,7 +209,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_target(target)
     if input.dim() <= 2:
         return _ops.nll_loss(input, target._data, w, reduction, ignore_index)
-    if target.dtype != _int64 and target.numel():     # nll_loss2d's kernel reads only Long
+    # nll_loss2d's kernel (after its input's dtype check) reads only Long
+    if target.dtype != _int64 and target.numel() and input.is_floating_point():
         raise RuntimeError("expected scalar type Long but found Byte")
     return _ops.nll_loss2d(input, target._data, w, reduction, ignore_index)
 

@@ -1366,10 +1366,9 @@ def _at_most(x, threshold):
     """x <= threshold, the bound in the kernel's dtype (float for half, truncated for
     integers), with PyTorch's dtype error."""
     _not_for(x, "bc", "threshold_cpu")
-    _checked(threshold, np.float32 if x.dtype == np.float16 else x.dtype)
     if x.dtype == np.float16:
-        return x.astype(np.float32) <= np.float32(threshold)
-    return x <= x.dtype.type(threshold)
+        return x.astype(np.float32) <= _checked(threshold, np.float32)
+    return x <= _checked(threshold, x.dtype)
 
 
 def _threshold(x, threshold, value):
@@ -1551,7 +1550,9 @@ _rrelu_with_noise_inplace = op(
 
 
 def _rrelu_noise(input, lower, upper):
-    _checked(lower, np.float64), _checked(upper, np.float64)
+    for name, bound in (("lower", lower), ("upper", upper)):
+        if not math.isfinite(_checked(bound, np.float64)):
+            raise RuntimeError(f"rrelu: {name} bound must be finite, got {float(bound)}")
     if float(lower) > float(upper):
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     a = input._data
@@ -2326,6 +2327,9 @@ def _trilinear_forward(a1, a2, a3, expand1, expand2, expand3, sumdim, unroll_dim
     expands = [wrap_dims(e, total) for e in (expand1, expand2, expand3)]
     sumdim = wrap_dims(sumdim, total)
     arrays = (a1, a2, a3)
+    for a, e in zip(arrays[1:], expands[1:]):
+        if a.ndim + len(e) < total:     # its sizes are read up to the common rank
+            wrap_dim(a.ndim + len(e), a.ndim + len(e))
     if not all(a.size for a in arrays):
         # nothing is added to the zeros: their size is the last unexpanded input's
         shapes = [np.expand_dims(a, e).shape for a, e in zip(arrays, expands)]
@@ -2333,7 +2337,7 @@ def _trilinear_forward(a1, a2, a3, expand1, expand2, expand3, sumdim, unroll_dim
                 if any(i not in e for e in expands) else 1
                 for i in range(total) if i not in sumdim]
         return np.zeros(size, a1.dtype)
-    if any(a.ndim + len(e) != total for a, e in zip(arrays[1:], expands[1:])):
+    if any(a.ndim + len(e) > total for a, e in zip(arrays[1:], expands[1:])):
         raise RuntimeError("number of dimensions must match")
     full = [np.expand_dims(a, e) for a, e in zip(arrays, expands)]
     # each product of two is a batched matmul where it sums dims (the unrolled one is summed
@@ -2597,6 +2601,11 @@ def _weight_norm_differentiable_backward(grad_w, v, g, norms, dim, which):
     per_dim_sums = (grad_w * v).view(rows).sum(1 if dim == 0 else 0).view(bcast_size)
     if which == "g":
         return per_dim_sums / norms
+    if not grad_mode.state.grad_enabled:
+        # the fused kernel PyTorch runs when no graph is recorded distributes the product
+        # (an infinite g gives nan where the two terms' infinities cancel)
+        a = g / norms
+        return a * grad_w - a * per_dim_sums / (norms * norms) * v
     return (g / norms) * (grad_w - v * (per_dim_sums / (norms * norms)))
 
 

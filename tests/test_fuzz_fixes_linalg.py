@@ -190,3 +190,14 @@ def test_det_gradient_of_a_1x1_matrix_is_the_upstream_gradient(value, create_gra
         return T.autograd.grad(T.linalg.det(a), a, T.tensor([0.189, -1.3], dtype=T.float64),
                                create_graph=create_graph)[0].detach()
     same(prog, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("fn", ["vdot", "dot", "inner"])
+def test_complex_dot_with_an_infinity_is_a_plain_sum_of_products(fn):
+    a = [0.34558419 + 0.90535587j, 0.82161814 + 0.44637457j, 0.33043708 - 0.53695324j]
+    b = [0.3645724 - 0.73645409j, complex("nan+0j"), -float("inf") + 0j]
+    # (complex128: PyTorch's complex64 vdot takes another path, nan where complex128 has inf)
+    def c128(T, values):
+        return T.tensor(values, dtype=T.complex128)
+    same(lambda T: getattr(T, fn)(c128(T, a), c128(T, b[:1] + b[2:] + [1j])))
+    same(lambda T: getattr(T, fn)(c128(T, a), c128(T, [1 + 1j, 2j, complex(-float("inf"), 0)])))

@@ -185,7 +185,13 @@ def _dot(a, b):
                            f"[{b.shape[0]}] to have the same number of elements, but got "
                            f"{a.shape[0]} and {b.shape[0]} elements respectively")
     _no_bool(a, "dot")
-    return _matmul(a, b)
+    return _complex_dot(a, b) if a.dtype.kind == "c" else _matmul(a, b)
+
+
+def _complex_dot(a, b):
+    # PyTorch's complex dot is a plain sum of products: BLAS's zdotu/zdotc (NumPy's) give
+    # other non-finite results where an infinity meets a zero part (nan for -inf)
+    return np.asarray(np.sum(a * b))
 
 
 dot = op("dot", "DotBackward0", "self, tensor", _dot,
@@ -669,6 +675,8 @@ def _vdot(a, b):
                            f"[{b.shape[0]}] to have the same number of elements, but got "
                            f"{a.shape[0]} and {b.shape[0]} elements respectively")
     _no_bool(a, "dot")
+    if a.dtype.kind == "c":
+        return _complex_dot(a.conj(), b)
     return np.asarray(np.vdot(a, b) if a.dtype != np.float16 else _matmul(a, b))
 
 

@@ -338,3 +338,13 @@ def test_convolution_of_an_empty_input_promotes(dtypes, xshape, transposed):
     def prog(T):
         return _conv_call(T, *dtypes, xshape, transposed, wshape=(2, 2, 2, 3))
     _same_outcome(prog)
+
+
+@pytest.mark.parametrize("fn,kwargs", [("avg_pool2d", {}), ("avg_pool2d", dict(divisor_override=-3)),
+                                       ("avg_pool3d", {})])
+def test_integer_average_pooling_divides_toward_zero_at_the_minimum(fn, kwargs):
+    def prog(T):
+        x = T.tensor([[[-2 ** 63, 0], [-1, -6]]])
+        x = x[None] if fn == "avg_pool2d" else x[None, None]
+        return getattr(_F(T), fn)(x, (2, 2) if fn == "avg_pool2d" else (1, 2, 2), **kwargs)
+    same(prog)

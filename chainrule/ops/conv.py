@@ -1291,6 +1291,11 @@ def _avg_matrices(x, *args):
     return (mh / ch[:, None]).astype(t), (mw / cw[:, None]).astype(t)
 
 
+def _trunc_div(total, divisor):
+    """C++'s integer division (toward zero), without abs (which overflows at the minimum)."""
+    return (total - np.fmod(total, divisor)) // divisor
+
+
 def _avg_pool(x, *args):
     if x.dtype.kind in "fV":
         mh, mw = _avg_matrices(x, *args)
@@ -1299,7 +1304,7 @@ def _avg_pool(x, *args):
     (mh, ch), (mw, cw) = _windows(x, *args[:-1])
     total = mh.astype(x.dtype) @ x @ mw.T.astype(x.dtype)
     divisor = args[-1] or ch[:, None] * cw
-    return np.sign(total) * (np.abs(total) // divisor)
+    return _trunc_div(total, divisor)
 
 
 def _avg_pool_backward(g, x, *args):
@@ -1659,7 +1664,7 @@ def _avg_pool3d(x, *args):
     for axis, (m, _) in enumerate(parts, x.ndim - 3):
         total = _along(m.astype(x.dtype), total, axis)
     divisor = args[-1] or (parts[0][1][:, None, None] * parts[1][1][:, None] * parts[2][1])
-    return np.sign(total) * (np.abs(total) // divisor)
+    return _trunc_div(total, divisor)
 
 
 def _avg_pool3d_backward(g, x, *args):

@@ -274,3 +274,9 @@ def test_view_as_complex_empty_view_with_strides():
     same_error(lambda T: T.view_as_complex(T.ones(2, 3).t()[:0]))
     same(lambda T: T.view_as_complex(T.ones(6)[2:2].view(0, 2)))
     same(lambda T: T.view_as_complex(T.ones(0, 2, requires_grad=True)))
+
+
+@pytest.mark.parametrize("shape, normalized", [((), (3, 4)), ((), (4,)), ((4,), (3, 4)),
+                                               ((2, 4), (3, 4))])
+def test_rms_norm_input_rank(shape, normalized):
+    same_error(lambda T: T.nn.functional.rms_norm(T.ones(shape), normalized))

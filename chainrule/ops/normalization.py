@@ -634,7 +634,10 @@ def _check_rms_norm(input, normalized_shape, weight):
                            f"weight of shape {list(weight.shape)} and normalized_shape = "
                            f"{list(shape)}")
     n = len(shape)
-    if input.dim() < n or tuple(input.shape[input.dim() - n:]) != shape:
+    if input.dim() < n:
+        raise ValueError(f"Input tensor must have at least {n} dimensions, but got "
+                         f"{input.dim()}")
+    if tuple(input.shape[input.dim() - n:]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*{', '.join(map(str, shape))}], but got input of "
                            f"size{list(input.shape)}")

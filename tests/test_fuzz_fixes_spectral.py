@@ -184,3 +184,16 @@ def test_r2c_backward_halves_each_part(g):
         x = T.ones(2, 8, dtype=T.float64, requires_grad=True)
         return T.autograd.grad(T.fft.rfft(x), x, T.tensor([g] * 2))
     same(prog)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "prod", "max", "min"])
+def test_segment_reduce_offsets_inside_the_data(reduce):
+    # offsets need not start at 0 nor end at the data's size; elements outside get no gradient
+    def prog(T):
+        x = T.tensor([[1.5, 0.0, 3.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0, 0.5]], requires_grad=True)
+        y = T.segment_reduce(x, reduce, offsets=T.tensor([[1, 2, 4], [0, 3, 3]]), axis=1)
+        return y, T.autograd.grad(y, x, T.ones_like(y))[0]
+    same(prog)
+    # rows of lengths beyond the data's leading positions are checked, then unused
+    same(lambda T: T.segment_reduce(T.tensor([[1.0, 2, 3]]), reduce,
+                                    lengths=T.tensor([[1, 2], [3, 0]]), axis=1))

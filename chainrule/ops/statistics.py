@@ -1461,9 +1461,10 @@ def norm_except_dim(v, pow=2, dim=0):
 
 
 # ---- segment_reduce -----------------------------------------------------------------------
-# Segments of `data` along `axis` (lengths, or offsets whose differences are the lengths;
-# leading dims of lengths batch over data's leading dims) reduced with one ufunc.reduceat
-# over the flattened batch; an empty segment gives the reduction's identity, or `initial`.
+# Segments of `data` along `axis` (given as offsets: segment i of a row is [offsets[i],
+# offsets[i + 1]); leading dims of offsets batch over data's leading dims) reduced with one
+# ufunc.reduceat over the flattened batch; an empty segment gives the reduction's identity,
+# or `initial`. Elements no segment covers get no gradient.
 
 _SEGMENT_REDUCTIONS = {"sum": "sum", "mean": "mean", "prod": "prod", "max": "amax",
                        "amax": "amax", "min": "amin", "amin": "amin"}
@@ -1472,13 +1473,14 @@ _SEGMENT_UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": n
 _SEGMENT_EMPTY = {"sum": 0.0, "mean": np.nan, "prod": 1.0, "amax": -np.inf, "amin": np.inf}
 
 
-def _segments(data_shape, lengths, axis):
+def _segments(data_shape, offsets, axis):
     """(flat shape of data, segment starts in it, lengths flat, output shape)."""
     batch = data_shape[:axis]
     n = data_shape[axis]
     rows = int(np.prod(batch, dtype=np.int64))
-    lengths = lengths.reshape(rows, -1)
-    starts = np.cumsum(lengths, axis=1) - lengths + (np.arange(rows) * n)[:, None]
+    offsets = offsets.reshape(rows, -1)
+    lengths = np.diff(offsets, axis=1)
+    starts = offsets[:, :-1] + (np.arange(rows) * n)[:, None]
     rest = data_shape[axis + 1:]
     return ((rows * n,) + rest, starts.reshape(-1), lengths.reshape(-1),
             batch + (lengths.shape[1],) + rest)
@@ -1495,8 +1497,8 @@ def _reduceat(ufunc, flat, starts, counts):
     return ufunc.reduceat(np.concatenate([flat, pad]), bounds, axis=0)[::2]
 
 
-def _segment_reduce(data, lengths, reduce, axis, initial):
-    flat_shape, starts, counts, out_shape = _segments(data.shape, lengths, axis)
+def _segment_reduce(data, offsets, reduce, axis, initial):
+    flat_shape, starts, counts, out_shape = _segments(data.shape, offsets, axis)
     flat = data.reshape(flat_shape)
     ufunc = _SEGMENT_UFUNCS[reduce]
     out = _reduceat(ufunc, flat, starts, counts)
@@ -1511,21 +1513,32 @@ def _segment_reduce(data, lengths, reduce, axis, initial):
     return out.astype(data.dtype, copy=False).reshape(out_shape)
 
 
-def _segment_reduce_backward(grad, output, data, lengths, reduce, axis, initial):
-    """ATen's _segment_reduce_backward: each element's share of its segment's gradient."""
-    flat_shape, starts, counts, _ = _segments(data.shape, lengths, axis)
+def _segment_reduce_backward(grad, output, data, offsets, reduce, axis, initial):
+    """ATen's _segment_reduce_backward: each element's share of its segment's gradient (none
+    for the elements outside every segment)."""
+    flat_shape, starts, counts, _ = _segments(data.shape, offsets, axis)
+    covered, _ = _ragged(starts, counts)
+    starts = np.cumsum(counts) - counts           # the segments among the covered elements
     seg = np.repeat(np.arange(len(counts)), counts)          # segment of each element
     g = grad.reshape((len(counts),) + flat_shape[1:])[seg]
-    x = data.reshape(flat_shape)
+    x = data.reshape(flat_shape)[covered]
     if reduce == "sum":
-        return g.reshape(data.shape)
-    if reduce == "mean":
-        return (g / counts[seg].reshape((-1,) + (1,) * (x.ndim - 1))).reshape(data.shape)
-    out = output.reshape((len(counts),) + flat_shape[1:])[seg]
+        grad_input = g
+    elif reduce == "mean":
+        grad_input = g / counts[seg].reshape((-1,) + (1,) * (x.ndim - 1))
+    else:
+        out = output.reshape((len(counts),) + flat_shape[1:])[seg]
+        grad_input = _segment_select_backward(g, out, x, reduce, starts, counts, seg, initial)
+    result = np.zeros(flat_shape, data.dtype)
+    result[covered] = grad_input
+    return result.reshape(data.shape)
+
+
+def _segment_select_backward(g, out, x, reduce, starts, counts, seg, initial):
     if reduce in ("amax", "amin"):
         hit = (x == out) | (np.isnan(x) & np.isnan(out))
-        ties = _reduceat(np.add, hit.astype(data.dtype), starts, counts)
-        return np.where(hit, g / ties[seg], 0).astype(data.dtype).reshape(data.shape)
+        ties = _reduceat(np.add, hit.astype(x.dtype), starts, counts)
+        return np.where(hit, g / ties[seg], 0)
     # prod: grad * output / x, except at zeros and NaNs, which get grad times the product
     # of the others (and of initial), as ATen computes it
     zero, nan = x == 0, np.isnan(x)
@@ -1533,28 +1546,27 @@ def _segment_reduce_backward(grad, output, data, lengths, reduce, axis, initial)
     safe = np.where(special, 1, x)
     others = _reduceat(np.multiply, safe, starts, counts)[seg]
     if initial is not None:
-        others = others * data.dtype.type(initial)
+        others = others * x.dtype.type(initial)
     zeros_left = _reduceat(np.add, zero.astype(np.int64), starts, counts)[seg] - zero
     nans_left = _reduceat(np.add, nan.astype(np.int64), starts, counts)[seg] - nan
     others = np.where(zeros_left > 0, others * 0, others)
     others = np.where(nans_left > 0, np.nan, others)
     with np.errstate(invalid="ignore", divide="ignore"):
-        grad_input = np.where(special, g * others, g * out / safe)
-    return grad_input.astype(data.dtype).reshape(data.shape)
+        return np.where(special, g * others, g * out / safe)
 
 
 _segment_reduce_backward_row = op(
     "_segment_reduce_backward", NOT_IMPLEMENTED,
-    "grad, output, data, lengths, reduce, axis, initial", _segment_reduce_backward,
+    "grad, output, data, offsets, reduce, axis, initial", _segment_reduce_backward,
     function=False, method=False, grad=no_derivative("aten::_segment_reduce_backward"),
     output=no_derivative("aten::_segment_reduce_backward"),
     data=no_derivative("aten::_segment_reduce_backward"))
 
 _segment_reduce_row = op(
-    "segment_reduce", "SegmentReduceBackward0", "data, lengths, reduce, axis, initial",
+    "segment_reduce", "SegmentReduceBackward0", "data, offsets, reduce, axis, initial",
     _segment_reduce, function=False, method=False,
-    data=lambda grad, result, data, lengths, reduce, axis, initial: _segment_reduce_backward_row(
-        grad, result, data, lengths, reduce, axis, initial))
+    data=lambda grad, result, data, offsets, reduce, axis, initial: _segment_reduce_backward_row(
+        grad, result, data, offsets, reduce, axis, initial))
 
 
 @public("segment_reduce", method=False)
@@ -1602,16 +1614,26 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
         raise _not_implemented("_segment_reduce_cpu", data._data)
     if initial is not None:
         initial = _checked_scalar(initial, data._data.dtype)
-    counts = values.astype(np.int64)
+    values = values.astype(np.int64)
     if lengths is None:
-        counts = np.diff(counts, axis=-1)
-        if (counts < 0).any():
+        offsets = values
+        if (np.diff(offsets, axis=-1) < 0).any():
             raise RuntimeError("Expected segment_length >= 0 to be true, but got false.  (Could "
                                "this error message be improved?  If so, please report an "
                                "enhancement request to PyTorch.)")
-        # PyTorch reads past the data where offsets do not cover it exactly (and starts the
-        # first segment at offsets[0]); chainrule refuses such offsets
-        if not unsafe and counts.size and (counts.sum(-1) != data.shape[axis]).any():
+        # PyTorch reads outside the data where offsets leave it; chainrule refuses them
+        if offsets.size and (offsets.min() < 0 or offsets.max() > data.shape[axis]):
             raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis "
                                "to sum to data.size(lengths.dim()-1) when !unsafe.")
-    return _segment_reduce_row(data, counts, reduce, axis, initial)
+    else:
+        offsets = np.concatenate([np.zeros(values.shape[:-1] + (1,), np.int64),
+                                  np.cumsum(values, axis=-1)], axis=-1)
+    # PyTorch reads the rows of lengths/offsets one after another for the data's leading
+    # positions: rows beyond them are unused, missing ones read past the tensor (its crash)
+    rows = math.prod(data.shape[:axis])
+    offsets = offsets.reshape(-1, offsets.shape[-1])
+    if len(offsets) < rows:
+        raise RuntimeError(f"segment_reduce(): {kind} has {len(offsets)} rows for {rows} "
+                           "leading positions of data")
+    offsets = offsets[:rows].reshape(data.shape[:axis] + offsets.shape[-1:])
+    return _segment_reduce_row(data, offsets, reduce, axis, initial)

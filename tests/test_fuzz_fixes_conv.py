@@ -348,3 +348,19 @@ def test_integer_average_pooling_divides_toward_zero_at_the_minimum(fn, kwargs):
         x = x[None] if fn == "avg_pool2d" else x[None, None]
         return getattr(_F(T), fn)(x, (2, 2) if fn == "avg_pool2d" else (1, 2, 2), **kwargs)
     same(prog)
+
+
+@pytest.mark.parametrize("shapes,dtypes,pad", [
+    (((0, 2, 3), (0, 3, 4)), ("float64", "int32"), 0), (((0, 2, 3), (0, 3, 4)), ("float64", "int32"), 1),
+    (((0, 2, 3), (1, 3, 4)), ("float64", "int32"), 1), (((2, 0, 3), (1, 3, 4)), ("float64", "int32"), 1),
+    (((2, 2, 3), (0, 3, 4)), ("bool", "bool"), 0)])
+def test_conv_tbc_checks_dtypes_in_its_products_only(shapes, dtypes, pad):
+    _same_outcome(lambda T: T.conv_tbc(T.ones(shapes[0], dtype=getattr(T, dtypes[0])),
+                                       T.ones(shapes[1], dtype=getattr(T, dtypes[1])),
+                                       T.ones(shapes[1][2], dtype=getattr(T, dtypes[0])), pad))
+
+
+def test_conv_tbc_views_the_input_rows():
+    """PyTorch views each tap's input rows as a matrix: a transposed layout is refused."""
+    same_error(lambda T: T.conv_tbc(T.ones(4, 3, 2).transpose(-1, -2), T.ones(2, 3, 3),
+                                    T.zeros(3, dtype=T.int64), 1))

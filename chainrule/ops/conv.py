@@ -857,10 +857,15 @@ def conv_tbc(input, weight, bias, pad=0):
     if olen < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {olen}: "
                            f"[{olen}, {input.shape[1]}, {weight.shape[2]}]")
-    if weight.dtype is not input.dtype:
+    # PyTorch checks the dtypes in its product of each kernel tap that reaches the output,
+    # after viewing the tap's input rows as a matrix (which a transposed layout refuses)
+    taps = _tbc_taps(input.shape[0], weight.shape[0], pad)
+    for _, i, _, t in taps:
+        input.narrow(0, i, t).view(t * input.shape[1], input.shape[2])
+    if taps and weight.dtype is not input.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{input.dtype.legacy} and {weight.dtype.legacy}")
-    if input._data.dtype.kind == "b":
+    if taps and input._data.dtype.kind == "b":
         _no_kernel("addmm_impl_cpu_", input)
     if bias.dtype is not input.dtype:
         bias = bias.to(input.dtype)

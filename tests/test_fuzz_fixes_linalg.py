@@ -201,3 +201,23 @@ def test_complex_dot_with_an_infinity_is_a_plain_sum_of_products(fn):
         return T.tensor(values, dtype=T.complex128)
     same(lambda T: getattr(T, fn)(c128(T, a), c128(T, b[:1] + b[2:] + [1j])))
     same(lambda T: getattr(T, fn)(c128(T, a), c128(T, [1 + 1j, 2j, complex(-float("inf"), 0)])))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float64"])
+@pytest.mark.parametrize("beta, alpha", [(1, 1), (1, 3.0), (1, 0), (0, 0), (2.0, 3.0)])
+def test_addr_is_the_kernels_expression(dtype, beta, alpha):
+    """(alpha * vec1) * vec2 + beta * self: a complex self times beta 1 turns -inf+0j into
+    -inf+nanj, and a zero alpha still meets infinities."""
+    def prog(T):
+        d = getattr(T, dtype)
+        c = T.tensor([[-float("inf"), 1.0], [0.5, 2.0]], dtype=d)
+        v1 = T.tensor([float("inf"), 2.0], dtype=d)
+        v2 = T.tensor([1.0, -0.0], dtype=d)
+        return T.addr(c, v1, v2, beta=beta, alpha=alpha), c.clone().addr_(v1, v2, alpha=alpha)
+    same(prog)
+
+
+@pytest.mark.parametrize("beta, alpha", [(1000, 1), (1, 1000)])
+def test_addr_integer_scalar_overflow(beta, alpha):
+    same_error(lambda T: T.addr(T.ones(3, 4, dtype=T.int8), T.ones(3, dtype=T.int8),
+                                T.ones(4, dtype=T.int8), beta=beta, alpha=alpha))

@@ -828,9 +828,13 @@ def _addr(c, v1, v2, beta, alpha):
         if alpha:
             out |= np.logical_and.outer(v1, v2)
         return out
+    # the kernel's expression, element by element: (alpha * vec1) * vec2, plus beta * self
+    # unless beta is 0 (so a zero alpha still meets infinities, and a complex self is
+    # multiplied by beta even when it is 1)
+    beta, alpha = _scalar(beta, dtype), _scalar(alpha, dtype)
     with np.errstate(over="ignore"):
-        product = np.multiply.outer(v1, v2) if alpha != 0 else None
-        return _axpby(c, product, beta, alpha)
+        out = (np.asarray(alpha, dtype) * v1)[:, None] * v2
+        return out if beta == 0 else np.asarray(beta, dtype) * c + out
 
 
 addr = op("addr", "AddrBackward0", "self, vec1, vec2, *, beta=1, alpha=1", _addr,

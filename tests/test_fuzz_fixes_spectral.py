@@ -197,3 +197,10 @@ def test_segment_reduce_offsets_inside_the_data(reduce):
     # rows of lengths beyond the data's leading positions are checked, then unused
     same(lambda T: T.segment_reduce(T.tensor([[1.0, 2, 3]]), reduce,
                                     lengths=T.tensor([[1, 2], [3, 0]]), axis=1))
+
+
+def test_segment_reduce_unsafe_negative_length():
+    same_error(lambda T: T.segment_reduce(T.tensor([1.0, 2, 3]), "sum",
+                                          lengths=T.tensor([2, -1]), unsafe=True))
+    same(lambda T: T.segment_reduce(T.tensor([1.0, 2, 3]), "sum", lengths=T.tensor([1, 1]),
+                                    unsafe=True))

@@ -1617,17 +1617,18 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
     values = values.astype(np.int64)
     if lengths is None:
         offsets = values
-        if (np.diff(offsets, axis=-1) < 0).any():
-            raise RuntimeError("Expected segment_length >= 0 to be true, but got false.  (Could "
-                               "this error message be improved?  If so, please report an "
-                               "enhancement request to PyTorch.)")
-        # PyTorch reads outside the data where offsets leave it; chainrule refuses them
-        if offsets.size and (offsets.min() < 0 or offsets.max() > data.shape[axis]):
-            raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis "
-                               "to sum to data.size(lengths.dim()-1) when !unsafe.")
     else:
         offsets = np.concatenate([np.zeros(values.shape[:-1] + (1,), np.int64),
                                   np.cumsum(values, axis=-1)], axis=-1)
+    if (np.diff(offsets, axis=-1) < 0).any():      # the kernel's check (also when unsafe)
+        raise RuntimeError("Expected segment_length >= 0 to be true, but got false.  (Could "
+                           "this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
+    # PyTorch reads outside the data where segments leave it (offsets, unsafe lengths);
+    # chainrule refuses them
+    if offsets.size and (offsets.min() < 0 or offsets.max() > data.shape[axis]):
+        raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to sum "
+                           "to data.size(lengths.dim()-1) when !unsafe.")
     # PyTorch reads the rows of lengths/offsets one after another for the data's leading
     # positions: rows beyond them are unused, missing ones read past the tensor (its crash)
     rows = math.prod(data.shape[:axis])

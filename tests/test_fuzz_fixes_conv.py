@@ -364,3 +364,17 @@ def test_conv_tbc_views_the_input_rows():
     """PyTorch views each tap's input rows as a matrix: a transposed layout is refused."""
     same_error(lambda T: T.conv_tbc(T.ones(4, 3, 2).transpose(-1, -2), T.ones(2, 3, 3),
                                     T.zeros(3, dtype=T.int64), 1))
+
+
+@pytest.mark.parametrize("xdt,bdt", [("int64", "float64"), ("float64", "float32"),
+                                     ("float32", "float64"), ("float64", "int64")])
+def test_conv_tbc_takes_the_bias_as_given(xdt, bdt):
+    """The bias is copied into the output, not cast first: an integer output with a bias
+    that requires grad is refused as PyTorch refuses it, a float bias gets its own grad."""
+    def prog(T):
+        x = T.ones(4, 2, 3, dtype=getattr(T, xdt), requires_grad=xdt.startswith("float"))
+        b = T.tensor([0.5, 1.5, -2.0]).to(getattr(T, bdt))
+        b.requires_grad_(b.is_floating_point())
+        y = T.conv_tbc(x, T.ones(2, 3, 3, dtype=x.dtype), b, 1)
+        return (y,) + T.autograd.grad(y.sum(), [t for t in (x, b) if t.requires_grad])
+    _same_outcome(prog)

@@ -867,9 +867,7 @@ def conv_tbc(input, weight, bias, pad=0):
                            f"{input.dtype.legacy} and {weight.dtype.legacy}")
     if taps and input._data.dtype.kind == "b":
         _no_kernel("addmm_impl_cpu_", input)
-    if bias.dtype is not input.dtype:
-        bias = bias.to(input.dtype)
-    return conv_tbc_row(input, weight, bias, pad)
+    return conv_tbc_row(input, weight, bias, pad)       # the bias is copied in: any dtype
 
 
 # ---- im2col / col2im: nn.functional.unfold and fold ----------------------------------------

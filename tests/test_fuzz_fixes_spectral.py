@@ -204,3 +204,12 @@ def test_segment_reduce_unsafe_negative_length():
                                           lengths=T.tensor([2, -1]), unsafe=True))
     same(lambda T: T.segment_reduce(T.tensor([1.0, 2, 3]), "sum", lengths=T.tensor([1, 1]),
                                     unsafe=True))
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_segment_reduce_ties_split_only_positive_gradients(reduce):
+    def prog(T):
+        x = T.tensor([1.0, 3.78, -0.18, 0.66, 1.62, 1.0, 1.0], requires_grad=True)
+        y = T.segment_reduce(x, reduce, lengths=T.tensor([2, 3, 2]))
+        return T.autograd.grad(y, x, T.tensor([0.5, 2.0, -0.47]))[0]
+    same(prog)

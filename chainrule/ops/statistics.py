@@ -1538,7 +1538,9 @@ def _segment_select_backward(g, out, x, reduce, starts, counts, seg, initial):
     if reduce in ("amax", "amin"):
         hit = (x == out) | (np.isnan(x) & np.isnan(out))
         ties = _reduceat(np.add, hit.astype(x.dtype), starts, counts)
-        return np.where(hit, g / ties[seg], 0)
+        # ATen splits only the positive gradients among ties (its `> 0` test)
+        g = np.where(hit, g, 0)
+        return np.where(g > 0, g / ties[seg], g)
     # prod: grad * output / x, except at zeros and NaNs, which get grad times the product
     # of the others (and of initial), as ATen computes it
     zero, nan = x == 0, np.isnan(x)

@@ -354,3 +354,13 @@ def test_lerp_inplace_broadcasting_operands():
 def test_clamp_complex32_bounds_refused(call):
     same_error(lambda T: call(T, T.tensor([0.3, 0.8], dtype=T.float16),
                               T.tensor(-0.7 + 0j, dtype=T.complex64)))
+
+
+@pytest.mark.parametrize("self_dtype", ["float16", "float32", "float64", "complex64",
+                                        "complex128"])
+@pytest.mark.parametrize("exponent_dtype", ["float16", "float32", "float64"])
+def test_ldexp_zero_dim_float_exponent(self_dtype, exponent_dtype):
+    # the power of a 0-d exponent is rounded to its dtype only for a float16/32 result
+    same(lambda T: T.ldexp(T.tensor([0.7, 3.3]).to(getattr(T, self_dtype)),
+                           T.tensor(-0.886, dtype=getattr(T, exponent_dtype))).abs(),
+         atol=0, rtol=1e-13)

@@ -1677,10 +1677,14 @@ def _ldexp(a, e):
             raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
         return np.ldexp(a.astype(t, copy=False), e.astype(np.int32))
     # otherwise self * pow(2.0, other), the power in other's floating dtype (its complex
-    # counterpart for a complex self: complex32 for float16, which pow lacks)
-    if a.dtype.kind == "c" and e.dtype == np.float16:
+    # counterpart for a complex self: complex32 for float16, which pow lacks); for a 0-d
+    # other and a double or complex result, PyTorch's power is not rounded to other's dtype
+    if e.ndim == 0 and (t.kind == "c" or t == np.float64):
+        p = np.exp2(e, dtype=np.complex128 if e.dtype.kind == "c" else np.float64)
+    elif a.dtype.kind == "c" and e.dtype == np.float16:
         raise NotImplementedError("\"pow\" not implemented for 'ComplexHalf'")
-    p = _opmath(np.exp2)(e) if e.dtype.kind in "fc" else np.exp2(e, dtype=np.float64)
+    else:
+        p = _opmath(np.exp2)(e) if e.dtype.kind in "fc" else np.exp2(e, dtype=np.float64)
     return np.multiply(a.astype(t, copy=False), p.astype(t, copy=False))
 
 

@@ -12,9 +12,9 @@ def _F(T):
     return T.nn.functional
 
 
-def same_outcome(prog):
+def same_outcome(prog, atol=1e-6):
     """PyTorch's error if it raises one, else its results."""
-    return same_error(prog) if error_of(lambda: prog(torch)) else same(prog)
+    return same_error(prog) if error_of(lambda: prog(torch)) else same(prog, atol=atol)
 
 
 def test_pixel_unshuffle_hands_an_empty_input_back():
@@ -343,3 +343,44 @@ def test_weight_norm_backward_of_an_infinite_g(create_graph):
         gw = T.tensor([[0.3, -0.2, 0.5]] * 3, dtype=T.float64)
         return T.autograd.grad(T._weight_norm(v, g, 1), [v, g], gw, create_graph=create_graph)
     same(prog)
+
+
+@pytest.mark.parametrize("dtypes", [("float16", "float16"), ("float16", "float64"),
+                                    ("float32", "float16")])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_weight_norm_takes_the_fused_kernel_for_every_float_dtype(dtypes, dim):
+    def prog(T):
+        v = T.arange(6.).view(2, 3).sin().to(getattr(T, dtypes[0])).requires_grad_()
+        g = T.ones((2, 1) if dim == 0 else (1, 3), dtype=getattr(T, dtypes[1]))
+        return T._weight_norm(v, g.requires_grad_(), dim)
+    same_outcome(prog, atol=1e-3)     # half: within one unit in the last place
+
+
+def test_trilinear_checks_unroll_dim_first():
+    same_error(lambda T: T._trilinear(T.tensor(2.0), T.ones(2, 4), T.ones(2, 4),
+                                      [2], [0], [1], [1]))
+
+
+def test_soft_margin_loss_writes_into_the_inputs_shape():
+    same_error(lambda T: _F(T).soft_margin_loss(T.tensor(0.5), T.ones(3, 4)))
+
+
+def test_binary_cross_entropy_multiplies_by_the_weight_in_place():
+    same_error(lambda T: _F(T).binary_cross_entropy(
+        T.full((2, 4), 0.5, dtype=T.float64), T.full((2, 4), 0.5, dtype=T.float64),
+        T.ones(4, dtype=T.complex128)))
+
+
+@pytest.mark.parametrize("input, target", [((0, 4), ()), ((4,), (3,)), ((3, 4), (3, 2))])
+def test_nll_loss_checks_the_target_dtype_before_its_size(input, target):
+    same_error(lambda T: _F(T).nll_loss(T.zeros(input), T.zeros(target, dtype=T.complex64)))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_nll_loss2d_backward_refuses_a_dense_non_contiguous_input(reduction):
+    def prog(T):
+        b = T.arange(24.).view(2, 2, 3, 2).double().requires_grad_()
+        out = _F(T).nll_loss(b.transpose(1, 2), T.zeros(2, 2, 2, dtype=T.int64),
+                             reduction=reduction)
+        return T.autograd.grad(out.sum(), b)
+    same_error(prog)

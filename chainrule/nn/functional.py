@@ -49,11 +49,6 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return _conv.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-_TYPE_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-               "bool": "Bool"}
-
-
 def _reduction(reduction, size_average=None, reduce=None):
     """Validate `reduction` (PyTorch's _Reduction.get_enum, as a string); the deprecated
     size_average/reduce override it, as in PyTorch."""
@@ -175,7 +170,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def _check_target(target):
     if target.dtype not in (_int64,) and target._data.dtype != np.uint8:
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                           f"{_TYPE_NAMES.get(str(target._data.dtype), target._data.dtype)}")
+                           f"{target.dtype.legacy}")
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -230,6 +225,8 @@ def _check_nll_shapes(input, target, weight):
         return
     if target.dim() > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if _registry.VMAP is None:     # (a batched vmap takes its own path with the targets)
+        _check_target(target)
     if input.dim() == 1 and target.dim() == 1 and target.shape[0] != 1:
         raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
                          f"{target.shape[0]}")
@@ -246,7 +243,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     probabilities = tuple(target.shape) == tuple(input.shape)
     if probabilities and not target.is_floating_point():
         raise RuntimeError("Expected floating point type for target with class probabilities, "
-                           f"got {_TYPE_NAMES.get(str(target._data.dtype), target._data.dtype)}")
+                           f"got {target.dtype.legacy}")
     class_dim = 0 if input.dim() == 1 else 1
     logp = log_softmax(input, class_dim)
     if probabilities:

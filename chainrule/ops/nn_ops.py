@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .._creation import _arg_type, _iter_perm, full_like, zeros_like
+from .._creation import _arg_type, _dense_strides, _iter_perm, full_like, zeros_like
 from .. import _dtype
 from .._dtype import FROM_NP
 from .._random import default_generator
@@ -251,6 +251,10 @@ def _nll(x, target, weight, reduction, ignore_index):
 
 
 def _nll_backward(g, x, target, weight, reduction, ignore_index):
+    if x.ndim == 4 and _dense_strides(x) and not x.flags.c_contiguous:
+        # nll_loss2d's gradient is zeros_like(input), which keeps a dense input's strides,
+        # and its kernel refuses them
+        raise RuntimeError("grad_input must be contiguous")
     xs, safe, wt, ignored = _nll_parts(x, target, weight, ignore_index)
     g = np.asarray(g).reshape(safe.shape) if reduction == "none" else g
     if wt is None:
@@ -420,6 +424,10 @@ def _bce(x, t, weight, reduction):
     if first.size:
         which = "input" if bad_x.flat[first[0]] else "target"
         raise RuntimeError(f"all elements of {which} should be between 0 and 1")
+    if weight is not None:     # the loss is multiplied by the weight in place
+        common = _dtype.promote_types(FROM_NP[x.dtype], FROM_NP[weight.dtype])
+        if not _dtype.can_cast(common, FROM_NP[x.dtype]):
+            raise _cast_error(FROM_NP[x.dtype].legacy, common.legacy)
     log_x, log_1mx = np.maximum(np.log(x), -100), np.maximum(np.log1p(-x), -100)
     return _reduce(-_bce_weight(x, weight) * (t * log_x + (1 - t) * log_1mx), reduction)
 
@@ -1092,8 +1100,13 @@ def glu(input, dim=-1):
 
 def _soft_margin(x, t, reduction):
     _neg(x)     # its bool refusal
-    # PyTorch computes in place in an output of the input's dtype: -input, times target, exp,
-    # log1p
+    # PyTorch computes in place in an output of the input's shape and dtype: -input, times
+    # target, exp, log1p
+    check_broadcast([x, t])
+    shape = np.broadcast_shapes(x.shape, t.shape)
+    if shape != x.shape:
+        raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
     common = _dtype.result_type([make_tensor(x), make_tensor(t)])
     if not _dtype.can_cast(common, FROM_NP[x.dtype]):
         raise _cast_error(FROM_NP[x.dtype].legacy, common.legacy)
@@ -2324,6 +2337,8 @@ def _trilinear_forward(a1, a2, a3, expand1, expand2, expand3, sumdim, unroll_dim
     over sumdim (unroll_dim only picks PyTorch's loop order), into zeros of the first
     input's dtype."""
     total = a1.ndim + len(expand1)
+    if not 0 <= unroll_dim < total:
+        raise RuntimeError(f"unroll_dim must be in [0,{total - 1}]")
     expands = [wrap_dims(e, total) for e in (expand1, expand2, expand3)]
     sumdim = wrap_dims(sumdim, total)
     arrays = (a1, a2, a3)
@@ -2589,7 +2604,8 @@ def _weight_norm_fused(v, g, dim):
         raise RuntimeError(f"expected scalar type {FROM_NP[v.dtype].legacy} but found "
                            f"{FROM_NP[g.dtype].legacy}")
     norms = _norms_except(v, dim).astype(np.float32 if v.dtype == np.float16 else v.dtype)
-    return v * (g / norms).astype(v.dtype), norms
+    # half computes in float and rounds once
+    return (v * (g / norms)).astype(v.dtype, copy=False), norms
 
 
 def _weight_norm_differentiable_backward(grad_w, v, g, norms, dim, which):
@@ -2621,10 +2637,9 @@ _weight_norm_interface = op(
 @public("_weight_norm", method=False)
 def _weight_norm(v, g, dim=0):
     """v * (g / ||v||) with the norm over every dim but `dim`: the fused row for dim 0 or the
-    last (not for a half v), the composition otherwise, as PyTorch chooses."""
+    last, the composition otherwise, as PyTorch chooses."""
     v, g = v.contiguous(), g.contiguous()
-    half = v.dtype in (_dtype.float16, _dtype.bfloat16)
-    if not half and (dim == 0 or dim == v.dim() - 1):
+    if dim == 0 or dim == v.dim() - 1:
         return _weight_norm_interface(v, g, dim)[0]
     return v * (g / FUNCTIONS["norm_except_dim"](v, 2, dim))
 

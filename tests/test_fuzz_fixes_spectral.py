@@ -213,3 +213,12 @@ def test_segment_reduce_ties_split_only_positive_gradients(reduce):
         y = T.segment_reduce(x, reduce, lengths=T.tensor([2, 3, 2]))
         return T.autograd.grad(y, x, T.tensor([0.5, 2.0, -0.47]))[0]
     same(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int32", "bool", "complex64"])
+def test_histogram_empty_without_range(dtype):
+    prog = lambda T: T.histogram(T.zeros(0, dtype=getattr(T, dtype)), 5)     # noqa: E731
+    if dtype == "float16":
+        same(prog)
+    else:
+        same_error(prog)

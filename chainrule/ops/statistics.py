@@ -1255,8 +1255,8 @@ def _histogramdd(input, bins, range, weight, density, counts_before_dtype=False)
         bins = [bins] * n
     given = len(bins) > 0 and isinstance(bins[0], Tensor)
     if not given:
-        # the kernel finding the data's range takes these only
-        if range is None and a.dtype not in (np.float32, np.float64):
+        # the kernel finding a nonempty data's range takes these only
+        if range is None and x.size and a.dtype not in (np.float32, np.float64):
             raise _not_implemented("histogramdd", a)
         lefts, rights = _outer_edges(x, range)
         if len(bins) != n:

@@ -378,3 +378,24 @@ def test_conv_tbc_takes_the_bias_as_given(xdt, bdt):
         y = T.conv_tbc(x, T.ones(2, 3, 3, dtype=x.dtype), b, 1)
         return (y,) + T.autograd.grad(y.sum(), [t for t in (x, b) if t.requires_grad])
     _same_outcome(prog)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("dims", [2, 3])
+def test_grid_sample_of_non_finite_coordinates(mode, padding_mode, align_corners, dims):
+    """A clipped nan lands on 0 (2-D) or the last index (3-D); in 3-D a tap outside adds
+    nothing, however it is weighted."""
+    def prog(T):
+        import numpy as np
+        nan, inf = float("nan"), float("inf")
+        shape = (1, 2, 3, 4) if dims == 2 else (1, 2, 2, 3, 4)
+        x = T.tensor(np.arange(np.prod(shape), dtype=np.float64).reshape(shape))
+        points = [[nan, 0.3, 0.1], [0.2, nan, 0.1], [0.1, 0.2, nan], [inf, 0.1, 0.2],
+                  [-inf, 0.5, 0.1], [0.3, -0.2, 0.4]]
+        g = T.tensor([p[:dims] for p in points], dtype=T.float64).reshape((1,) * dims + (6, dims))
+        # (no gradient: PyTorch's backward can crash on these)
+        return _F(T).grid_sample(x, g, mode=mode, padding_mode=padding_mode,
+                                 align_corners=align_corners)
+    same(prog)

@@ -499,9 +499,10 @@ def _reflect(x, twice_low, twice_high):
     return np.where(even, extra + low, span - extra + low), np.where(even, sign, -sign)
 
 
-def _pad_coordinates(x, size, padding_mode, align_corners):
+def _pad_coordinates(x, size, padding_mode, align_corners, nan_to):
     """compute_coordinates (border: clip; reflection: reflect then clip), and the factor its
-    derivative multiplies by."""
+    derivative multiplies by. Clipping takes a nan to `nan_to`: PyTorch's 2-D (vectorized)
+    kernel's min/max give 0, its 3-D (scalar) kernel's std::min/max the last index."""
     mult = np.ones_like(x)
     if padding_mode == 1 or padding_mode == 2:
         if padding_mode == 2:
@@ -510,6 +511,7 @@ def _pad_coordinates(x, size, padding_mode, align_corners):
         inside = (x > 0) & (x < size - 1)
         mult = np.where(inside, mult, 0.0)
         x = np.clip(x, 0, size - 1)
+        x = np.where(np.isnan(x), nan_to, x)
     return x, mult
 
 
@@ -532,7 +534,7 @@ def _cubic_weights(t):
     return np.stack(w), np.stack(dw), np.stack(d2w)
 
 
-def _axis_taps(coord, size, mode, padding_mode, align_corners):
+def _axis_taps(coord, size, mode, padding_mode, align_corners, nan_to):
     """The taps of one spatial dim: a list of (index, valid, w, dw, d2w), derivatives taken
     with respect to the grid coordinate."""
     ix, unit = _unnormalize(coord, size, align_corners)
@@ -543,12 +545,12 @@ def _axis_taps(coord, size, mode, padding_mode, align_corners):
         for k in range(4):
             c = base - 1 + k
             if padding_mode != 0:
-                c, _ = _pad_coordinates(c, size, padding_mode, align_corners)
+                c, _ = _pad_coordinates(c, size, padding_mode, align_corners, nan_to)
             index = np.where(np.isfinite(c), c, -1).astype(np.int64)
             valid = (index >= 0) & (index < size)
             taps.append((index, valid, w[k], dw[k] * unit, d2w[k] * unit * unit))
         return taps
-    ix, mult = _pad_coordinates(ix, size, padding_mode, align_corners)
+    ix, mult = _pad_coordinates(ix, size, padding_mode, align_corners, nan_to)
     mult = mult * unit
     zero = np.zeros_like(ix)
     if mode == 1:                                    # nearest: round half to even
@@ -556,7 +558,8 @@ def _axis_taps(coord, size, mode, padding_mode, align_corners):
         return [(index, (index >= 0) & (index < size), np.ones_like(ix), zero, zero)]
     base = np.floor(ix)
     frac = ix - base
-    index = np.where(np.isfinite(base), base, -1).astype(np.int64)
+    # a non-finite coordinate has neither tap inside (PyTorch's int cast lands far outside)
+    index = np.where(np.isfinite(base), base, -2).astype(np.int64)
     return [(index + k, (index + k >= 0) & (index + k < size), w, s * mult, zero)
             for k, w, s in ((0, 1 - frac, -1.0), (1, frac, 1.0))]
 
@@ -567,8 +570,8 @@ def _combos(x_shape, grid, mode, padding_mode, align_corners):
     sizes = x_shape[2:]
     d = len(sizes)
     # grid's last dim holds (x, y[, z]): the last spatial dim first
-    per_axis = [_axis_taps(grid[..., d - 1 - i], n, mode, padding_mode, align_corners)
-                for i, n in enumerate(sizes)]
+    per_axis = [_axis_taps(grid[..., d - 1 - i], n, mode, padding_mode, align_corners,
+                           0 if d == 2 else n - 1) for i, n in enumerate(sizes)]
     strides = [int(np.prod(sizes[i + 1:])) for i in range(d)]
     out = []
     for taps in np.ndindex(*[len(t) for t in per_axis]):
@@ -593,6 +596,10 @@ def _combos(x_shape, grid, mode, padding_mode, align_corners):
             hess.append(row)
         # PyTorch's grid gradient lists the dims as the grid does: (x, y[, z])
         grads, hess = grads[::-1], [row[::-1] for row in hess[::-1]]
+        if d == 3:      # PyTorch's 3-D kernel skips a tap outside (its weight may be nan)
+            weight = np.where(valid, weight, 0.0)
+            grads = [np.where(valid, v, 0.0) for v in grads]
+            hess = [[np.where(valid, v, 0.0) for v in row] for row in hess]
         out.append((np.where(valid, flat, 0), valid, weight, grads, hess))
     return out
 

@@ -384,3 +384,28 @@ def test_nll_loss2d_backward_refuses_a_dense_non_contiguous_input(reduction):
                              reduction=reduction)
         return T.autograd.grad(out.sum(), b)
     same_error(prog)
+
+
+@pytest.mark.parametrize("limits", [(-0.5, 2.0), (-1.5, 2.0)])
+def test_hardtanh_of_unsigned_input_reads_its_limits_as_integers(limits):
+    same_outcome(lambda T: _F(T).hardtanh(T.tensor([[0, 4, 1], [1, 0, 0]], dtype=T.uint8),
+                                          *limits))
+
+
+def test_binary_cross_entropy_with_logits_multiplies_by_its_weight_in_place():
+    same_error(lambda T: T.binary_cross_entropy_with_logits(
+        T.ones(3, 4, dtype=T.float64), T.ones(3, 4, dtype=T.float64),
+        T.ones(3, 4, dtype=T.complex64), None, 0))
+
+
+def test_binary_cross_entropy_with_logits_of_half_logits_and_pos_weight():
+    def prog(T):
+        x = T.tensor([[0.7314, -0.5015, 0.8794, -1.072], [0.0541, 0.2727, -0.9824, -1.107]],
+                     dtype=T.float16, requires_grad=True)
+        t = T.tensor([[0.51, 0.95, 0.14, 0.94], [0.54, 0.02, 0.75, 0.53]],
+                     dtype=T.float64, requires_grad=True)
+        out = _F(T).binary_cross_entropy_with_logits(
+            x, t, pos_weight=T.tensor([0.92, 0.82, 1.45, 1.70], dtype=T.float64),
+            reduction="none")
+        return out, T.autograd.grad(out, [x, t], T.ones_like(out))
+    same(prog, atol=1e-7, rtol=1e-7)

@@ -505,10 +505,9 @@ def log_sigmoid(input):
 
 
 def _bce_logits(x, t, weight, pos_weight, reduction):
-    _not_for(x, "biuc", "log_sigmoid_cpu")
-    log_sig = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
-    if pos_weight is not None:
-        log_sig = log_sig * ((pos_weight - 1) * t + 1)
+    log_sig = _log_sigmoid(x)[0]
+    if pos_weight is not None:     # in place in log_sigmoid(input), of the input's dtype
+        log_sig = (log_sig * ((pos_weight - 1) * t + 1)).astype(x.dtype, copy=False)
     # in place in (1 - target), as PyTorch's: each step rounded to target's dtype
     loss = ((1 - t) * x).astype(t.dtype, copy=False)
     loss = (loss - log_sig).astype(t.dtype, copy=False)
@@ -534,7 +533,7 @@ def _bce_logits_grad_self(grad, self, target, weight, pos_weight, reduction):
     # to record it computes in place, in a tensor of the input's shape (or, with pos_weight,
     # of pos_weight * target's), and refuses operands that broadcast beyond it
     if pos_weight is not None:
-        t = make_tensor(pos_weight.astype(self._data.dtype)) * target
+        t = make_tensor(pos_weight) * target
         gi = add_scalar(t, 1) - target
         if not grad_mode.state.grad_enabled:
             _into(gi, self.dtype, tuple(self.shape))
@@ -554,11 +553,11 @@ def _bce_logits_grad_self(grad, self, target, weight, pos_weight, reduction):
 def _bce_logits_grad_target(grad, self, target_shape, weight, pos_weight, reduction):
     # in place in a tensor of the input's shape (or -input * grad's, without pos_weight)
     if pos_weight is not None:
-        pw = make_tensor(pos_weight.astype(self._data.dtype))
+        pw = make_tensor(pos_weight)
         _into(self, pw.dtype, pos_weight.shape)
-        gt = log_sigmoid(-self) - log_sigmoid(self) * pw
+        gt = log_sigmoid(-self) - (log_sigmoid(self) * pw).to(self.dtype)
         _into(gt, grad.dtype, tuple(grad.shape))
-        gt = gt * grad
+        gt = (gt * grad).to(gt.dtype)
     else:
         gt = -self * grad
     if weight is not None:
@@ -608,6 +607,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
         if shape and shape != tuple(target.shape):
             raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the "
                                f"broadcast shape {list(shape)}")
+    if weight is not None:     # then .mul_(weight)
+        _into(target, weight.dtype, tuple(weight.shape))
     return _bce_with_logits(input, target, None if weight is None else weight._data,
                             None if pos_weight is None else pos_weight._data,
                             _REDUCTIONS.get(reduction, "none"))
@@ -916,13 +917,13 @@ def _hardtanh(x, min_val, max_val):
         raise RuntimeError("Bool inputs not supported for hardtanh")
     if x.dtype.kind == "c":
         raise NotImplementedError("clamp is not supported for complex types")
-    if x.dtype.kind == "u" and any(not isinstance(v, complex) and v < 0
-                                   for v in (min_val, max_val)):
-        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
-    # the limits are read as int64 or double, then converted to the input's dtype
+    # the limits are read as int64 or double (an unsigned input refuses negative ones), then
+    # converted to the input's dtype
     wide = np.int64 if x.dtype.kind in "iu" else np.float64
-    min_val, max_val = (_checked(_checked(v, wide).item(), x.dtype) for v in (min_val, max_val))
-    return np.clip(x, min_val, max_val)
+    min_val, max_val = (_checked(v, wide).item() for v in (min_val, max_val))
+    if x.dtype.kind == "u" and min(min_val, max_val) < 0:
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    return np.clip(x, _checked(min_val, x.dtype), _checked(max_val, x.dtype))
 
 
 def _hardtanh_bw(g, x, min_val, max_val):

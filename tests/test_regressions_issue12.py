@@ -848,3 +848,14 @@ def test_ops_off_the_complex_autograd_list_refuse_complex_outputs(prog):
 ], ids=["bitwise_and", "xlogy", "bitwise_or_", "remainder", "hypot_"])
 def test_elementwise_ops_check_shapes_before_dtypes(prog):
     same_error(prog)     # TensorIterator's order: the broadcast error, not the kernel's dtype
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.ones(()).atan2_(T.ones(3, dtype=T.complex64)),
+    lambda T: T.ones(()).xlogy_(T.ones(3, dtype=T.complex64)),
+    lambda T: T.ones(2, dtype=T.complex64).igamma_(T.ones(3, 2)),
+    lambda T: T.ones(()).bitwise_and_(T.ones(3)),
+    lambda T: T.ones(1, dtype=T.int64).add_(T.ones(3)),
+], ids=["atan2_", "xlogy_", "igamma_", "bitwise_and_", "add_"])
+def test_inplace_elementwise_ops_check_self_shape_before_dtypes(prog):
+    same_error(prog)     # "output with shape [] doesn't match the broadcast shape [3]"

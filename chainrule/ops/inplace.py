@@ -112,9 +112,11 @@ def dispatch_inplace(op, inputs, params):
         raise
     except NotImplementedError:
         if op.broadcasts:
-            registry.check_broadcast(arrays)
+            _check_output_shape(arrays, target)
         _check_common_dtype(op, inputs, params, target)
         raise
+    if op.broadcasts:
+        _check_output_shape(arrays, target)
     result_dtype = FROM_NP[out.dtype]
     self_dtype = FROM_NP[target.dtype]
     if not _dtype.can_cast(result_dtype, self_dtype):
@@ -148,6 +150,16 @@ def _check_tensor_inputs(op, inputs):
             raise TypeError(f"{name if name.endswith('_') else name + '_'}(): argument "
                             f"'{op.inputs[i]}' (position {i}) must be Tensor, not "
                             f"{type(x).__name__}")
+
+
+def _check_output_shape(arrays, target):
+    """TensorIterator's shape checks, before any of dtypes: the operands broadcast, and to
+    self's shape."""
+    registry.check_broadcast(arrays)
+    shape = np.broadcast_shapes(*(a.shape for a in arrays if type(a) is np.ndarray))
+    if shape != target.shape:
+        raise RuntimeError(f"output with shape {sizes_str(target.shape)} doesn't match the "
+                           f"broadcast shape {sizes_str(shape)}")
 
 
 def _check_common_dtype(op, inputs, params, target):

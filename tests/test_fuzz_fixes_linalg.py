@@ -221,3 +221,29 @@ def test_addr_is_the_kernels_expression(dtype, beta, alpha):
 def test_addr_integer_scalar_overflow(beta, alpha):
     same_error(lambda T: T.addr(T.ones(3, 4, dtype=T.int8), T.ones(3, dtype=T.int8),
                                 T.ones(4, dtype=T.int8), beta=beta, alpha=alpha))
+
+
+_SPECIAL_ROWS = [[float("inf"), -0.13, 0.64, 0.10], [-0.53, float("nan"), 1.30, 0.94],
+                 [-0.70, -1.26, -0.0, 1e-40]]
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")])
+def test_distance_kernels_with_nan_inf_and_zero_distances(p):
+    """The kernels' expressions: cdist's inf-norm passes NaNs over (std::max), pdist's keeps
+    them; backward uses their sign (NaN for NaN), 0 for p = 0 whatever the input, 0 where
+    the distance is 0."""
+    def prog(T):
+        x = T.tensor(_SPECIAL_ROWS, dtype=T.float64, requires_grad=True)
+        y = T.tensor([_SPECIAL_ROWS[0], [0.3, -0.3, 0.4, 1.0]], dtype=T.float64,
+                     requires_grad=True)
+        c, d = T.cdist(x, y, p=p), T.pdist(x, p=p)
+        grads = T.autograd.grad((c, d), (x, y), (T.linspace(-1, 1, 6, dtype=T.float64)
+                                                  .reshape(3, 2),
+                                                  T.tensor([0.5, -2.0, 1.5], dtype=T.float64)))
+        return c, d, grads
+    same(prog)
+
+
+def test_cdist_refuses_a_non_float_x2_before_half_and_p():
+    same_error(lambda T: T.cdist(T.ones(3, 4, dtype=T.float16), T.ones(2, 4, dtype=T.int8)))
+    same_error(lambda T: T.cdist(T.ones(3, 4), T.ones(2, 4, dtype=T.int8), p=-1.0))

@@ -1273,8 +1273,10 @@ def _cat(ts, dim):
 
 # ---- distances: cdist, pdist, cosine_similarity, pairwise_distance ------------------------
 
-def _pnorm_rows(diff, p):
-    """The p-distance over the last axis of |diff|, with PyTorch's kernels' special cases."""
+def _pnorm_rows(diff, p, skip_nan_max=False):
+    """The p-distance over the last axis of |diff|, with PyTorch's kernels' special cases
+    (skip_nan_max: cdist's scalar loop, whose std::max passes NaNs over; pdist's vectorized
+    maximum keeps them)."""
     x = np.abs(diff)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if p == 0:
@@ -1284,29 +1286,40 @@ def _pnorm_rows(diff, p):
         if p == 2:
             return np.sqrt((x * x).sum(-1))
         if np.isinf(p):
-            return x.max(-1, initial=0)
+            return (np.fmax if skip_nan_max else np.maximum).reduce(x, -1, initial=0)
         return (x ** p).sum(-1) ** (1.0 / p)
 
 
+def _kernel_sign(x):
+    """The distance kernels' sign: clamp(ceil(x), 0, 1) + clamp(floor(x), -1, 0), NaN for
+    NaN (torch.sign gives 0)."""
+    return x.ceil().clamp(0, 1) + x.floor().clamp(-1, 0)
+
+
 def _pnorm_grad(diff, dist, grad, p):
-    """d dist / d x1 times grad for diff = x1 - x2, as PyTorch's distance kernels define it
-    (0 where the distance is 0), in differentiable ops; diff has one more trailing axis."""
+    """d dist / d x1 times grad for diff = x1 - x2, as PyTorch's distance kernels compute it
+    (their expressions in their order, 0 where the distance is 0), in differentiable ops;
+    diff has one more trailing axis."""
     dist, grad = dist.unsqueeze(-1), grad.unsqueeze(-1)
     if p == 0:
-        return diff * 0
+        return diff.new_zeros(tuple(diff.shape))
     if p == 1:
-        return grad * diff.sign()
+        return grad * _kernel_sign(diff)
+    if np.isinf(p):
+        # 1 where |diff| is the distance, else 0 (NaN where either is NaN)
+        at_max = 1 - (diff.abs() - dist).abs().ceil().clamp_max(1)
+        return grad * _kernel_sign(diff) * at_max
     zero = dist == 0
     safe = _where(zero, 1.0, dist)
-    if np.isinf(p):
-        return grad * diff.sign() * (diff.abs() == dist)
     if p == 2:
         return _where(zero, 0.0, grad * diff / safe)
     if p < 2:
-        # |diff|^(p-1) is infinite at 0 for p < 1; PyTorch's kernel gives 0 there
         mag = diff.abs()
-        term = diff.sign() * _where(mag == 0, 0.0, _where(mag == 0, 1.0, mag) ** (p - 1))
-        return _where(zero, 0.0, term * grad / safe ** (p - 1))
+        # |diff|^(p-1) is infinite at 0 for p < 1; PyTorch's kernel gives 0 there
+        small = (mag == 0) if p < 1 else None
+        power = _where(small, 1.0, mag) ** (p - 1) if p < 1 else mag ** (p - 1)
+        term = _where(zero, 0.0, _kernel_sign(diff) * power * grad / safe ** (p - 1))
+        return term if small is None else _where(small, 0.0, term)
     return _where(zero, 0.0, diff * diff.abs() ** (p - 2) * grad / safe ** (p - 1))
 
 
@@ -1316,8 +1329,10 @@ def _where(cond, a, b):
 
 def _cdist_check(x1, x2, p, kernel=False):
     """kernel: the p-norm kernel runs (it has no float16 version; the matmul path has)."""
-    if x1.dtype.kind != "f":
-        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {_name(x1)}")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.dtype.kind != "f":
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{_name(x)}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     if kernel and x1.dtype == np.float16:
@@ -1336,7 +1351,7 @@ def _cdist_forward(x1, x2, p, compute_mode):
     b = np.broadcast_to(x2, batch + x2.shape[-2:])[..., None, :, :]
     if p == 2 and (compute_mode == 1 or (compute_mode is None and (r1 > 25 or r2 > 25))):
         return _euclidean(a[..., 0, :], b[..., 0, :, :])
-    return _pnorm_rows(a - b, p).astype(x1.dtype, copy=False)
+    return _pnorm_rows(a - b, p, skip_nan_max=True).astype(x1.dtype, copy=False)
 
 
 def _cdist_backward(grad, x1, x2, p, result):
@@ -1419,7 +1434,7 @@ def _pdist_backward(grad, self, p, result):
     n = self.shape[0]
     i, j = (make_tensor(k) for k in np.triu_indices(n, 1))
     w = _pnorm_grad(self.index_select(0, i) - self.index_select(0, j), result, grad, p)
-    return (self * 0).index_add(0, i, w).index_add(0, j, -w)
+    return self.new_zeros(tuple(self.shape)).index_add(0, i, w).index_add(0, j, -w)
 
 
 _pdist_row = op("_pdist_forward", "PdistBackward0", "self, p=2", _pdist_forward,

@@ -280,3 +280,17 @@ def test_view_as_complex_empty_view_with_strides():
                                                ((2, 4), (3, 4))])
 def test_rms_norm_input_rank(shape, normalized):
     same_error(lambda T: T.nn.functional.rms_norm(T.ones(shape), normalized))
+
+
+def test_layer_norm_backward_as_pytorch_kernel_with_infinite_weight():
+    # dx = rstd * g * w + b * x + c from the row sums of g * w * x and g * w: an infinite
+    # weight makes the whole row nan, as PyTorch's kernel does
+    def prog(T):
+        x = T.tensor([[-0.53, -1.35, -0.59], [-0.09, 0.69, 1.32]], dtype=T.float64,
+                     requires_grad=True)
+        w = T.tensor([-0.94, -0.81, -float("inf")], dtype=T.float64, requires_grad=True)
+        y = T.nn.functional.layer_norm(x, (3,), w, T.tensor([-0.38, 0.35, 1.0],
+                                                            dtype=T.float64))
+        return T.autograd.grad(y, (x, w), T.tensor([[0.3, -1.2, 0.5], [1.1, 0.4, -0.7]],
+                                                   dtype=T.float64))
+    same(prog)

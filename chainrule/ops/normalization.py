@@ -115,9 +115,13 @@ def _layer_norm_bw(g, x, mean, rstd, weight, bias, normalized_shape, output_mask
     if output_mask[0] or output_mask[1]:
         xhat = (x - mean) * rstd
     if output_mask[0]:
+        # PyTorch's kernel: dx = rstd * gw + b * x + c, from the sums of gw * x and of gw
         gw = g * weight if weight is not None else g
-        dx = rstd * (gw - gw.mean(axes, keepdims=True)
-                     - xhat * (gw * xhat).mean(axes, keepdims=True))
+        n = x.size // max(mean.size, 1)
+        ds = (gw * x).sum(axes, keepdims=True)
+        db_ = gw.sum(axes, keepdims=True)
+        b = (db_ * mean - ds) * rstd ** 3 / n
+        dx = rstd * gw + b * x + (-b * mean - db_ * rstd / n)
     if output_mask[1]:
         dw = (g * xhat).sum(batch)
     if output_mask[2]:

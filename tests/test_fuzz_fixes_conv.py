@@ -399,3 +399,19 @@ def test_grid_sample_of_non_finite_coordinates(mode, padding_mode, align_corners
         return _F(T).grid_sample(x, g, mode=mode, padding_mode=padding_mode,
                                  align_corners=align_corners)
     same(prog)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("dims", [2, 3])
+def test_grid_sample_reflects_huge_coordinates_as_each_kernel(mode, align_corners, dims):
+    """2-D subtracts the whole spans (vectorized), 3-D takes fmod (scalar)."""
+    def prog(T):
+        import numpy as np
+        shape = (1, 2, 4, 3) if dims == 2 else (1, 2, 3, 4, 3)
+        x = T.tensor(np.random.default_rng(0).standard_normal(shape))
+        points = [[1e38, 0.2, -0.3], [0.3, -1e38, 0.1], [1.2, 0.4, 1e30], [0.3, -0.2, 0.4]]
+        g = T.tensor([p[:dims] for p in points], dtype=T.float64).reshape((1,) * dims + (4, dims))
+        return _F(T).grid_sample(x, g, mode=mode, padding_mode="reflection",
+                                 align_corners=align_corners)
+    same(prog)

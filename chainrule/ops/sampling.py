@@ -485,33 +485,34 @@ def _unnormalize(coord, size, align_corners):
     return ((coord + 1) * size - 1) / 2, size / 2
 
 
-def _reflect(x, twice_low, twice_high):
-    """reflect_coordinates."""
+def _reflect(x, twice_low, twice_high, dims):
+    """reflect_coordinates: the 3-D (scalar) kernel's fmod, or the 2-D (vectorized) kernel's
+    subtraction of the whole spans (which differs for huge coordinates)."""
     if twice_low == twice_high:
         return np.zeros_like(x), np.zeros_like(x)
     low, span = twice_low / 2, (twice_high - twice_low) / 2
     shifted = x - low
     sign = np.where(shifted < 0, -1.0, 1.0)
     a = np.abs(shifted)
-    extra = np.fmod(a, span)
     flips = np.floor(a / span)
+    extra = np.fmod(a, span) if dims == 3 else a - flips * span
     even = np.fmod(flips, 2) == 0
     return np.where(even, extra + low, span - extra + low), np.where(even, sign, -sign)
 
 
-def _pad_coordinates(x, size, padding_mode, align_corners, nan_to):
+def _pad_coordinates(x, size, padding_mode, align_corners, dims):
     """compute_coordinates (border: clip; reflection: reflect then clip), and the factor its
-    derivative multiplies by. Clipping takes a nan to `nan_to`: PyTorch's 2-D (vectorized)
-    kernel's min/max give 0, its 3-D (scalar) kernel's std::min/max the last index."""
+    derivative multiplies by. Clipping takes a nan to 0 in PyTorch's 2-D (vectorized) kernel
+    (its min/max), to the last index in its 3-D (scalar) kernel (std::min/max)."""
     mult = np.ones_like(x)
     if padding_mode == 1 or padding_mode == 2:
         if padding_mode == 2:
-            x, mult = _reflect(x, 0, 2 * (size - 1)) if align_corners else \
-                _reflect(x, -1, 2 * size - 1)
+            x, mult = _reflect(x, 0, 2 * (size - 1), dims) if align_corners else \
+                _reflect(x, -1, 2 * size - 1, dims)
         inside = (x > 0) & (x < size - 1)
         mult = np.where(inside, mult, 0.0)
         x = np.clip(x, 0, size - 1)
-        x = np.where(np.isnan(x), nan_to, x)
+        x = np.where(np.isnan(x), 0 if dims == 2 else size - 1, x)
     return x, mult
 
 
@@ -534,7 +535,7 @@ def _cubic_weights(t):
     return np.stack(w), np.stack(dw), np.stack(d2w)
 
 
-def _axis_taps(coord, size, mode, padding_mode, align_corners, nan_to):
+def _axis_taps(coord, size, mode, padding_mode, align_corners, dims):
     """The taps of one spatial dim: a list of (index, valid, w, dw, d2w), derivatives taken
     with respect to the grid coordinate."""
     ix, unit = _unnormalize(coord, size, align_corners)
@@ -545,12 +546,12 @@ def _axis_taps(coord, size, mode, padding_mode, align_corners, nan_to):
         for k in range(4):
             c = base - 1 + k
             if padding_mode != 0:
-                c, _ = _pad_coordinates(c, size, padding_mode, align_corners, nan_to)
+                c, _ = _pad_coordinates(c, size, padding_mode, align_corners, dims)
             index = np.where(np.isfinite(c), c, -1).astype(np.int64)
             valid = (index >= 0) & (index < size)
             taps.append((index, valid, w[k], dw[k] * unit, d2w[k] * unit * unit))
         return taps
-    ix, mult = _pad_coordinates(ix, size, padding_mode, align_corners, nan_to)
+    ix, mult = _pad_coordinates(ix, size, padding_mode, align_corners, dims)
     mult = mult * unit
     zero = np.zeros_like(ix)
     if mode == 1:                                    # nearest: round half to even
@@ -570,8 +571,8 @@ def _combos(x_shape, grid, mode, padding_mode, align_corners):
     sizes = x_shape[2:]
     d = len(sizes)
     # grid's last dim holds (x, y[, z]): the last spatial dim first
-    per_axis = [_axis_taps(grid[..., d - 1 - i], n, mode, padding_mode, align_corners,
-                           0 if d == 2 else n - 1) for i, n in enumerate(sizes)]
+    per_axis = [_axis_taps(grid[..., d - 1 - i], n, mode, padding_mode, align_corners, d)
+                for i, n in enumerate(sizes)]
     strides = [int(np.prod(sizes[i + 1:])) for i in range(d)]
     out = []
     for taps in np.ndindex(*[len(t) for t in per_axis]):

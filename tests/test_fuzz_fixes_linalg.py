@@ -247,3 +247,13 @@ def test_distance_kernels_with_nan_inf_and_zero_distances(p):
 def test_cdist_refuses_a_non_float_x2_before_half_and_p():
     same_error(lambda T: T.cdist(T.ones(3, 4, dtype=T.float16), T.ones(2, 4, dtype=T.int8)))
     same_error(lambda T: T.cdist(T.ones(3, 4), T.ones(2, 4, dtype=T.int8), p=-1.0))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+def test_matrix_exp_of_a_matrix_with_an_infinite_norm_is_nan(dtype):
+    def prog(T):
+        a = T.tensor([[[0.189, -float("inf"), -0.413], [-2.44, 1.8, 1.14], [-0.325, 1e38, 0.28]],
+                      [[0.1, 0.2, 0.0], [0.0, 0.3, 0.1], [0.2, 0.0, 0.1]]],
+                     dtype=getattr(T, dtype))
+        return T.matrix_exp(a)
+    same(prog, atol=1e-5, rtol=1e-5)

@@ -1248,6 +1248,8 @@ def _matrix_exp(a):
         for i in range(int(s.max(initial=0))):
             squared = np.matmul(result, result)
             result = np.where((s > i)[..., None, None], squared, result)
+        # a matrix with an infinite or NaN norm has no scaling PyTorch can compute: all NaN
+        result = np.where(np.isfinite(norm)[..., None, None], result, np.nan)
     return result.astype(dtype, copy=False)
 
 

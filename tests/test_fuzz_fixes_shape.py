@@ -294,3 +294,14 @@ def test_layer_norm_backward_as_pytorch_kernel_with_infinite_weight():
         return T.autograd.grad(y, (x, w), T.tensor([[0.3, -1.2, 0.5], [1.1, 0.4, -0.7]],
                                                    dtype=T.float64))
     same(prog)
+
+
+def test_group_norm_half_backward_in_float():
+    # one-element groups: rstd is 1 / sqrt(eps), whose cube overflows half
+    def prog(T):
+        x = T.tensor([[1.682, 0.753, 0.7534, 1.138], [0.349, -0.639, -0.8003, -0.8003]],
+                     dtype=T.float16, requires_grad=True)
+        w = T.tensor([0.5, -1.0, 2.0, 1.0], dtype=T.float16, requires_grad=True)
+        y = T.nn.functional.group_norm(x, 4, w)
+        return T.autograd.grad(y, (x, w), T.ones(2, 4, dtype=T.float16))
+    same(prog)

@@ -516,6 +516,11 @@ def _gn_backward(want, grads, grads_defined, X, mean, rstd, gamma, N, C, HxW, gr
     gradient for `want` ("input", "weight" or "bias") in Tensor ops (C++'s Tensor * double
     is mul.Scalar: MulBackward1)."""
     dY, dmean, drstd = (g if given else None for g, given in zip(grads, grads_defined))
+    if X._data.dtype == np.float16:
+        # PyTorch's kernel computes a half backward in float (rstd cubed overflows half);
+        # the engine casts the gradients back
+        X, mean, rstd, gamma, dY, dmean, drstd = (
+            None if t is None else t.float() for t in (X, mean, rstd, gamma, dY, dmean, drstd))
     G = group
     D = C // G
     s = 1.0 / (D * HxW)

@@ -415,3 +415,19 @@ def test_grid_sample_reflects_huge_coordinates_as_each_kernel(mode, align_corner
         return _F(T).grid_sample(x, g, mode=mode, padding_mode="reflection",
                                  align_corners=align_corners)
     same(prog)
+
+
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_3d_backward_of_non_finite_coordinates(padding_mode, align_corners):
+    """PyTorch's 3-D backward clips by comparisons, leaving a nan coordinate outside."""
+    def prog(T):
+        import numpy as np
+        rng = np.random.default_rng(2)
+        x = T.tensor(rng.standard_normal((1, 2, 3, 4, 3)), requires_grad=True)
+        g = rng.standard_normal((1, 2, 3, 2, 3))
+        g.reshape(-1)[[1, 8, 20]] = [np.nan, np.inf, -np.inf]
+        g = T.tensor(g, requires_grad=True)
+        y = _F(T).grid_sample(x, g, padding_mode=padding_mode, align_corners=align_corners)
+        return (y,) + T.autograd.grad(y, (x, g), T.tensor(rng.standard_normal(tuple(y.shape))))
+    same(prog)

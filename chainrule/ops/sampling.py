@@ -500,10 +500,11 @@ def _reflect(x, twice_low, twice_high, dims):
     return np.where(even, extra + low, span - extra + low), np.where(even, sign, -sign)
 
 
-def _pad_coordinates(x, size, padding_mode, align_corners, dims):
+def _pad_coordinates(x, size, padding_mode, align_corners, dims, backward=False):
     """compute_coordinates (border: clip; reflection: reflect then clip), and the factor its
     derivative multiplies by. Clipping takes a nan to 0 in PyTorch's 2-D (vectorized) kernel
-    (its min/max), to the last index in its 3-D (scalar) kernel (std::min/max)."""
+    (its min/max), to the last index in its 3-D (scalar) kernel (std::min/max), whose
+    backward's clip (comparisons) leaves it nan."""
     mult = np.ones_like(x)
     if padding_mode == 1 or padding_mode == 2:
         if padding_mode == 2:
@@ -512,7 +513,8 @@ def _pad_coordinates(x, size, padding_mode, align_corners, dims):
         inside = (x > 0) & (x < size - 1)
         mult = np.where(inside, mult, 0.0)
         x = np.clip(x, 0, size - 1)
-        x = np.where(np.isnan(x), 0 if dims == 2 else size - 1, x)
+        if dims == 2 or not backward:
+            x = np.where(np.isnan(x), 0 if dims == 2 else size - 1, x)
     return x, mult
 
 
@@ -535,7 +537,7 @@ def _cubic_weights(t):
     return np.stack(w), np.stack(dw), np.stack(d2w)
 
 
-def _axis_taps(coord, size, mode, padding_mode, align_corners, dims):
+def _axis_taps(coord, size, mode, padding_mode, align_corners, dims, backward):
     """The taps of one spatial dim: a list of (index, valid, w, dw, d2w), derivatives taken
     with respect to the grid coordinate."""
     ix, unit = _unnormalize(coord, size, align_corners)
@@ -546,12 +548,12 @@ def _axis_taps(coord, size, mode, padding_mode, align_corners, dims):
         for k in range(4):
             c = base - 1 + k
             if padding_mode != 0:
-                c, _ = _pad_coordinates(c, size, padding_mode, align_corners, dims)
+                c, _ = _pad_coordinates(c, size, padding_mode, align_corners, dims, backward)
             index = np.where(np.isfinite(c), c, -1).astype(np.int64)
             valid = (index >= 0) & (index < size)
             taps.append((index, valid, w[k], dw[k] * unit, d2w[k] * unit * unit))
         return taps
-    ix, mult = _pad_coordinates(ix, size, padding_mode, align_corners, dims)
+    ix, mult = _pad_coordinates(ix, size, padding_mode, align_corners, dims, backward)
     mult = mult * unit
     zero = np.zeros_like(ix)
     if mode == 1:                                    # nearest: round half to even
@@ -565,14 +567,14 @@ def _axis_taps(coord, size, mode, padding_mode, align_corners, dims):
             for k, w, s in ((0, 1 - frac, -1.0), (1, frac, 1.0))]
 
 
-def _combos(x_shape, grid, mode, padding_mode, align_corners):
+def _combos(x_shape, grid, mode, padding_mode, align_corners, backward=False):
     """Every tap combination: (flat index into the spatial dims, valid mask, weight W, the
     (D, ...) first derivatives dW/dgrid and (D, D, ...) second derivatives)."""
     sizes = x_shape[2:]
     d = len(sizes)
     # grid's last dim holds (x, y[, z]): the last spatial dim first
-    per_axis = [_axis_taps(grid[..., d - 1 - i], n, mode, padding_mode, align_corners, d)
-                for i, n in enumerate(sizes)]
+    per_axis = [_axis_taps(grid[..., d - 1 - i], n, mode, padding_mode, align_corners, d,
+                           backward) for i, n in enumerate(sizes)]
     strides = [int(np.prod(sizes[i + 1:])) for i in range(d)]
     out = []
     for taps in np.ndindex(*[len(t) for t in per_axis]):
@@ -641,7 +643,8 @@ def _grid_sample_backward(g_out, x, grid, mode, padding_mode, align_corners, out
     gg = grid.astype(np.float64)
     gi = np.zeros(x.shape, np.float64)
     ggrid = np.zeros(grid.shape, np.float64)
-    for flat, valid, w, grads, _ in _combos(x.shape, gg, mode, padding_mode, align_corners):
+    for flat, valid, w, grads, _ in _combos(x.shape, gg, mode, padding_mode, align_corners,
+                                            backward=True):
         if output_mask[0]:
             gi += _scatter(w[:, None] * g_out, flat, valid, x.shape)
         if output_mask[1]:

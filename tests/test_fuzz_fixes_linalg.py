@@ -257,3 +257,15 @@ def test_matrix_exp_of_a_matrix_with_an_infinite_norm_is_nan(dtype):
                      dtype=getattr(T, dtype))
         return T.matrix_exp(a)
     same(prog, atol=1e-5, rtol=1e-5)
+
+
+def test_householder_signs_at_a_negative_zero_pivot():
+    """The fuzzer's inputs: -0.0 pivots give MKL's (PyTorch's) reflector signs."""
+    a = [[-0.0, -0.16290995, -0.48211931, 0.59884621, 0.03972211],
+         [-0.29245675, -0.78190846, -0.25719224, 0.00814218, -0.27560291],
+         [-0.0, 1.0, -2.71116248, -1.88901325, -0.17477209]]
+    b = [[-0.0, 0.213643, 0.21732193], [2.11783876, -1.11202076, -0.37760501],
+         [2.04277161, 0.646703, 0.66306337], [-0.51400637, 1.0, 0.16746474]]
+    same(lambda T: T.geqrf(T.tensor(a, dtype=T.float64)))
+    same(lambda T: T.linalg.qr(T.tensor(b, dtype=T.float64)))
+    same(lambda T: T.linalg.qr(T.tensor(b, dtype=T.float64), mode="complete"))

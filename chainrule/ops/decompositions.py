@@ -697,7 +697,8 @@ def _qr(a, mode):
         q = np.broadcast_to(np.eye(m, k, dtype=a.dtype), a.shape[:-2] + (m, k)).copy()
         return (q if mode != "r" else np.zeros(a.shape[:-2] + (0,), a.dtype)), \
             np.zeros(a.shape[:-2] + (k, n), a.dtype)
-    q, r = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
+    q, r = np.linalg.qr(_no_negative_zeros(a), mode="complete" if mode == "complete"
+                        else "reduced")
     if mode == "r":
         q = np.zeros((0,), a.dtype)
     return q, r
@@ -763,6 +764,12 @@ def _write_outs(name, op_name, result, out, input):
     return write_out(name, result, out, (EXACT,) * len(result), (input,), stacklevel=4)
 
 
+def _no_negative_zeros(a):
+    """a with -0.0 as +0.0: a Householder reflector's sign follows its pivot's (Fortran's
+    SIGN), which NumPy's LAPACK reads from a zero's sign bit and PyTorch's MKL does not."""
+    return a + np.zeros((), a.dtype)
+
+
 def _geqrf(a):
     if a.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
@@ -770,7 +777,7 @@ def _geqrf(a):
     m, n = a.shape[-2:]
     if a.size == 0:
         return a.copy(), np.zeros(a.shape[:-2] + (min(m, n),), a.dtype)
-    flat = _batch_matrices(a)
+    flat = _batch_matrices(_no_negative_zeros(a))
     hs, taus = zip(*(np.linalg.qr(x, mode="raw") for x in flat))
     h = np.swapaxes(np.stack(hs), -1, -2).reshape(a.shape)
     return np.ascontiguousarray(h), np.stack(taus).reshape(a.shape[:-2] + (min(m, n),))

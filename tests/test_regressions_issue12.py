@@ -859,3 +859,37 @@ def test_elementwise_ops_check_shapes_before_dtypes(prog):
 ], ids=["atan2_", "xlogy_", "igamma_", "bitwise_and_", "add_"])
 def test_inplace_elementwise_ops_check_self_shape_before_dtypes(prog):
     same_error(prog)     # "output with shape [] doesn't match the broadcast shape [3]"
+
+
+def test_float16_sums_accumulate_in_float32():
+    def prog(T):
+        x = T.tensor([2048.0] + [1.0] * 15, dtype=T.float16)
+        y = T.tensor([[0.1] * 3] * 100, dtype=T.float16)
+        return x.sum(), x.reshape(4, 4).sum(0), y.sum(0), y.sum(), y.sum(1, keepdim=True)
+    same(prog)
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.tensor([1, 2], dtype=T.int32).clamp_max(2 ** 40),
+    lambda T: T.tensor([1, 2], dtype=T.int32).clamp_min(-2 ** 40),
+    lambda T: T.tensor([1, 2], dtype=T.uint8).clamp_min(300),
+    lambda T: T.ones(2, dtype=T.complex32).clamp(T.ones(2), T.ones(2)),
+], ids=["clamp_max", "clamp_min", "clamp_min_uint8", "clamp_complex32"])
+def test_clamp_bounds_out_of_range_are_refused(prog):
+    same_error(prog)
+
+
+def test_clamp_bounds_unsigned_take_negatives_as_pytorch():
+    same(lambda T: (T.tensor([1, 200], dtype=T.uint8).clamp_max(-56),
+                    T.tensor([1, 2], dtype=T.uint8).clamp_max(-1)))
+
+
+def test_root_gradients_are_cast_to_the_outputs_dtype_first():
+    def prog(T):
+        x = T.tensor([1.0, 2.0], dtype=T.float16, requires_grad=True)
+        g, = T.autograd.grad((x * 0).sum(), x, T.tensor(1e38, dtype=T.float64))   # inf * 0
+        y = T.tensor([0.5, 0.3], requires_grad=True)
+        h, = T.autograd.grad(y * 3, y, T.tensor([1 / 3, 1e-3], dtype=T.float64),
+                             create_graph=True)
+        return g, h, h.grad_fn.name()
+    same(prog)

@@ -54,6 +54,8 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                     "For complex Tensors, both grad_output and output are required to have the "
                     f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} "
                     f"and output[{i}] has a dtype of {out.dtype}.")
+            if g._data.dtype != out._data.dtype and not is_grads_batched:
+                g = g.to(out.dtype)     # as PyTorch, before the first node runs
             new.append(g)
         elif g is None:
             if out._requires_grad:

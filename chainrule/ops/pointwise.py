@@ -40,7 +40,8 @@ def _not_for(a, kinds, kernel):
 
 
 def _no_complex(a, message):
-    if a.dtype.kind == "c":
+    kind = a.dtype.kind
+    if kind == "c" or kind == "W" and FROM_NP[a.dtype].is_complex:     # W: complex32
         raise NotImplementedError(message)
 
 

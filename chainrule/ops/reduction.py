@@ -116,11 +116,17 @@ _add_reduce = np.add.reduce
 
 
 def _sum_all(a, dtype):
-    return _add_reduce(a, None, _acc_dtype(a, dtype))
+    return _sum_dim(a, None, False, dtype)
 
 
 def _sum_dim(a, dim, keepdim, dtype):
-    return _add_reduce(a, _reduce_dims(dim, a.ndim), _acc_dtype(a, dtype), None, keepdim)
+    dims = None if dim is None else _reduce_dims(dim, a.ndim)
+    acc = _acc_dtype(a, dtype)
+    if acc is None and a.dtype == np.float16:
+        # PyTorch sums float16 in float32 and rounds once (NumPy's float16 sums round each
+        # partial sum)
+        return _add_reduce(a, dims, np.float32, None, keepdim).astype(np.float16)
+    return _add_reduce(a, dims, acc, None, keepdim)
 
 
 def _sum_backward(grad, self_shape, dim, keepdim):

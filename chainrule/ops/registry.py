@@ -527,8 +527,7 @@ _WRAPPED_INTS = {name: () for name in (
     "bitwise_left_shift", "bitwise_right_shift")}
 _WRAPPED_INTS.update((name, (0,)) for name in (
     "rsub", "add.Scalar", "sub.Scalar", "mul.Scalar", "remainder.Scalar", "fmod.Scalar",
-    "eq_.Scalar", "ne_.Scalar", "lt_.Scalar", "le_.Scalar", "gt_.Scalar", "ge_.Scalar",
-    "clamp_min", "clamp_max"))
+    "eq_.Scalar", "ne_.Scalar", "lt_.Scalar", "le_.Scalar", "gt_.Scalar", "ge_.Scalar"))
 
 
 def _wrap_int(x, dtype):

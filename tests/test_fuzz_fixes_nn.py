@@ -409,3 +409,22 @@ def test_binary_cross_entropy_with_logits_of_half_logits_and_pos_weight():
             reduction="none")
         return out, T.autograd.grad(out, [x, t], T.ones_like(out))
     same(prog, atol=1e-7, rtol=1e-7)
+
+
+def test_bilinear_of_bools_reaches_the_batched_matmul():
+    same_error(lambda T: _F(T).bilinear(T.ones(5, 2, dtype=T.bool), T.ones(5, 3, dtype=T.bool),
+                                        T.ones(4, 2, 3, dtype=T.bool)))
+
+
+def test_binary_cross_entropy_with_logits_input_gradient_rounds_in_place():
+    nan, inf = float("nan"), float("inf")
+
+    def prog(T):
+        x = T.tensor([[nan, 0.82, -inf, -1.3], [0.9, 0.44, -0.53, 0.58]], dtype=T.float64,
+                     requires_grad=True)
+        t = T.tensor([[0.33, 0.79, 0.30, 0.45], [0.13, 0.40, 0.20, 0.26]], dtype=T.float16,
+                     requires_grad=True)
+        out = T.binary_cross_entropy_with_logits(
+            x, t, None, T.tensor([-32768, 2, -1, 1], dtype=T.int16), 1)
+        return out, T.autograd.grad(out, [x, t])
+    same(prog, atol=1e-7, rtol=1e-7)

@@ -530,24 +530,27 @@ def _into(out, dtype, shape):
 
 def _bce_logits_grad_self(grad, self, target, weight, pos_weight, reduction):
     # PyTorch's composite formula, so double backward records its nodes; without a graph
-    # to record it computes in place, in a tensor of the input's shape (or, with pos_weight,
-    # of pos_weight * target's), and refuses operands that broadcast beyond it
+    # to record it computes in place, in a tensor of the input's shape and dtype (or, with
+    # pos_weight, of pos_weight * target's), refusing operands that broadcast beyond it and
+    # rounding each step to its dtype
+    inplace = not grad_mode.state.grad_enabled
+
+    def into(out, other, step):
+        if not inplace:
+            return step(out, other)
+        _into(out, other.dtype, tuple(other.shape))
+        return step(out, other).to(out.dtype)
     if pos_weight is not None:
         t = make_tensor(pos_weight) * target
-        gi = add_scalar(t, 1) - target
-        if not grad_mode.state.grad_enabled:
-            _into(gi, self.dtype, tuple(self.shape))
-        gi = gi * self.sigmoid() - t
+        gi = into(into(add_scalar(t, 1), target, Tensor.__sub__), self.sigmoid(),
+                  Tensor.__mul__)
+        gi = into(gi, t, Tensor.__sub__)
     else:
-        gi = self.sigmoid()
-        if not grad_mode.state.grad_enabled:
-            _into(gi, target.dtype, tuple(target.shape))
-        gi = gi - target
-    if not grad_mode.state.grad_enabled:
-        _into(gi, grad.dtype, tuple(grad.shape))
-        if weight is not None:
-            _into(gi, FROM_NP[weight.dtype], weight.shape)
-    return _weighted(gi * grad, weight, reduction, self.numel())
+        gi = into(self.sigmoid(), target, Tensor.__sub__)
+    gi = into(gi, grad, Tensor.__mul__)
+    if inplace and weight is not None:
+        _into(gi, FROM_NP[weight.dtype], weight.shape)
+    return _weighted(gi, weight, reduction, self.numel())
 
 
 def _bce_logits_grad_target(grad, self, target_shape, weight, pos_weight, reduction):
@@ -2365,6 +2368,8 @@ def _trilinear_forward(a1, a2, a3, expand1, expand2, expand3, sumdim, unroll_dim
         if sums and left != right:
             raise RuntimeError(f"expected scalar type {FROM_NP[left].legacy} but found "
                                f"{FROM_NP[right].legacy}")
+        if sums and left == np.bool_:
+            raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
     check_broadcast(full)
     # the product is computed in the inputs' result type, then added into the zeros
     common = _dtype.result_type([make_tensor(a) for a in arrays])

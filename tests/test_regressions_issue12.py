@@ -889,7 +889,7 @@ def test_root_gradients_are_cast_to_the_outputs_dtype_first():
         x = T.tensor([1.0, 2.0], dtype=T.float16, requires_grad=True)
         g, = T.autograd.grad((x * 0).sum(), x, T.tensor(1e38, dtype=T.float64))   # inf * 0
         y = T.tensor([0.5, 0.3], requires_grad=True)
-        h, = T.autograd.grad(y * 3, y, T.tensor([1 / 3, 1e-3], dtype=T.float64),
+        h, = T.autograd.grad(y * y, y, T.tensor([1 / 3, 1e-3], dtype=T.float64),
                              create_graph=True)
         return g, h, h.grad_fn.name()
     same(prog)

@@ -305,3 +305,17 @@ def test_group_norm_half_backward_in_float():
         y = T.nn.functional.group_norm(x, 4, w)
         return T.autograd.grad(y, (x, w), T.ones(2, 4, dtype=T.float16))
     same(prog)
+
+
+def test_native_batch_norm_parameter_dtype_checked_after_shapes():
+    # types not mixed: each parameter's dtype is checked after the empty-evaluation return
+    # and the input's shape checks
+    def call(T, x, training):
+        return T.native_batch_norm(x, T.ones(3), T.ones(3, dtype=T.float64) if training else
+                                   None, T.ones(3), T.ones(3, dtype=T.int32), training, 0.1,
+                                   1e-5)
+    same(lambda T: call(T, T.ones(0, 3), False))
+    same_error(lambda T: call(T, T.ones(2, 0), True))
+    same_error(lambda T: call(T, T.ones(3), True))
+    same_error(lambda T: call(T, T.ones(2, 3), True))
+    same_error(lambda T: call(T, T.ones(2, 3), False))

@@ -251,8 +251,6 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
                            f"floating point or complex dtype. Got: {FROM_NP[x.dtype].legacy}")
     a = _float(x, "batch_norm")
     mixed = _check_dtypes(x, weight, bias, running_mean, running_var)
-    if not mixed:
-        _check_same_dtype(x, weight, bias, running_mean, running_var)
     stats = np.float32 if mixed else x.dtype     # a half input's with float parameters
     if not training and not x.size:     # evaluation of nothing reads no channel count
         return x.copy(), np.empty(0, stats), np.empty(0, stats)
@@ -261,6 +259,9 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     if training and not x.size:
         raise RuntimeError(f"input tensor must have at least one element, but got input_sizes = "
                            f"{list(x.shape)}")
+    if not mixed:     # training reads the running statistics first, evaluation last
+        _check_same_dtype(x, *((running_mean, running_var, weight, bias) if training else
+                               (weight, bias, running_mean, running_var)))
     axes, shape = _channels(a)
     if training:
         # two passes (the mean, then squared deviations from it): stable for large means

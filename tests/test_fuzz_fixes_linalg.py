@@ -269,3 +269,31 @@ def test_householder_signs_at_a_negative_zero_pivot():
     same(lambda T: T.geqrf(T.tensor(a, dtype=T.float64)))
     same(lambda T: T.linalg.qr(T.tensor(b, dtype=T.float64)))
     same(lambda T: T.linalg.qr(T.tensor(b, dtype=T.float64), mode="complete"))
+
+
+def test_einsum_diagonal_gradient_is_zero_off_the_diagonal():
+    def prog(T):
+        a = T.tensor([[[float("inf"), 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, float("inf")]]],
+                     requires_grad=True)
+        b = T.tensor([[0.4, 1.0], [-0.1, 1.3]], requires_grad=True)
+        return T.autograd.grad(T.einsum("iij,kk->ij", a, b), (a, b), T.ones(2, 2))
+    same(prog)
+
+
+def test_einsum_sums_an_operands_own_labels_in_its_dtype():
+    def prog(T):
+        a = T.linspace(-1, 1, 18, dtype=T.float64).reshape(3, 3, 2).requires_grad_()
+        b = T.tensor([[0.4116, 1.043], [-0.1285, 1.366]], dtype=T.float16)
+        out = T.einsum("iij,kk->ij", a, b)
+        # (values only: einsum is one node here, PyTorch's decomposition several)
+        return out.detach(), T.autograd.grad(out.sum(), a)
+    same(prog, atol=0, rtol=1e-12)
+
+
+def test_einsum_contracts_left_to_right():
+    a = [[0.18905338, -float("inf"), 0.0], [-2.44146738, 1.79970738, float("nan")]]
+    b = [[-0.3254, 0.7738, 0.2812, -0.5538], [0.9776, -0.3106, -0.3288, -0.7921],
+         [0.4550, 0.1890, 0.0, 1.0]]
+    c = [[1.0, 0.0], [0.0, 2.0], [-1.0, 0.5], [0.0, 0.0]]
+    same(lambda T: T.einsum("ij,jk,kl->il", T.tensor(a, dtype=T.float64),
+                            T.tensor(b, dtype=T.float64), T.tensor(c, dtype=T.float64)))

@@ -407,8 +407,32 @@ def linear(input, weight, bias=None):
 
 # ---- einsum -------------------------------------------------------------------------------
 
+def _own_sums(arrays, equation, dtype):
+    """PyTorch sums each operand's own labels (found in no other operand nor the output) and
+    takes its diagonals before promoting it: those sums keep a floating operand's dtype
+    (integer sums are int64 anyway)."""
+    lhs, output = equation.split("->")
+    specs = lhs.split(",")
+    out_specs = []
+    for k, (spec, a) in enumerate(zip(specs, arrays)):
+        others = output + "".join(s for j, s in enumerate(specs) if j != k)
+        keep = "".join(c for i, c in enumerate(spec) if c in others and c not in spec[:i])
+        if a.dtype != dtype.np and keep != spec and a.dtype.kind in "fc":
+            work = np.float32 if a.dtype == np.float16 else a.dtype
+            a = np.einsum(f"{spec}->{keep}", a.astype(work, copy=False)).astype(a.dtype)
+            spec = keep
+        arrays[k] = a
+        out_specs.append(spec)
+    return arrays, ",".join(out_specs) + "->" + output
+
+
 def _einsum_forward(arrays, equation, dtype):
-    out = np.einsum(equation, *(a.astype(dtype.np, copy=False) for a in arrays), optimize=True)
+    arrays, equation = _own_sums(list(arrays), equation, dtype)
+    # PyTorch (without opt_einsum) contracts left to right, which decides where infinities
+    # and NaNs meet; NumPy's path keeps each new product last
+    n = len(arrays)
+    path = ["einsum_path", (0, 1)] + [(0, m) for m in range(n - 2, 0, -1)] if n > 2 else True
+    out = np.einsum(equation, *(a.astype(dtype.np, copy=False) for a in arrays), optimize=path)
     # np.einsum may return a view of an operand (transposes, diagonals); ours owns its data
     if any(np.may_share_memory(out, a) for a in arrays):
         out = out.copy()
@@ -425,30 +449,46 @@ def _einsum_grads(grad, operands, equation):
 def _einsum_grad(grad, operands, specs, output, k):
     """Gradient of operand k: the einsum of grad with the other operands, to k's labels.
 
-    A label repeated in operand k (a diagonal) gets a fresh label tied to the first by an
-    identity matrix; where operand k is larger than what the others give (a label found
-    nowhere else, or of size 1 there), the result is broadcast back."""
-    fresh = iter(sorted(set(string.ascii_letters) - set("".join(specs) + output)))
+    A label repeated in operand k (a diagonal) is computed once and placed on the diagonal
+    (zeros elsewhere, as PyTorch's diagonal backward: no identity matrix times an infinity);
+    where operand k is larger than what the others give (a label found nowhere else, or of
+    size 1 there), the result is broadcast back."""
     shape = operands[k].shape
     conj = (lambda t: t.conj()) if grad.is_complex() else (lambda t: t)
-    args = [(output, grad)] + [(s, conj(t).to(grad.dtype)) for j, (s, t) in
-                               enumerate(zip(specs, operands)) if j != k]
-    target = []
-    for pos, c in enumerate(specs[k]):
-        if c in target:
-            f = next(fresh)
-            args.append((c + f, make_tensor(np.eye(shape[pos], dtype=grad._data.dtype))))
-            c = f
-        target.append(c)
+    args = [(output, grad)]
+    for j, (spec, t) in enumerate(zip(specs, operands)):
+        if j == k:
+            continue
+        others = output + "".join(x for i, x in enumerate(specs) if i != j)
+        keep = "".join(c for i, c in enumerate(spec) if c in others and c not in spec[:i])
+        if t.dtype != grad.dtype and keep != spec and (t.is_floating_point() or t.is_complex()):
+            # its own sums in its dtype, as the forward's
+            t, spec = _einsum_row([t], f"{spec}->{keep}", t.dtype), keep
+        args.append((spec, conj(t).to(grad.dtype)))
+    target = specs[k]
+    unique = "".join(c for i, c in enumerate(target) if c not in target[:i])
     seen = set("".join(s for s, _ in args))
-    kept = "".join(c for c in target if c in seen)
+    kept = "".join(c for c in unique if c in seen)
     g = _einsum_row([t for _, t in args], ",".join(s for s, _ in args) + "->" + kept, grad.dtype)
     sizes = iter(g.shape)
-    full = [next(sizes) if c in seen else 1 for c in target]
-    if len(kept) < len(target):
-        g = g.reshape(full)
-    if any(f == 1 and s != 1 for f, s in zip(full, shape)):
-        g = g.expand([s if f == 1 else -1 for f, s in zip(full, shape)])
+    full = [next(sizes) if c in seen else 1 for c in unique]
+    # the unique labels' axes, in target's order, with size-1 axes at the repeats
+    placed = [full[unique.index(c)] if c not in target[:i] else 1 for i, c in enumerate(target)]
+    if tuple(placed) != tuple(g.shape):
+        g = g.reshape(placed)
+    if any(f == 1 and s != 1 for f, s in zip(placed, shape)):
+        g = g.expand([s if f == 1 else -1 for f, s in zip(placed, shape)])
+    if len(unique) < len(target):
+        on_diagonal = np.ones((1,) * len(shape), bool)
+        for i, c in enumerate(target):
+            first = target.index(c)
+            if first != i:
+                axis = [1] * len(shape)
+                at_i, at_first = list(axis), list(axis)
+                at_i[i], at_first[first] = shape[i], shape[first]
+                on_diagonal = on_diagonal & (np.arange(shape[i]).reshape(at_i)
+                                             == np.arange(shape[first]).reshape(at_first))
+        g = _where(make_tensor(on_diagonal), g, 0.0)
     return g
 
 

@@ -21,6 +21,7 @@ index_add_ (one thread) 1.0-1.8x at 16 features, 0.4-1.0x at 64.
 ufunc.at also keeps PyTorch's semantics: integers wrap, float32 accumulates in float32 in
 index order as PyTorch's CPU kernels do, NaN propagates through max and min.
 """
+import functools
 import sys
 import warnings
 
@@ -33,11 +34,49 @@ from .._tensor import Tensor, _contiguous_strides, make_tensor
 from ..autograd import grad_mode
 from ..autograd.function import DelayedError
 from ..autograd.graph import _sequence, edge_of
+from .pointwise import _not_tensor
 from .registry import EXACT, FUNCTIONS, NOT_IMPLEMENTED, dispatch, no_derivative, op, out_exact, public
 
 
 def _legacy(a):
     return FROM_NP[a.dtype].legacy
+
+
+# Note [Argument parser checks]
+# PyTorch's Python binding refuses a number where a Tensor is declared and a bool where an
+# int is, before the op runs: "gather(): argument 'index' (position 3) must be Tensor, not
+# int". A method does not count self, so the function checks its arguments numbered from 2
+# (in its forward or body) and the Tensor method, wrapped by parser_checked, from 1 first.
+
+def parser_check(name, first, decls, values):
+    """Raise PyTorch's TypeError for the first of `values` not of its declared kind
+    (`decls`: (int, "dim"), (Tensor, "index"), ...; None passes for an int, a bool does not),
+    numbered from position `first`."""
+    for i, ((kind, arg), v) in enumerate(zip(decls, values)):
+        if kind is int:
+            if type(v) is bool:
+                raise TypeError(f"{name}(): argument '{arg}' (position {first + i}) must be int, "
+                                f"not {type(v).__name__}")
+        elif not isinstance(v, Tensor):
+            raise _not_tensor(name, arg, first + i, v)
+
+
+def parser_checked(method, name, decls):
+    """The Tensor method `method` with parser_check of its leading positional arguments
+    after self first."""
+    n = len(decls)
+
+    @functools.wraps(method)
+    def checked(self, *args, **kwargs):
+        parser_check(name, 1, decls, args[:n])
+        return method(self, *args, **kwargs)
+    return checked
+
+
+_DIM_INDEX = ((int, "dim"), (Tensor, "index"))
+_INDEX = ((Tensor, "index"),)
+_MASK = ((Tensor, "mask"),)
+_INDICES_DIM = ((Tensor, "indices"), (int, "dim"))
 
 
 def _infer_size(a, b):
@@ -270,6 +309,7 @@ def _index_func_checks(name, a, source, dim, idx):
 
 
 def _index_add(a, source, dim, index, alpha):
+    parser_check("index_add", 2, _DIM_INDEX, (dim, index))
     dim = wrap_dim(dim, a.ndim)
     idx = index._data
     _index_func_checks("index_add", a, source, dim, idx)
@@ -429,6 +469,7 @@ _INDEX_REDUCE = ("prod", "mean", "amax", "amin")
 
 
 def _index_reduce(a, source, dim, index, reduce, include_self):
+    parser_check("index_reduce", 2, _DIM_INDEX, (dim, index))
     _warn_once_index_reduce()
     dim = wrap_dim(dim, a.ndim)
     idx = index._data
@@ -582,6 +623,7 @@ put = op("put", "PutBackward0", "self, index, source, accumulate=False", _put,
 # ---- gather, scatter, scatter_add, scatter_reduce -----------------------------------------
 
 def _gather(a, dim, index, sparse_grad=False):
+    parser_check("gather", 2, _DIM_INDEX, (dim, index))
     dim = wrap_dim(dim, a.ndim)
     idx = index._data
     if not idx.size:
@@ -768,6 +810,7 @@ def _identity(reduce, dtype):
 
 
 def _scatter_reduce(a, src, dim, index, reduce, include_self=True):
+    parser_check("scatter_reduce", 2, _DIM_INDEX, (dim, index))
     dim, idx = _scatter_checks(a, dim, index, src)
     if reduce not in _REDUCE:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
@@ -941,6 +984,7 @@ def masked_fill_(self, mask, value):
 
 
 def _masked_select(a, mask):
+    parser_check("masked_select", 2, _MASK, (mask,))
     m = mask._data
     if m.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
@@ -1007,6 +1051,7 @@ def masked_scatter_(self, mask, source):
 # ---- take, take_along_dim, bincount -------------------------------------------------------
 
 def _take(a, index):
+    parser_check("take", 2, _INDEX, (index,))
     idx = index._data
     if idx.dtype != np.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {_legacy(idx)}")
@@ -1033,6 +1078,7 @@ def take_along_dim(input, indices, dim=None):
     """Values of input at `indices` along `dim` (broadcast against each other apart from
     dim; indices taken modulo the size of dim, as PyTorch 2.13 does), or of the flattened
     input when dim is None; PyTorch records it as gather."""
+    parser_check("take_along_dim", 2, _INDICES_DIM, (indices, dim))
     if dim is None:
         return input.view(-1).gather(0, indices.view(-1))
     a, idx = input._data, indices._data
@@ -1088,3 +1134,12 @@ def _bincount(a, weights, minlength):
 # PyTorch records a NotImplemented node when weights require grad
 bincount = op("bincount", NOT_IMPLEMENTED, "self, weights=None, minlength=0", _bincount,
               out=False, self=None, weights=no_derivative("aten::bincount"))
+
+
+# the methods' checks of Note [Argument parser checks]
+for _name, _decls in (("index_add", _DIM_INDEX), ("index_add_", _DIM_INDEX),
+                      ("index_reduce", _DIM_INDEX), ("index_reduce_", _DIM_INDEX),
+                      ("gather", _DIM_INDEX), ("scatter_reduce", _DIM_INDEX),
+                      ("scatter_reduce_", _DIM_INDEX), ("masked_select", _MASK),
+                      ("take", _INDEX), ("take_along_dim", _INDICES_DIM)):
+    setattr(Tensor, _name, parser_checked(getattr(Tensor, _name), _name, _decls))

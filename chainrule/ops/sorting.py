@@ -25,7 +25,8 @@ import numpy as np
 
 from .. import _dtype
 from .._dims import sizes_str, wrap_dim
-from .._tensor import make_tensor
+from .._tensor import Tensor, make_tensor
+from .indexing import parser_check, parser_checked
 from .registry import EXACT, op, out_exact, public
 from .shape import _warn_once
 
@@ -275,7 +276,11 @@ def _partial_sort(rows, k, largest):
     return np.take_along_axis(pos, order, -1)
 
 
+_K_DIM = ((int, "k"), (int, "dim"))
+
+
 def _topk(a, k, dim, largest, sorted):
+    parser_check("topk", 2, _K_DIM, (k, dim))
     if not isinstance(k, int):
         raise TypeError(f"topk(): argument 'k' (position 2) must be int, not {type(k).__name__}")
     d = wrap_dim(dim, a.ndim)
@@ -315,6 +320,7 @@ def _topk(a, k, dim, largest, sorted):
 topk = op("topk", "TopkBackward0", "self, k, dim=-1, largest=True, sorted=True", _topk,
           returns=("values", "indices"), differentiable_outputs=(0,),
           self=_value_selecting_backward, out=EXACT)
+Tensor.topk = parser_checked(Tensor.topk, "topk", _K_DIM)
 
 
 # ---- nonzero, argwhere --------------------------------------------------------------------

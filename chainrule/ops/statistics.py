@@ -31,7 +31,8 @@ from ..autograd import grad_mode
 from .aliasing import (_squeeze_dim_inplace as _squeeze_, _transpose_row as _transpose_,
                        _unsqueeze_row as _unsqueeze_)
 from .nn_ops import div_scalar, mul_scalar
-from .pointwise import _checked_scalar, where
+from .indexing import parser_check, parser_checked
+from .pointwise import _bad_arguments, _checked_scalar, where
 from .reduction import (_evenly_distribute_backward, _reduce_dims, _select_backward,
                         _squared_deviations, _sum_backward, _MOMENT_ACC, _unsqueeze_to, _numel,
                         _vector_norm, _vector_norm_backward, _acc_dtype, _amax_backward,
@@ -532,7 +533,11 @@ cummin = op("cummin", "CumminBackward0", "self, dim", _cumulative_extreme("cummi
             self=_cummaxmin_backward, out=(_SCALAR_TYPE_OUT, _SCALAR_TYPE_OUT))
 
 
+_DIM = ((int, "dim"),)
+
+
 def _logcumsumexp(a, dim):
+    parser_check("logcumsumexp", 2, _DIM, (dim,))
     d = wrap_dim(dim, a.ndim)
     if a.dtype.kind not in "fc":
         raise _not_implemented("logcumsumexp_out_cpu", a)
@@ -566,6 +571,7 @@ def _logcumsumexp_backward(grad, self, result, dim):
 logcumsumexp = op("logcumsumexp", "LogcumsumexpBackward0", "self, dim", _logcumsumexp,
                   self=_logcumsumexp_backward,
                   out=out_exact("expected scalar_type {expected} but found {got}"))
+Tensor.logcumsumexp = parser_checked(Tensor.logcumsumexp, "logcumsumexp", _DIM)
 
 
 # ---- count_nonzero ------------------------------------------------------------------------
@@ -732,13 +738,28 @@ def _quantile_out(expected, got):
 _QUANTILE_OUT = out_exact("quantile() out tensor must be same dtype as the input tensor")
 
 
+_QUANTILE_OVERLOADS = tuple(
+    f"({{}}{q} q, int dim = None, bool keepdim = False, *, str interpolation = \"linear\"{{}})"
+    for q in ("Tensor", "float"))
+
+
+def _quantile_args(name, args, method):
+    # the argument parser's, for dim a bool or keepdim a plain int, which no overload takes
+    # (read as positional arguments; a keepdim left False as not given)
+    if type(args[-2]) is bool or type(args[-1]) is int:
+        raise _bad_arguments(name, args[:-1] if args[-1] is False else args, [o.format(*("", "") if method else (
+            "Tensor input, ", ", Tensor out = None")) for o in _QUANTILE_OVERLOADS])
+
+
 def _quantile_function(name, ignore_nan, doc):
     def compute(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+        _quantile_args(name, (q, dim, keepdim), True)
         return _quantile(input, q, dim, keepdim, interpolation, ignore_nan)
     compute.__name__ = name
     with_out = out_variant(compute, _QUANTILE_OUT, name)
 
     def function(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+        _quantile_args(name, (input, q, dim, keepdim), False)
         if out is None:
             return compute(input, q, dim, keepdim, interpolation=interpolation)
         if isinstance(out, Tensor) and out.requires_grad and out.is_leaf and \
@@ -1021,8 +1042,21 @@ def _check_dx(name, dx):
         raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
 
 
+_TRAPEZOID_OVERLOADS = ("(Tensor y, Tensor x, *, int dim = -1)",
+                        "(Tensor y, *, Number dx = 1, int dim = -1)")
+_TRAPZ_OVERLOADS = ("(Tensor y, *, float dx = 1, int dim = -1)",
+                    "(Tensor y, Tensor x, *, int dim = -1)")
+
+
+def _trapezoid_args(name, y, x):
+    if x is not None and not isinstance(x, Tensor):
+        raise _bad_arguments(name, (y, x),
+                             _TRAPZ_OVERLOADS if name == "trapz" else _TRAPEZOID_OVERLOADS)
+
+
 def _trapezoid(name):
     def function(y, x=None, *, dx=None, dim=-1):
+        _trapezoid_args(name, y, x)
         d = wrap_dim(dim, y.dim())
         if x is not None and dx is not None:
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
@@ -1057,6 +1091,7 @@ trapz = public("trapz", method=False)(_trapezoid("trapz"))
 @public("cumulative_trapezoid", method=False)
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The cumulative trapezoidal rule along `dim` (samples at `x`, or `dx` apart)."""
+    _trapezoid_args("cumulative_trapezoid", y, x)
     d = wrap_dim(dim, y.dim())
     if x is None:
         if y.dtype is _dtype.bool:

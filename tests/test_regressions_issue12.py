@@ -834,7 +834,11 @@ def test_promoting_ops_take_the_real_part_of_complex_gradients():
         T.ones(4, dtype=T.complex128, requires_grad=True), 0, 0),
     lambda T: T.nn.functional.silu(T.ones(3, dtype=T.complex128, requires_grad=True)),
     lambda T: T.nan_to_num(T.ones(3, dtype=T.complex64, requires_grad=True)),
-], ids=["select_scatter", "silu", "nan_to_num"])
+    lambda T: T.nn.functional.log_softmax(T.zeros(0, 3, dtype=T.complex64, requires_grad=True), 1),
+    lambda T: T.zeros(0, 3, dtype=T.complex64, requires_grad=True).amax(0),
+    lambda T: T.nn.functional.binary_cross_entropy_with_logits(
+        T.randn(3, requires_grad=True), T.randn(3, dtype=T.complex64)),
+], ids=["select_scatter", "silu", "nan_to_num", "log_softmax", "amax", "bce_with_logits"])
 def test_ops_off_the_complex_autograd_list_refuse_complex_outputs(prog):
     same_error(prog)
 

@@ -676,9 +676,12 @@ def dispatch(op, inputs, params):
 # complex autograd; the others refuse to record (after computing, so their own checks come
 # first). These are the ops chainrule has that PyTorch leaves off that list.
 _NO_COMPLEX_AUTOGRAD = frozenset((
-    "_pack_padded_sequence", "_trilinear", "conv_tbc", "embedding", "geqrf", "index_reduce",
-    "nan_to_num", "native_dropout", "scatter_reduce", "select_copy", "select_scatter", "silu",
-    "slice_copy", "slice_inverse", "slice_scatter", "soft_margin_loss"))
+    "_adaptive_avg_pool2d", "_log_softmax", "_pack_padded_sequence", "_softmax", "_trilinear",
+    "amax", "amin", "binary_cross_entropy_with_logits", "conv_tbc", "convolution", "cummax",
+    "cummin", "embedding", "fractional_max_pool2d", "fractional_max_pool3d", "geqrf",
+    "grid_sampler_2d", "index_reduce", "median", "mode", "nan_to_num", "nanmedian",
+    "native_dropout", "scatter_reduce", "select_copy", "select_scatter", "silu", "slice_copy",
+    "slice_inverse", "slice_scatter", "soft_margin_loss"))
 
 
 # rows whose promotion does not tell whether they broadcast their inputs element-wise

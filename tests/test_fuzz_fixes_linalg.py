@@ -297,3 +297,18 @@ def test_einsum_contracts_left_to_right():
     c = [[1.0, 0.0], [0.0, 2.0], [-1.0, 0.5], [0.0, 0.0]]
     same(lambda T: T.einsum("ij,jk,kl->il", T.tensor(a, dtype=T.float64),
                             T.tensor(b, dtype=T.float64), T.tensor(c, dtype=T.float64)))
+
+
+@pytest.mark.parametrize("k", [0, 1, 2])
+def test_einsum_chain_gradients_follow_the_contraction_order(k):
+    a = [[0.18905338, -float("inf"), 0.0], [-2.44146738, 1.79970738, 0.5]]
+    b = [[-0.3254, 0.7738, 0.2812, -0.5538], [0.9776, -0.3106, -0.3288, -0.7921],
+         [0.4550, 0.1890, 0.0, 1.0]]
+    c = [[1.0, 0.0], [0.0, 2.0], [-1.0, 0.5], [0.0, 0.0]]
+
+    def prog(T):
+        ops = [T.tensor(x, dtype=T.float64, requires_grad=i == k) for i, x in enumerate((a, b, c))]
+        out = T.einsum("ij,jk,kl->il", *ops)
+        return T.autograd.grad(out, ops[k], T.tensor([[1.0, -2.0], [0.5, 3.0]],
+                                                     dtype=T.float64))
+    same(prog)

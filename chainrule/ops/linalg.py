@@ -455,7 +455,7 @@ def _einsum_grad(grad, operands, specs, output, k):
     size 1 there), the result is broadcast back."""
     shape = operands[k].shape
     conj = (lambda t: t.conj()) if grad.is_complex() else (lambda t: t)
-    args = [(output, grad)]
+    left, right = [], []
     for j, (spec, t) in enumerate(zip(specs, operands)):
         if j == k:
             continue
@@ -464,7 +464,15 @@ def _einsum_grad(grad, operands, specs, output, k):
         if t.dtype != grad.dtype and keep != spec and (t.is_floating_point() or t.is_complex()):
             # its own sums in its dtype, as the forward's
             t, spec = _einsum_row([t], f"{spec}->{keep}", t.dtype), keep
-        args.append((spec, conj(t).to(grad.dtype)))
+        (left if j < k else right).append((spec, conj(t).to(grad.dtype)))
+    if len(left) > 1:
+        # the product of the operands before k, as the forward contracted them (left to
+        # right); the gradient meets the later operands first, from the last
+        needed = output + "".join(specs[k:])
+        labels = "".join(dict.fromkeys(c for s, _ in left for c in s if c in needed))
+        left = [(labels, _einsum_row([t for _, t in left], ",".join(s for s, _ in left) + "->"
+                                     + labels, grad.dtype))]
+    args = [(output, grad)] + right[::-1] + left
     target = specs[k]
     unique = "".join(c for i, c in enumerate(target) if c not in target[:i])
     seen = set("".join(s for s, _ in args))

@@ -897,3 +897,18 @@ def test_root_gradients_are_cast_to_the_outputs_dtype_first():
                              create_graph=True)
         return g, h, h.grad_fn.name()
     same(prog)
+
+
+def test_addr_refuses_a_complex_gradient_for_real_vectors():
+    same_error(lambda T: T.addr(T.ones(2, 2), T.ones(2, requires_grad=True),
+                                T.ones(2, dtype=T.complex64)).abs().sum().backward())
+
+
+def test_an_ops_own_value_error_is_not_taken_for_numpys_broadcast_error():
+    same_error(lambda T: T.native_batch_norm(T.ones(2, 3), T.ones(3), T.ones(3), T.ones(4), None,
+                                             False, 0.1, 1e-5))
+
+
+def test_unsqueeze_strides_as_pytorch():
+    same(lambda T: [T.atleast_2d(T.zeros(3)).stride(), T.zeros(3).unsqueeze(0).stride(),
+                    T.zeros(2, 3).t().unsqueeze(1).stride(), T.zeros(4, 4).unsqueeze(2).stride()])

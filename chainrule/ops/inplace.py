@@ -107,8 +107,9 @@ def dispatch_inplace(op, inputs, params):
         arrays = registry._promote(op, inputs, arrays, params)
     try:
         out = np.asarray(_errstate.quietly(forward, *arrays, *params))
-    except ValueError:
-        registry.check_broadcast(arrays)
+    except ValueError as e:
+        if "broadcast" in str(e):      # NumPy's; an op's own ValueErrors are PyTorch's
+            registry.check_broadcast(arrays)
         raise
     except NotImplementedError:
         if op.broadcasts:

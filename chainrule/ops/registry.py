@@ -364,8 +364,9 @@ def _make_node_class(op):
 
 
 # sub and rsub promote in their own forwards; copy_ and einsum (whose PyTorch decomposition
-# is mul/bmm) take the real part too; where does not
-_REAL_PART = {"sub": True, "rsub": True, "copy": True, "einsum": True, "where.self": False}
+# is mul/bmm) take the real part too; where and addr do not
+_REAL_PART = {"sub": True, "rsub": True, "copy": True, "einsum": True, "where.self": False,
+              "addr": False}
 
 
 # ---- ops PyTorch has no derivative for ------------------------------------------------------
@@ -632,8 +633,9 @@ def dispatch(op, inputs, params):
         else:
             out = (_quietly(forward, arrays, *params) if op.list_input
                    else _quietly(forward, *arrays, *params))
-    except ValueError:
-        check_broadcast(arrays)
+    except ValueError as e:
+        if "broadcast" in str(e):      # NumPy's; an op's own ValueErrors are PyTorch's
+            check_broadcast(arrays)
         raise
     except NotImplementedError:     # a kernel refusing a dtype
         if op.broadcasts:
@@ -1143,8 +1145,9 @@ def _plain_path(row, ins, params, indent):
                   f"    return result_"]
     else:
         lines += ["    try:"] + _quiet(f"out_ = {call}", 8) + [
-            f"    except ValueError:",
-            f"        check_broadcast_(arrays_)",
+            f"    except ValueError as e_:",
+            f"        if 'broadcast' in str(e_):",
+            f"            check_broadcast_(arrays_)",
             f"        raise"]
         if row.broadcasts:
             lines += [f"    except NotImplementedError:",

@@ -269,9 +269,13 @@ def sum_to_size(self, *size):
 
 # ---- squeeze, unsqueeze -------------------------------------------------------------------
 
-unsqueeze = op("unsqueeze", "UnsqueezeBackward0", "self, dim",
-               # (indexing with None: a view, at an eighth of np.expand_dims's cost)
-               lambda a, dim: a[_along(wrap_dim(dim, a.ndim + 1), None)], view=True,
+def _unsqueeze(a, dim):
+    # np.expand_dims's reshape (a view, never a copy, with its strides) without its wrapper
+    d = wrap_dim(dim, a.ndim + 1)
+    return a.reshape(a.shape[:d] + (1,) + a.shape[d:])
+
+
+unsqueeze = op("unsqueeze", "UnsqueezeBackward0", "self, dim", _unsqueeze, view=True,
                self=lambda grad, dim: grad.squeeze(dim))
 
 

@@ -78,3 +78,27 @@ MORE = {
 @pytest.mark.parametrize("case", MORE)
 def test_binding_error_more(case):
     same_error(MORE[case])
+
+
+OVERLOADED = {
+    "index_fill": lambda T: T.index_fill(_x(T), 1, 2, T.tensor(1.)),
+    "index_fill dim": lambda T: T.index_fill(_x(T), True, _i(T), 1.0),
+    "index_fill method": lambda T: _x(T).index_fill(1, 2, 1.0),
+    "index_fill_ method": lambda T: _x(T).index_fill_(True, _i(T), 1.0),
+    "masked_fill": lambda T: T.masked_fill(_x(T), 1, 1.5),
+    "masked_fill tensor": lambda T: T.masked_fill(_x(T), 1, T.tensor(1.)),
+    "masked_fill method": lambda T: _x(T).masked_fill(True, T.tensor(1.)),
+    "masked_fill_ method": lambda T: _x(T).masked_fill_(True, 1.),
+    "scatter": lambda T: T.scatter(_x(T), True, _i(T), -1),
+    "scatter reduce": lambda T: T.scatter(_x(T), 0, 1, _x(T), reduce="add"),
+    "scatter method": lambda T: _x(T).scatter(True, _i(T), -1),
+    "scatter reduce method": lambda T: _x(T).scatter(True, _i(T), 1, reduce="add"),
+    "scatter method index": lambda T: _x(T).scatter(0, 1, _x(T)),
+    "scatter_ method": lambda T: _x(T).scatter_(True, _i(T).view(1, 2), _x(T)),
+    "scatter_ method index": lambda T: _x(T).scatter_(0, 1, _x(T)),
+}
+
+
+@pytest.mark.parametrize("case", OVERLOADED)
+def test_overloaded_binding_error(case):
+    same_error(OVERLOADED[case])

@@ -34,7 +34,7 @@ from .._tensor import Tensor, _contiguous_strides, make_tensor
 from ..autograd import grad_mode
 from ..autograd.function import DelayedError
 from ..autograd.graph import _sequence, edge_of
-from .pointwise import _not_tensor
+from .pointwise import _bad_arguments, _not_tensor
 from .registry import EXACT, FUNCTIONS, NOT_IMPLEMENTED, dispatch, no_derivative, op, out_exact, public
 
 
@@ -71,6 +71,24 @@ def parser_checked(method, name, decls):
         parser_check(name, 1, decls, args[:n])
         return method(self, *args, **kwargs)
     return checked
+
+
+def _overload(decl, args, types):
+    """An overload for _bad_arguments with the argument parser's reason: the arguments
+    whose type's name differs from the declared one (a Number matches none, as in PyTorch's
+    message) are marked."""
+    got = ["Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args]
+    marked = ", ".join(g if g == t else f"!{g}!" for g, t in zip(got, types))
+    return f"{decl}\n      didn't match because some of the arguments have invalid types: ({marked})"
+
+
+def _fill_args(name, args, params, types):
+    """index_fill's and masked_fill's error for arguments neither overload takes; `args`
+    from input on for the function, after self for the method (one declaration less)."""
+    if len(args) == len(types) + 2:
+        params, types = "Tensor input, " + params, ("Tensor",) + types
+    return _bad_arguments(name, args, [_overload(f"({params}, {kind} value)", args,
+                                                 types + (kind,)) for kind in ("Tensor", "Number")])
 
 
 _DIM_INDEX = ((int, "dim"), (Tensor, "index"))
@@ -450,16 +468,30 @@ def _index_fill_call(run, input, dim, index, value):
     return run(_index_fill_scalar.op, (input,), (dim, index, value))
 
 
-@public("index_fill")
+def _index_fill_args(name, args):
+    if type(args[-3]) is bool or not isinstance(args[-2], Tensor):
+        raise _fill_args(name, args, "int dim, Tensor index", ("int", "Tensor"))
+
+
+@public("index_fill", method=False)
 def index_fill(input, dim, index, value):
     """A copy of input with the slices at `index` along `dim` set to `value` (a number or
     a 0-d tensor)."""
+    _index_fill_args("index_fill", (input, dim, index, value))
     return _index_fill_call(dispatch, input, dim, index, value)
+
+
+@public("index_fill", function=False)
+def _index_fill_method(self, dim, index, value):
+    """A copy of self with the slices at `index` along `dim` set to `value`."""
+    _index_fill_args("index_fill", (dim, index, value))
+    return _index_fill_call(dispatch, self, dim, index, value)
 
 
 @public("index_fill_", function=False)
 def index_fill_(self, dim, index, value):
     from .inplace import dispatch_inplace
+    _index_fill_args("index_fill_", (dim, index, value))
     return _index_fill_call(dispatch_inplace, self, dim, index, value)
 
 
@@ -769,16 +801,51 @@ def _scatter_call(run, input, dim, index, src, value, reduce):
     return run(_scatter_value_reduce_row.op, (input,), (dim, index, value, reduce))
 
 
-@public("scatter", out=True)
+_SCATTER_FUNCTION_OVERLOADS = tuple(
+    f"(Tensor input, int dim, Tensor index, {v}, *, {r}Tensor out = None)"
+    for v in ("Tensor src", "Number value") for r in ("", "str reduce, "))
+
+
+def _scatter_args(name, input, dim, index, src, reduce):
+    """The argument parser's error for a bool dim or an index not a tensor (input None for
+    the method); exact for positional arguments."""
+    if type(dim) is not bool and isinstance(index, Tensor):
+        return
+    args = (dim, index) if src is None else (dim, index, src)
+    if input is not None:
+        error = _bad_arguments(name, (input,) + args, _SCATTER_FUNCTION_OVERLOADS)
+    else:
+        overloads = []
+        for v, kind in (("Tensor src", "Tensor"), ("Number value", "Number")):
+            decl = f"(int dim, Tensor index, {v})"
+            overloads += [decl if reduce is not None else _overload(
+                decl, args, ("int", "Tensor", kind)), decl[:-1] + ", *, str reduce)"]
+        error = _bad_arguments(name, args, overloads)
+    if reduce is not None:      # the keyword shows among the arguments got
+        error = TypeError(str(error).replace(
+            "), but", f", reduce={type(reduce).__name__}), but", 1))
+    raise error
+
+
+@public("scatter", out=True, method=False)
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """A copy of input with `src` (a tensor) or `value` (a number) written at the positions
     `index` gives along `dim`; reduce='add' or 'multiply' combines instead."""
+    _scatter_args("scatter", input, dim, index, src, reduce)
     return _scatter_call(dispatch, input, dim, index, src, value, reduce)
+
+
+@public("scatter", function=False)
+def _scatter_method(self, dim, index, src=None, *, value=None, reduce=None):
+    """A copy of self with `src` or `value` written at the positions `index` gives."""
+    _scatter_args("scatter", None, dim, index, src, reduce)
+    return _scatter_call(dispatch, self, dim, index, src, value, reduce)
 
 
 @public("scatter_", function=False)
 def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     from .inplace import dispatch_inplace
+    _scatter_args("scatter_", None, dim, index, src, reduce)
     return _scatter_call(dispatch_inplace, self, dim, index, src, value, reduce)
 
 
@@ -961,10 +1028,27 @@ _masked_fill_tensor_row = op(
     value=lambda grad, mask: grad.masked_select(mask).sum())
 
 
-@public("masked_fill")
+def _masked_fill_args(name, args):
+    if not isinstance(args[-2], Tensor):
+        raise _fill_args(name, args, "Tensor mask", ("Tensor",))
+
+
+@public("masked_fill", method=False)
 def masked_fill(input, mask, value):
     """A copy of input (broadcast with mask) with `value` (a number or a 0-d tensor) where
     the bool `mask` is True."""
+    _masked_fill_args("masked_fill", (input, mask, value))
+    return _masked_fill_call(input, mask, value)
+
+
+@public("masked_fill", function=False)
+def _masked_fill_method(self, mask, value):
+    """A copy of self (broadcast with mask) with `value` where the bool `mask` is True."""
+    _masked_fill_args("masked_fill", (mask, value))
+    return _masked_fill_call(self, mask, value)
+
+
+def _masked_fill_call(input, mask, value):
     if isinstance(value, Tensor):
         return _masked_fill_tensor_row(input, mask, value)
     return _masked_fill_scalar(input, mask, value)
@@ -973,6 +1057,7 @@ def masked_fill(input, mask, value):
 @public("masked_fill_", function=False)
 def masked_fill_(self, mask, value):
     from .inplace import dispatch_inplace
+    _masked_fill_args("masked_fill_", (mask, value))
     # in place, PyTorch checks the mask before broadcasting it against self (not the reverse)
     if isinstance(value, Tensor):
         _value_item(value._data, "masked_fill_")

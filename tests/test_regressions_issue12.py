@@ -912,3 +912,13 @@ def test_an_ops_own_value_error_is_not_taken_for_numpys_broadcast_error():
 def test_unsqueeze_strides_as_pytorch():
     same(lambda T: [T.atleast_2d(T.zeros(3)).stride(), T.zeros(3).unsqueeze(0).stride(),
                     T.zeros(2, 3).t().unsqueeze(1).stride(), T.zeros(4, 4).unsqueeze(2).stride()])
+
+
+def test_unfold_backward_sums_windows_in_pytorchs_order():
+    import numpy as np
+    g = (np.random.default_rng(0).standard_normal((17, 4)) * 100).astype(np.float16)
+
+    def prog(T):
+        x = T.zeros(20, dtype=T.float16, requires_grad=True)
+        return T.autograd.grad(x.unfold(0, 4, 1), x, T.tensor(g))[0]
+    same(prog, atol=0, rtol=0)

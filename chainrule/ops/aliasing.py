@@ -78,8 +78,10 @@ def _unfold(a, dimension, size, step):
 def _unfold_backward(grad, input_sizes, dim, size, step):
     out = np.zeros(input_sizes, grad.dtype)
     windows = _unfold(out, dim, size, step)
-    # within one window offset the windows' positions are distinct: a plain add is exact
-    for j in range(size):
+    # within one window offset the windows' positions are distinct: a plain add is exact;
+    # offsets from the last, so that each position sums its windows in ascending order, as
+    # PyTorch's kernel does (float16 rounds each partial sum)
+    for j in reversed(range(size)):
         windows[..., j] += grad[..., j]
     return out
 

@@ -922,3 +922,14 @@ def test_unfold_backward_sums_windows_in_pytorchs_order():
         x = T.zeros(20, dtype=T.float16, requires_grad=True)
         return T.autograd.grad(x.unfold(0, 4, 1), x, T.tensor(g))[0]
     same(prog, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("ord", [1j, 2 + 0j])
+def test_matrix_norm_refuses_complex_orders(ord):
+    same_error(lambda T: T.linalg.matrix_norm(T.ones(2, 2), ord))
+
+
+def test_pad_takes_numpy_numbers_as_its_value():
+    import numpy as np
+    same(lambda T: [T.nn.functional.pad(T.ones(2, 2), (1, 1), value=v)
+                    for v in (np.float32(2.0), np.int64(3), np.float16(0.5), True)])

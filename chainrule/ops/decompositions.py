@@ -1798,6 +1798,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         permutation = _backshift(A_, d0, d1)
         result = svdvals(A_.permute(permutation)).sum(-1, keepdim)
         return _unshift(result, permutation) if keepdim else result
+    if isinstance(ord, complex):
+        raise RuntimeError("linalg.matrix_norm: Expected a non-complex scalar as the order of "
+                           "norm.")
     if abs(ord) not in (1, 2, float("inf")):
         raise RuntimeError(f"linalg.matrix_norm: Order {_scalar_str(ord)} not supported.")
     d0, d1 = _matrix_norm_dims(A, dim, dtype, abs(ord) != 2)

@@ -268,7 +268,7 @@ def pad(input, pad, mode="constant", value=None):
         raise TypeError(f"pad(): argument 'mode' (position 3) must be str, not "
                         f"{type(mode).__name__}")
     if value is not None:
-        if not isinstance(value, (int, float)):
+        if not isinstance(value, (int, float, np.integer, np.floating)):     # NumPy's too
             raise TypeError(f"pad(): argument 'value' (position 4) must be float, not "
                             f"{type(value).__name__}")
         value = float(value)

@@ -102,3 +102,17 @@ OVERLOADED = {
 @pytest.mark.parametrize("case", OVERLOADED)
 def test_overloaded_binding_error(case):
     same_error(OVERLOADED[case])
+
+
+STATISTICS = {
+    "renorm": lambda T: T.renorm(_x(T), 2, True, 5.0),
+    "renorm method": lambda T: _x(T).renorm(2, True, 5.0),
+    "renorm_ method": lambda T: _x(T).renorm_(2, True, 5.0),
+    "norm_except_dim pow": lambda T: T.norm_except_dim(_x(T), True, 1),
+    "norm_except_dim dim": lambda T: T.norm_except_dim(_x(T), 2, True),
+}
+
+
+@pytest.mark.parametrize("case", STATISTICS)
+def test_statistics_binding_error(case):
+    same_error(STATISTICS[case])

@@ -50,14 +50,14 @@ def _legacy(a):
 
 def parser_check(name, first, decls, values):
     """Raise PyTorch's TypeError for the first of `values` not of its declared kind
-    (`decls`: (int, "dim"), (Tensor, "index"), ...; None passes for an int, a bool does not),
-    numbered from position `first`."""
+    (`decls`: (int, "dim"), (Tensor, "index"), (None, "p") for one not checked, ...; None
+    passes for an int, a bool does not), numbered from position `first`."""
     for i, ((kind, arg), v) in enumerate(zip(decls, values)):
         if kind is int:
             if type(v) is bool:
                 raise TypeError(f"{name}(): argument '{arg}' (position {first + i}) must be int, "
                                 f"not {type(v).__name__}")
-        elif not isinstance(v, Tensor):
+        elif kind is Tensor and not isinstance(v, Tensor):
             raise _not_tensor(name, arg, first + i, v)
 
 

@@ -621,7 +621,11 @@ def _renorm_dims(ndim, dim):
     return [i for i in range(ndim) if i != d]
 
 
+_P_DIM = ((None, "p"), (int, "dim"))
+
+
 def _renorm(a, p, dim, maxnorm):
+    parser_check("renorm", 2, _P_DIM, (p, dim))
     for name, x in (("p", p), ("maxnorm", maxnorm)):
         if isinstance(x, complex):
             raise RuntimeError(f"renorm: {name} must be real-valued")
@@ -653,6 +657,8 @@ def _renorm_backward(grad, self, p, dim, maxnorm):
 
 renorm = op("renorm", "RenormBackward0", "self, p, dim, maxnorm", _renorm, inplace="renorm_",
             self=_renorm_backward)
+for _name in ("renorm", "renorm_"):
+    setattr(Tensor, _name, parser_checked(getattr(Tensor, _name), _name, _P_DIM))
 
 
 # ---- quantile, nanquantile ----------------------------------------------------------------
@@ -1481,6 +1487,7 @@ def frobenius_norm(input, dim, keepdim=False):
 @public("norm_except_dim", method=False)
 def norm_except_dim(v, pow=2, dim=0):
     """The pow-norm over every dim but `dim` (all of them for -1), keeping v's rank."""
+    parser_check("norm_except_dim", 2, ((int, "pow"), (int, "dim")), (pow, dim))
     if dim == -1:
         return _norm_scalar(v, pow)
     last = v.dim() - 1

@@ -133,8 +133,12 @@ def _is_bool(x):
 
 def _refuse_bool_sub(a, b):
     """PyTorch's refusal of bool operands of sub, which comes before any promotion."""
-    if _is_bool(a) or _is_bool(b):
-        if _is_bool(a) and _is_bool(b):
+    _refuse_bools(_is_bool(a), _is_bool(b))
+
+
+def _refuse_bools(a_bool, b_bool):
+    if a_bool or b_bool:
+        if a_bool and b_bool:
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                                "supported. Use the `^` or `logical_xor()` operator instead.")
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
@@ -196,8 +200,10 @@ rsub_tensor = op("rsub.Tensor", "RsubBackward0", "self, other, *, alpha=1",
 def _rsub_function(input, other, alpha=1):
     """other - alpha * input."""
     if isinstance(other, Tensor):
-        # (the row's promotion would hide a bool operand from sub's refusal)
-        _refuse_bool_sub(other._data, input._data if isinstance(input, Tensor) else input)
+        # (the row's promotion would hide a bool operand from sub's refusal; asked of the
+        # dtypes, which batched tensors under vmap have too)
+        _refuse_bools(other.dtype is _dtype.bool, input.dtype is _dtype.bool
+                      if isinstance(input, Tensor) else isinstance(input, (bool, np.bool_)))
         return rsub_tensor(input, other, alpha=alpha)
     return rsub(input, other, alpha=alpha)
 
@@ -1075,8 +1081,8 @@ def _clamp_bounds(input, min, max):
     row = _clamp_row(min, max)
     if row is clamp_scalar:
         min, max = _as_number(min), _as_number(max)
-    elif isinstance(input, Tensor):
-        _no_complex(input._data, "clamp is not supported for complex types")
+    elif isinstance(input, Tensor) and input.is_complex():     # (vmap's tensors: no _data)
+        raise NotImplementedError("clamp is not supported for complex types")
     return row, min, max
 
 

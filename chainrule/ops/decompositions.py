@@ -259,15 +259,24 @@ def _trsm_into(a, x, upper, unit):
     _trsm_into(a[..., second, second], x[..., second, :], upper, unit)
 
 
-def _solve_triangular(a, b, upper, left, unitriangular):
-    name = "linalg.solve_triangular"
-    _check_square(name, a)
+def _check_equation(name, a, b, left):
+    """linalg's checks of B in A X = B (left) or X A = B: matrices matching A's size."""
     if b.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
     if a.shape[-2 if left else -1] != b.shape[-2 if left else -1]:
-        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
-                           f"{'AX = B' if left else 'XA = B'} ({a.shape[-2]}x{a.shape[-1]} and "
-                           f"{b.shape[-2]}x{b.shape[-1]})")
+        raise _incompatible_shapes(name, a, b, left)
+
+
+def _incompatible_shapes(name, a, b, left):
+    return RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
+                        f"{'AX = B' if left else 'XA = B'} ({a.shape[-2]}x{a.shape[-1]} and "
+                        f"{b.shape[-2]}x{b.shape[-1]})")
+
+
+def _solve_triangular(a, b, upper, left, unitriangular):
+    name = "linalg.solve_triangular"
+    _check_square(name, a)
+    _check_equation(name, a, b, left)
     _broadcast_batch(b.shape[:-2], a.shape[:-2])
     _lapack_kernel(a, "triangular_solve_cpu")
     if a.dtype != b.dtype:      # PyTorch solves in A's dtype
@@ -1315,9 +1324,7 @@ def _lu_solve(lu, piv, b, left, adjoint):
     _check_square("torch.linalg.lu_solve", lu)
     rows = b.shape[-2] if left else b.shape[-1]
     if rows != lu.shape[-1]:
-        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
-                           f"{'AX = B' if left else 'XA = B'} ({lu.shape[-2]}x{lu.shape[-1]} and "
-                           f"{b.shape[-2]}x{b.shape[-1]})")
+        raise _incompatible_shapes(name, lu, b, left)
     if piv.dtype != np.int32:
         raise RuntimeError(f"{name}: pivots should be a Tensor of scalar type torch.int32")
     if piv.ndim == 0 or piv.shape[-1] != lu.shape[-1]:
@@ -1410,12 +1417,7 @@ def _solve_ex(a, b, left, check_errors):
     vector = _is_vector_rhs(a.shape, b.shape)
     b2 = b[..., None] if vector else b
     _check_square(name, a)
-    if b2.ndim < 2:
-        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
-    if a.shape[-2 if left else -1] != b2.shape[-2 if left else -1]:
-        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
-                           f"{'AX = B' if left else 'XA = B'} ({a.shape[-2]}x{a.shape[-1]} and "
-                           f"{b2.shape[-2]}x{b2.shape[-1]})")
+    _check_equation(name, a, b2, left)
     batch = _broadcast_batch(b2.shape[:-2], a.shape[:-2])
     if not left and vector:
         raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not "

@@ -933,3 +933,30 @@ def test_pad_takes_numpy_numbers_as_its_value():
     import numpy as np
     same(lambda T: [T.nn.functional.pad(T.ones(2, 2), (1, 1), value=v)
                     for v in (np.float32(2.0), np.int64(3), np.float16(0.5), True)])
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.tensor(1.).lt_(T.ones(4, dtype=T.complex128)),
+    lambda T: T.tensor(1.).le_(T.ones(0, dtype=T.complex128)),
+    lambda T: T.tensor(1.).clamp_max_(T.ones(4, dtype=T.complex128)),
+    lambda T: T.stack([T.tensor(1.), T.ones(3, 5)], 1),
+    lambda T: T.bincount(T.tensor([2 ** 63 - 1, 0])),
+], ids=["lt_", "le_", "clamp_max_", "stack", "bincount"])
+def test_checks_in_pytorchs_order(prog):
+    same_error(prog)
+
+
+def test_diff_of_order_zero_checks_no_dim():
+    same(lambda T: T.diff(T.ones(3, 5), 0, 2))
+
+
+def test_complex_base_written_through_a_view_gives_real_inputs_real_gradients():
+    def prog(T):
+        x = T.tensor(0.5, dtype=T.float64, requires_grad=True)
+        b = T.zeros(3, 4, dtype=T.complex64)
+        b.diagonal().copy_(x.expand(3))
+        y = T.ones(2, dtype=T.float64, requires_grad=True)
+        c = T.zeros(3, 4, dtype=T.complex64)
+        c[0, :2].mul_(y)
+        return T.autograd.grad((b.abs().sum(), c.abs().sum()), (x, y))
+    same(prog)

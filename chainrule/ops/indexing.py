@@ -1205,7 +1205,10 @@ def _bincount(a, weights, minlength):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is not None and (weights.ndim != 1 or weights.shape[0] != a.shape[0]):
         raise RuntimeError("weights should be 1-d and have the same length as input")
-    bins = max(int(a.max()) + 1, minlength)
+    top = int(a.max())
+    if top == np.iinfo(np.int64).max:
+        raise RuntimeError(f"maximum value of input overflowed, it should be < {top} but got {top}")
+    bins = max(top + 1, minlength)
     if weights is None:
         return np.bincount(a, minlength=bins).astype(np.int64, copy=False)
     # float32 weights accumulate in float32, in order (as PyTorch); others in float64

@@ -1306,6 +1306,9 @@ def _comparison_inplace(name, inplace):
         if self._data.dtype.kind == "c" or getattr(other, "dtype", None) in (
                 _dtype.complex64, _dtype.complex128) or isinstance(other, builtins.complex):
             common = _dtype.result_type((self, other))
+            if isinstance(other, Tensor):     # TensorIterator's shapes come first
+                from .inplace import _check_output_shape
+                _check_output_shape((self._data, other._data), self._data)
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{common.legacy}'")
         return inplace(self, other)
     return ordered_inplace

@@ -687,7 +687,8 @@ _NO_COMPLEX_AUTOGRAD = frozenset((
 
 
 # rows whose promotion does not tell whether they broadcast their inputs element-wise
-_BROADCASTS = {"addr": False, "clamp.Tensor": True}
+_BROADCASTS = {"addr": False, "clamp.Tensor": True, "clamp_min.Tensor": True,
+               "clamp_max.Tensor": True}
 
 
 def _check_recordable(op, dtype):

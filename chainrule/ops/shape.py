@@ -830,12 +830,13 @@ public("concatenate", method=False, out=_CAT_OUT)(cat)
 
 
 def _stack(arrays, dim):
+    axis = wrap_dim(dim, arrays[0].ndim + 1)     # (checked before the sizes, as PyTorch)
     for i, a in enumerate(arrays):
         if a.shape != arrays[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{sizes_str(arrays[0].shape)} at entry 0 and {sizes_str(a.shape)} "
                                f"at entry {i}")
-    return np.stack(arrays, axis=wrap_dim(dim, arrays[0].ndim + 1))
+    return np.stack(arrays, axis=axis)
 
 
 stack_ = op("stack", "StackBackward0", "tensors, dim=0", _stack, promote=PROMOTE, list_input=True,

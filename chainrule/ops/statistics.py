@@ -909,6 +909,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
+    if n == 0 and prepend is None and append is None:
+        return zeros_like(input).copy_(input)      # (PyTorch checks no dim for nothing to do)
     d = wrap_dim(dim, input.dim())
     _check_diff_shape(input, prepend, d)
     _check_diff_shape(input, append, d)

@@ -253,6 +253,11 @@ class CopySlices(Node):
     def name(self):
         return "torch::autograd::CopySlices"
 
+    @property
+    def _real_part_for_real_inputs(self):
+        # its other edges are the op's: the op's rule for their gradients' real parts
+        return getattr(self.fn, "_real_part_for_real_inputs", False)
+
     def _apply(self, grads, create_graph):
         grad = grads[0]
         if grad is None:

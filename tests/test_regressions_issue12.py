@@ -960,3 +960,12 @@ def test_complex_base_written_through_a_view_gives_real_inputs_real_gradients():
         c[0, :2].mul_(y)
         return T.autograd.grad((b.abs().sum(), c.abs().sum()), (x, y))
     same(prog)
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.nansum(T.zeros(0, 3, dtype=T.complex128), 2),
+    lambda T: T.dist(T.ones(3, requires_grad=True, dtype=T.float64),
+                     T.ones(3, dtype=T.complex128) * 1j).backward(),
+], ids=["nansum_dim_first", "dist_complex_gradient"])
+def test_more_checks_in_pytorchs_order(prog):
+    same_error(prog)

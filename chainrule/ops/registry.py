@@ -364,9 +364,9 @@ def _make_node_class(op):
 
 
 # sub and rsub promote in their own forwards; copy_ and einsum (whose PyTorch decomposition
-# is mul/bmm) take the real part too; where and addr do not
+# is mul/bmm) take the real part too; where, addr and dist do not
 _REAL_PART = {"sub": True, "rsub": True, "copy": True, "einsum": True, "where.self": False,
-              "addr": False}
+              "addr": False, "dist": False}
 
 
 # ---- ops PyTorch has no derivative for ------------------------------------------------------

@@ -76,13 +76,14 @@ def _check_reduced_dim(name, a, d):
 # ---- nansum, nanmean ----------------------------------------------------------------------
 
 def _nansum(a, dim, keepdim, dtype):
+    dims = _reduce_dims(dim, a.ndim)      # (checked before the dtype, as PyTorch)
     if a.dtype.kind == "c":
         raise RuntimeError("nansum on CPU does not support complex inputs")
     if a.dtype.kind == "f":
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{dtype.legacy}'")
         a = np.where(np.isnan(a), 0, a)
-    return a.sum(axis=_reduce_dims(dim, a.ndim), keepdims=keepdim, dtype=_acc_dtype(a, dtype))
+    return a.sum(axis=dims, keepdims=keepdim, dtype=_acc_dtype(a, dtype))
 
 
 nansum = op("nansum", "NansumBackward0", "self, dim=None, keepdim=False, *, dtype=None", _nansum,

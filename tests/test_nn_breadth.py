@@ -12,7 +12,7 @@ import torch
 
 import chainrule
 
-from helpers import compare, same_error, same_warnings
+from helpers import compare, same, same_error, same_warnings
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal((3, 4))
@@ -407,7 +407,26 @@ def test_rms_norm_dtypes_and_eps():
                 T.rms_norm(x.half(), [3], eps=0.1), T.rms_norm(x.float(), [3], x[0, 0].float()),
                 T.rms_norm(x.to(T.complex64), [3])]
     check(prog, 1e-3, 1e-3)
-    same_warnings(lambda T: T.rms_norm(T.ones(2, 3, dtype=T.float64), [3], T.ones(3)))
+    # a warn-once warning: another test may have had it first, so both warn always here
+    import torch
+    for T in (torch, chainrule):
+        T.set_warn_always(True)
+    try:
+        same_warnings(lambda T: T.rms_norm(T.ones(2, 3, dtype=T.float64), [3], T.ones(3)))
+    finally:
+        for T in (torch, chainrule):
+            T.set_warn_always(False)
+
+
+def test_rms_norm_warns_once():
+    def prog(T):
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(3):
+                T.rms_norm(T.ones(2, 3, dtype=T.float64), [3], T.ones(3))
+        return len(caught) <= 1
+    same(prog)
 
 
 def test_batch_norm_update_stats():

@@ -8,14 +8,13 @@ the input, weight and bias gradients are each computed once; the masked outputs 
 """
 import numpy as np
 
-import warnings
-
 from .._dims import wrap_dim
 from ..autograd import grad_mode
 from .._dtype import FROM_NP, OPMATH
 from .._tensor import channels_last, channels_last_3d, contiguous_format, is_in_format
 from .nn_ops import add_scalar, div_scalar, mul_scalar
 from .registry import NOT_IMPLEMENTED, no_derivative, op, public
+from .shape import _warn_once
 
 
 def _float(a, kernel):
@@ -661,9 +660,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     machine epsilon, and is rounded to the input's dtype)."""
     shape = _check_rms_norm(input, normalized_shape, weight)
     if weight is not None and weight.dtype != input.dtype:
-        warnings.warn(f"Mismatch dtype between input and weight: input dtype = "
-                      f"{input.dtype.cpp}, weight dtype = {weight.dtype.cpp}, Cannot dispatch "
-                      "to fused implementation.", UserWarning, stacklevel=2)
+        _warn_once(f"Mismatch dtype between input and weight: input dtype = "
+                   f"{input.dtype.cpp}, weight dtype = {weight.dtype.cpp}, Cannot dispatch to "
+                   "fused implementation.")
     dtype = input._data.dtype
     if dtype.kind not in "fcV":
         raise NotImplementedError(f"\"rms_norm\" not implemented for '{input.dtype.legacy}'")

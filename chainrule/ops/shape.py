@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _platform
 from .._device import use as use_device
 from .._tensor import (Size, Tensor, contiguous_format, is_in_format, make_tensor, memory_format,
                        memory_format_arg, preserve_format, suggest_memory_format,
@@ -29,8 +29,9 @@ _warned = set()
 
 
 def _warn_once(message):
-    """PyTorch's TORCH_WARN_ONCE (once per process), attributed to the user's line."""
-    if message not in _warned:
+    """PyTorch's TORCH_WARN_ONCE (once per process, every time under set_warn_always),
+    attributed to the user's line."""
+    if message not in _warned or _platform._state.warn_always:
         _warned.add(message)
         frame, level = sys._getframe(1), 2
         while frame is not None and frame.f_globals.get("__name__", "").startswith("chainrule."):

@@ -156,6 +156,8 @@ def _check_tensor_inputs(op, inputs):
 def _check_output_shape(arrays, target):
     """TensorIterator's shape checks, before any of dtypes: the operands broadcast, and to
     self's shape."""
+    if all(type(a) is not np.ndarray or a.shape == target.shape for a in arrays):
+        return      # (the common case, without NumPy's broadcast_shapes)
     registry.check_broadcast(arrays)
     shape = np.broadcast_shapes(*(a.shape for a in arrays if type(a) is np.ndarray))
     if shape != target.shape:

@@ -969,3 +969,11 @@ def test_complex_base_written_through_a_view_gives_real_inputs_real_gradients():
 ], ids=["nansum_dim_first", "dist_complex_gradient"])
 def test_more_checks_in_pytorchs_order(prog):
     same_error(prog)
+
+
+def test_sinc_gradient_at_huge_float32_inputs():
+    # the quotient before the product with grad, as PyTorch's formula (no inf / inf)
+    def prog(T):
+        x = T.tensor([-1.9768496, 9.9999997e37, -2.9444225], requires_grad=True)
+        return T.autograd.grad(T.sinc(x), x, T.full((3,), 3.0))[0]
+    same(prog)

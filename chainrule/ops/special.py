@@ -1558,7 +1558,8 @@ def _i1_backward(grad, self, result):
 def _sinc_backward(grad, self):
     self_pi = self * math.pi
     self_squared_pi = self * self * math.pi
-    out = grad * _conj((self_pi * self_pi.cos()) - self_pi.sin()) / _conj(self_squared_pi)
+    # (the quotient first, as PyTorch's formula: grad times a huge numerator overflows)
+    out = grad * (_conj((self_pi * self_pi.cos()) - self_pi.sin()) / _conj(self_squared_pi))
     return where(self_squared_pi == 0.0, 0.0, out)
 
 

@@ -70,27 +70,18 @@ def lstm_program(lib):
 
 
 def transformer_program(lib):
-    nn, F = lib.nn, lib.nn.functional
+    nn = lib.nn
     rng = np.random.default_rng(2)
     x = lib.tensor(rng.standard_normal((16, 64, 128)).astype(np.float32))
     y = lib.tensor(rng.standard_normal((16, 64, 128)).astype(np.float32))
     layer = nn.TransformerEncoderLayer(128, 4, dim_feedforward=512, dropout=0.0,
                                        batch_first=True)
     model = nn.TransformerEncoder(layer, 4, enable_nested_tensor=False)
-    _init_like(lib, model)
-    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
-
-    def step():
-        opt.zero_grad()
-        loss = F.mse_loss(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss.detach()
-    return step
+    return _adam_mse_step(lib, model, x, y)
 
 
 def decoder_program(lib):
-    nn, F = lib.nn, lib.nn.functional
+    nn = lib.nn
     rng = np.random.default_rng(3)
     z = lib.tensor(rng.standard_normal((16, 64, 4, 4)).astype(np.float32))
     y = lib.tensor(rng.uniform(-1, 1, (16, 1, 32, 32)).astype(np.float32))
@@ -98,12 +89,18 @@ def decoder_program(lib):
         nn.ConvTranspose2d(64, 32, 4, 2, 1), nn.BatchNorm2d(32), nn.ReLU(),
         nn.ConvTranspose2d(32, 16, 4, 2, 1), nn.BatchNorm2d(16), nn.ReLU(),
         nn.ConvTranspose2d(16, 1, 4, 2, 1), nn.Tanh())
+    return _adam_mse_step(lib, model, z, y)
+
+
+def _adam_mse_step(lib, model, x, y):
+    """One training step of `model` (initialized as _init_like does) on x -> y: Adam on
+    the mean squared error."""
     _init_like(lib, model)
     opt = lib.optim.Adam(model.parameters(), lr=1e-3)
 
     def step():
         opt.zero_grad()
-        loss = F.mse_loss(model(z), y)
+        loss = lib.nn.functional.mse_loss(model(x), y)
         loss.backward()
         opt.step()
         return loss.detach()

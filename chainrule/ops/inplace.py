@@ -158,8 +158,7 @@ def _check_output_shape(arrays, target):
     self's shape."""
     if all(type(a) is not np.ndarray or a.shape == target.shape for a in arrays):
         return      # (the common case, without NumPy's broadcast_shapes)
-    registry.check_broadcast(arrays)
-    shape = np.broadcast_shapes(*(a.shape for a in arrays if type(a) is np.ndarray))
+    shape = registry.check_broadcast(arrays)
     if shape != target.shape:
         raise RuntimeError(f"output with shape {sizes_str(target.shape)} doesn't match the "
                            f"broadcast shape {sizes_str(shape)}")

@@ -704,7 +704,8 @@ def _check_recordable(op, dtype):
 
 
 def check_broadcast(arrays):
-    """Raise PyTorch's error when array operands cannot broadcast (NumPy says ValueError)."""
+    """Raise PyTorch's error when array operands cannot broadcast (NumPy says ValueError);
+    else their broadcast shape (None without arrays)."""
     shape = None
     for a in arrays:
         if type(a) is not _ndarray:
@@ -720,6 +721,7 @@ def check_broadcast(arrays):
                 raise RuntimeError(f"The size of tensor a ({pa[i]}) must match the size of tensor "
                                    f"b ({pb[i]}) at non-singleton dimension {i}")
         shape = tuple(y if x == 1 else x for x, y in zip(pa, pb))   # 1 against 0 is 0
+    return shape
 
 
 def _make_view(result, base, op=None):

@@ -21,7 +21,6 @@ index_add_ (one thread) 1.0-1.8x at 16 features, 0.4-1.0x at 64.
 ufunc.at also keeps PyTorch's semantics: integers wrap, float32 accumulates in float32 in
 index order as PyTorch's CPU kernels do, NaN propagates through max and min.
 """
-import functools
 import sys
 import warnings
 
@@ -34,43 +33,12 @@ from .._tensor import Tensor, _contiguous_strides, make_tensor
 from ..autograd import grad_mode
 from ..autograd.function import DelayedError
 from ..autograd.graph import _sequence, edge_of
-from .pointwise import _bad_arguments, _not_tensor
+from .binding import _bad_arguments, _not_tensor, parser_check, parser_checked
 from .registry import EXACT, FUNCTIONS, NOT_IMPLEMENTED, dispatch, no_derivative, op, out_exact, public
 
 
 def _legacy(a):
     return FROM_NP[a.dtype].legacy
-
-
-# Note [Argument parser checks]
-# PyTorch's Python binding refuses a number where a Tensor is declared and a bool where an
-# int is, before the op runs: "gather(): argument 'index' (position 3) must be Tensor, not
-# int". A method does not count self, so the function checks its arguments numbered from 2
-# (in its forward or body) and the Tensor method, wrapped by parser_checked, from 1 first.
-
-def parser_check(name, first, decls, values):
-    """Raise PyTorch's TypeError for the first of `values` not of its declared kind
-    (`decls`: (int, "dim"), (Tensor, "index"), (None, "p") for one not checked, ...; None
-    passes for an int, a bool does not), numbered from position `first`."""
-    for i, ((kind, arg), v) in enumerate(zip(decls, values)):
-        if kind is int:
-            if type(v) is bool:
-                raise TypeError(f"{name}(): argument '{arg}' (position {first + i}) must be int, "
-                                f"not {type(v).__name__}")
-        elif kind is Tensor and not isinstance(v, Tensor):
-            raise _not_tensor(name, arg, first + i, v)
-
-
-def parser_checked(method, name, decls):
-    """The Tensor method `method` with parser_check of its leading positional arguments
-    after self first."""
-    n = len(decls)
-
-    @functools.wraps(method)
-    def checked(self, *args, **kwargs):
-        parser_check(name, 1, decls, args[:n])
-        return method(self, *args, **kwargs)
-    return checked
 
 
 def _overload(decl, args, types):

@@ -13,8 +13,7 @@ from .._device import check_factory
 from .._dims import sizes_str, wrap_dim
 from .._dtype import FROM_NP
 from .._tensor import Size, Tensor, contiguous_format, make_tensor
-from .indexing import parser_check, parser_checked
-from .pointwise import _bad_arguments
+from .binding import _bad_arguments, parser_check, parser_checked
 from .registry import PROMOTE, op, public
 from .shape import (_CAT_OUT, _shape_args, _split, _split_with_sizes, _tensor_list,
                     _warn_once, cat, clone, expand_, flatten, reshape, slice_, stack, unbind,

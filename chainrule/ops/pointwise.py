@@ -17,6 +17,7 @@ from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from . import registry
+from .binding import _bad_arguments, _not_tensor
 from .registry import (FLOAT, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE,
                        no_derivative, op, out_cast, out_exact, out_without_derivative, public)
 
@@ -68,18 +69,6 @@ def _zeros(grad):
 
 _TENSOR_OR_NUMBER = ("(Tensor input, Tensor other, *, Tensor out = None)",
                      "(Tensor input, Number other, *, Tensor out = None)")
-
-
-def _bad_arguments(name, args, overloads=_TENSOR_OR_NUMBER):
-    """PyTorch's TypeError for arguments no overload of `name` takes."""
-    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
-                     "but expected one of:\n" + "".join(f" * {o}\n" for o in overloads))
-
-
-def _not_tensor(name, arg, position, value):
-    return TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
-                     f"{type(value).__name__}")
 
 
 def _nonzero_divisor(a, b):
@@ -337,7 +326,7 @@ remainder_tensor = op(
 def fmod(input, other):
     """C's remainder of input / other (the sign of input)."""
     if not isinstance(input, Tensor):
-        raise _bad_arguments("fmod", (input, other))
+        raise _bad_arguments("fmod", (input, other), _TENSOR_OR_NUMBER)
     if isinstance(other, Tensor):
         return fmod_tensor(input, other)
     return fmod_scalar(input, other)
@@ -1290,7 +1279,7 @@ def _where_method(self, condition, y):
 def _comparison(f, name, ordered):
     def forward(a, b):
         if type(a) is not np.ndarray:     # torch.eq(2, x): no overload takes a number first
-            raise _bad_arguments(name, (a, make_tensor(b)))
+            raise _bad_arguments(name, (a, make_tensor(b)), _TENSOR_OR_NUMBER)
         if ordered:
             _not_for(a, "c", f"{name}_cpu")     # complex numbers have no order
         return f(a, b)
@@ -1652,7 +1641,7 @@ copysign_scalar = op("copysign.Scalar", "CopysignBackward1", "self, other", _cop
 def copysign(input, other):
     """input's magnitude with other's sign (other a tensor or a number)."""
     if not isinstance(input, Tensor):
-        raise _bad_arguments("copysign", (input, other))
+        raise _bad_arguments("copysign", (input, other), _TENSOR_OR_NUMBER)
     if isinstance(other, Tensor):
         return copysign_tensor(input, other)
     return copysign_scalar(input, other)

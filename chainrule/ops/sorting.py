@@ -26,7 +26,7 @@ import numpy as np
 from .. import _dtype
 from .._dims import sizes_str, wrap_dim
 from .._tensor import Tensor, make_tensor
-from .indexing import parser_check, parser_checked
+from .binding import parser_check, parser_checked
 from .registry import EXACT, op, out_exact, public
 from .shape import _warn_once
 

@@ -31,8 +31,8 @@ from ..autograd import grad_mode
 from .aliasing import (_squeeze_dim_inplace as _squeeze_, _transpose_row as _transpose_,
                        _unsqueeze_row as _unsqueeze_)
 from .nn_ops import div_scalar, mul_scalar
-from .indexing import parser_check, parser_checked
-from .pointwise import _bad_arguments, _checked_scalar, where
+from .binding import _bad_arguments, parser_check, parser_checked
+from .pointwise import _checked_scalar, where
 from .reduction import (_evenly_distribute_backward, _reduce_dims, _select_backward,
                         _squared_deviations, _sum_backward, _MOMENT_ACC, _unsqueeze_to, _numel,
                         _vector_norm, _vector_norm_backward, _acc_dtype, _amax_backward,

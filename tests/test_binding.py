@@ -1,0 +1,81 @@
+"""The argument-binding kinds of chainrule.ops.binding (Note [Argument parser checks]) take
+and refuse what PyTorch's parser does, with its messages: each value is passed to a PyTorch
+function declaring that kind and to a Signature of the same declaration."""
+import numpy as np
+import pytest
+import torch
+
+import chainrule
+from chainrule.ops.binding import Signature
+
+# (PyTorch call with the value in the checked place, the Signature, arguments before it)
+DECLARATIONS = {
+    "int[2]": (lambda v: torch.max_pool2d(torch.ones(1, 1, 4, 4), v),
+               "max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[])"),
+    "int": (lambda v: torch.chunk(torch.ones(4), v), "chunk(Tensor input, int chunks, int dim=0)"),
+    "float": (lambda v: torch.dropout(torch.ones(4), v, False),
+              "dropout(Tensor input, float p, bool train)"),
+    "bool": (lambda v: torch.dropout(torch.ones(4), 0.5, v),
+             "dropout(Tensor input, float p, bool train)"),
+    "Tensor": (lambda v: torch.select_scatter(torch.ones(4), v, 0, 0),
+               "select_scatter(Tensor input, Tensor src, int dim, SymInt index)"),
+}
+POSITION = {"int[2]": 1, "int": 1, "float": 1, "bool": 2, "Tensor": 1}
+
+VALUES = [2, True, False, 2.0, 0.5, 1j, None, "a", np.int64(2), np.bool_(True), np.float32(0.5),
+          (2, 2), (2, True), (True, 2), (2.0,), (2, 2.0), (None,), [2, np.int64(2)], (), [],
+          torch.Size([2, 2]), "tensor(2)", "tensor(2.)", "tensor(True)", "tensor([2])",
+          "tensor([2, 2])", "tensor(0.5)", ("tensor(2)", 2), ("tensor(2.)", 2)]
+
+
+def _value(v, T):
+    if isinstance(v, str) and v.startswith("tensor("):
+        return eval("T." + v, {"T": T})
+    if isinstance(v, tuple):
+        return tuple(_value(e, T) for e in v)
+    return v
+
+
+@pytest.mark.parametrize("kind", list(DECLARATIONS))
+@pytest.mark.parametrize("value", VALUES, ids=repr)
+def test_kind_matches_pytorch(kind, value):
+    call, text = DECLARATIONS[kind]
+    try:
+        call(_value(value, torch))
+        theirs = None
+    except TypeError as e:
+        theirs = str(e)
+    except Exception:  # refused by the op after binding: taken by the parser
+        theirs = None
+    sig = Signature(text)
+    args = [chainrule.ones(4)] + [0.5] * POSITION[kind]
+    args[POSITION[kind]] = _value(value, chainrule)
+    try:
+        sig.check(*args)
+        ours = None
+    except TypeError as e:
+        ours = str(e)
+    assert ours == theirs
+
+
+def test_keyword_arguments_have_no_position():
+    def chunk(input, chunks, dim=0):
+        return "called"
+    bound = Signature("chunk(Tensor input, int chunks, int dim=0)").bind(chunk)
+    assert bound(chainrule.ones(4), 2, dim=0) == "called"
+    with pytest.raises(TypeError) as ours:
+        bound(chainrule.ones(4), 2, dim=True)
+    with pytest.raises(TypeError) as theirs:
+        torch.chunk(torch.ones(4), 2, dim=True)
+    assert str(ours.value) == str(theirs.value) == "chunk(): argument 'dim' must be int, not bool"
+
+
+def test_method_positions_do_not_count_self():
+    def chunk(self, chunks, dim=0):
+        return "called"
+    bound = Signature("chunk(Tensor input, int chunks, int dim=0)").bind(chunk, method=True)
+    with pytest.raises(TypeError) as ours:
+        bound(chainrule.ones(4), True)
+    with pytest.raises(TypeError) as theirs:
+        torch.ones(4).chunk(True)
+    assert str(ours.value) == str(theirs.value)

@@ -977,3 +977,34 @@ def test_sinc_gradient_at_huge_float32_inputs():
         x = T.tensor([-1.9768496, 9.9999997e37, -2.9444225], requires_grad=True)
         return T.autograd.grad(T.sinc(x), x, T.full((3,), 3.0))[0]
     same(prog)
+
+
+def _rg(T):
+    return T.tensor(2.5, requires_grad=True)
+
+
+INT_SELF_HISTORY = {
+    "lt_": lambda T: type(T.zeros(3, dtype=T.int16).lt_(_rg(T)).grad_fn).__name__,
+    "eq_ bool": lambda T: type(T.zeros(3, dtype=T.bool).eq_(_rg(T)).grad_fn).__name__,
+    "fill_": lambda T: type(T.zeros(3, dtype=T.int16).fill_(_rg(T)).grad_fn).__name__,
+    "masked_fill_": lambda T: type(T.zeros(3, dtype=T.int16).masked_fill_(
+        T.tensor([True, False, True]), _rg(T)).grad_fn).__name__,
+    "index_fill_": lambda T: type(T.zeros(3, dtype=T.int16).index_fill_(
+        0, T.tensor([1]), _rg(T)).grad_fn).__name__,
+    "through a view": lambda T: (lambda b: (b[0].lt_(_rg(T)), type(b.grad_fn).__name__,
+                                            b.requires_grad)[1:])(T.zeros(2, 3, dtype=T.int8)),
+    "copy_ records nothing": lambda T: T.zeros(3, dtype=T.int16).copy_(_rg(T)).requires_grad,
+    "setitem records nothing": lambda T: (lambda y: (y.__setitem__(0, _rg(T)),
+                                                     y.requires_grad)[1])(T.zeros(3, dtype=T.int8)),
+}
+
+
+@pytest.mark.parametrize("prog", INT_SELF_HISTORY.values(), ids=INT_SELF_HISTORY)
+def test_inplace_op_into_integer_tensor_records_as_pytorch(prog):
+    same(prog)
+
+
+@pytest.mark.parametrize("consumer", [lambda T, y: T.stack([y]), lambda T, y: y.sum(),
+                                      lambda T, y: y * 2])
+def test_integer_tensor_with_history_refuses_to_record(consumer):
+    same_error(lambda T: consumer(T, T.zeros(3, dtype=T.int16).lt_(_rg(T))))

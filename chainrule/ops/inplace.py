@@ -65,12 +65,14 @@ def dispatch_inplace(op, inputs, params):
         _check_tensor_inputs(op, inputs)
     if self._data.dtype.kind in "iu" and op.name in registry._WRAPPED_INTS:
         inputs, params = registry.wrap_ints(op, inputs, params, self._data.dtype)
-    # a view requires grad when its base does (even one made in no_grad mode)
-    # (an integer or bool self records nothing: it cannot require grad, as in PyTorch)
+    # a view requires grad when its base does (even one made in no_grad mode); an integer
+    # or bool self records too (`int_tensor.lt_(x)` gets LtBackward1 in PyTorch; what it
+    # feeds then refuses "Autograd not support dtype"), except for copy_ (_NO_INT_HISTORY)
     records = _state.grad_enabled and op.node_cls is not None and (any(
         isinstance(x, Tensor) and x._requires_grad for x in inputs) or (
         self._base is not None and self._base._requires_grad)) and (
-        self._data.dtype.kind in registry._DIFFERENTIABLE_KINDS)
+        self._data.dtype.kind in registry._DIFFERENTIABLE_KINDS
+        or op.name not in _NO_INT_HISTORY)
     check_inplace(self, records)
     if self._base is not None:
         refresh_view_history(self)     # Note [Stale views]
@@ -186,6 +188,9 @@ def _check_common_dtype(op, inputs, params, target):
 # Views that overlap without a zero stride (as_strided) PyTorch cannot detect cheaply and
 # lets through; so does chainrule.
 _OVERLAP_OK = frozenset(("zero", "fill_.Scalar"))
+
+# in-place rows that give an integer or bool self no history (PyTorch's copy_ checks)
+_NO_INT_HISTORY = frozenset(("copy",))
 _OVERLAP_DEPRECATED = {"index_put": "index_put_", "_index_put_impl_": "index_put_",
                        "masked_fill.Scalar": "masked_fill_", "masked_fill.Tensor": "masked_fill_"}
 
@@ -242,7 +247,7 @@ def _rebase(op, self, inputs, params, out):
     # inputs[0] is self or its snapshot; either way its edge is still self's old history.
     # Edges and saved inputs are taken before the version bump, as PyTorch's kernels save
     # before they write: another view of the same base read by the op is not stale yet.
-    results = registry._record(op, inputs, params, (self._data,))
+    results = registry._record(op, inputs, params, (self._data,), True)
     self._vc[0] += 1
     fresh = results[0]
     if self._base is not None:

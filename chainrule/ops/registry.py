@@ -752,8 +752,9 @@ def _make_view(result, base, op=None):
 _METAS = {}      # (shape, dtype) -> the one-output _meta tuple for it, shared
 
 
-def _record(op, inputs, params, outs):
-    """Build the node for one forward call and wire it into the graph."""
+def _record(op, inputs, params, outs, inplace=False):
+    """Build the node for one forward call and wire it into the graph (`inplace`: for an
+    in-place op, whose output is self and takes the node whatever its dtype)."""
     cls = op.node_cls
     node = cls.__new__(cls)
     node._seq = next(_sequence)
@@ -789,8 +790,8 @@ def _record(op, inputs, params, outs):
     # Only floating and complex outputs are differentiable (x.int() gets no grad_fn).
     if len(outs) == 1 and op.differentiable_outputs is None:
         o = outs[0]
-        results = (make_tensor(o, True, node, 0) if o.dtype.kind in _DIFFERENTIABLE_KINDS
-                   else make_tensor(o),)
+        results = (make_tensor(o, True, node, 0)
+                   if inplace or o.dtype.kind in _DIFFERENTIABLE_KINDS else make_tensor(o),)
         k = (o.shape, o.dtype)
         meta = _METAS.get(k)
         node._meta = meta if meta is not None else _shared_meta(k)

@@ -1008,3 +1008,13 @@ def test_inplace_op_into_integer_tensor_records_as_pytorch(prog):
                                       lambda T, y: y * 2])
 def test_integer_tensor_with_history_refuses_to_record(consumer):
     same_error(lambda T: consumer(T, T.zeros(3, dtype=T.int16).lt_(_rg(T))))
+
+
+def test_copy_casts_a_broadcast_sources_gradient_before_summing_it():
+    # a float16 gradient summed over 200 rows into a float32 src: summed in float32
+    def prog(T):
+        src = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = T.zeros(200, 3, dtype=T.float16).copy_(src)
+        y.backward(T.linspace(-3, 3, 600).reshape(200, 3).to(T.float16).cos())
+        return src.grad
+    same(prog)

@@ -19,6 +19,7 @@ derivatives come for free. Its parameter names say what the node must save:
     <param>             a non-tensor argument (dim, keepdim, alpha, ...)
     result, result<i>   an output (saved without a reference cycle, see graph.py)
     <input>_shape       an input's shape only (no tensor kept alive)
+    <input>_dtype       an input's dtype only (None for a number)
 
 From the row the registry makes the public function, the Tensor method, dunders, the
 in-place variant and the node class (`ExpBackward0`). Broadcast reduction and dtype casting
@@ -160,10 +161,12 @@ class Op:
             return (name, _SHAPE, self.inputs.index(name[:-6]))
         if name.endswith("_strides") and name[:-8] in self.inputs:
             return (name, _STRIDES, self.inputs.index(name[:-8]))
+        if name.endswith("_dtype") and name[:-6] in self.inputs:
+            return (name, _DTYPE, self.inputs.index(name[:-6]))
         if name in self.params:
             return (name, _PARAM, self.params.index(name))
         raise TypeError(f"op {self.name}: a formula reads '{name}', which is not an input, "
-                        "param, result or <input>_shape")
+                        "param, result, <input>_shape, <input>_strides or <input>_dtype")
 
     def __repr__(self):
         return f"<op {self.name} -> {self.node_name}>"
@@ -257,6 +260,8 @@ class OpNode(Node):
         # them through dir(): _saved_<name> per saved value, _raw_saved_<name> per tensor
         names = set(super().__dir__())
         for key, value in self._saved.items():
+            if key.endswith("_dtype") and key[:-6] in self._op.inputs:
+                continue    # PyTorch keeps an input's dtype in its options, not shown
             shown = key     # PyTorch's names for a saved shape and strides
             if key.endswith("_shape"):
                 shown = key[:-6] + "_sym_sizes"
@@ -324,7 +329,7 @@ def requires_grad_key(inputs):
     return sum(1 << i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad)
 
 
-_INPUT, _LIST, _LIST_SHAPES, _OUTPUT, _SHAPE, _PARAM, _STRIDES = range(7)   # save-plan kinds
+_INPUT, _LIST, _LIST_SHAPES, _OUTPUT, _SHAPE, _PARAM, _STRIDES, _DTYPE = range(8)  # save-plan kinds
 _NOTHING_SAVED = types.MappingProxyType({})   # shared by nodes that save nothing; read-only
 
 
@@ -864,6 +869,9 @@ def _compile_saver(plan):
         elif kind is _STRIDES:
             lines += [f"    x = inputs[{i}]",
                       f"    {v} = strides(x._data) if isinstance(x, Tensor) else ()"]
+        elif kind is _DTYPE:
+            lines += [f"    x = inputs[{i}]",
+                      f"    {v} = FROM_NP[x._data.dtype] if isinstance(x, Tensor) else None"]
         else:   # _SHAPE
             lines += [f"    x = inputs[{i}]",
                       f"    {v} = x._data.shape if isinstance(x, Tensor) else ()"]
@@ -871,7 +879,7 @@ def _compile_saver(plan):
     lines.append("    return {" + ", ".join(entries) + "}")
     ns = {"Tensor": Tensor, "new": object.__new__, "SavedInput": SavedInput,
           "SavedOutput": SavedOutput, "INFERENCE_SAVE": _INFERENCE_SAVE,
-          "strides": _element_strides}
+          "strides": _element_strides, "FROM_NP": FROM_NP}
     exec("\n".join(lines) + "\n", ns)
     return ns["save"]
 
@@ -899,6 +907,9 @@ def _save(plan, inputs, params, results, hooks):
         elif kind is _STRIDES:
             x = inputs[i]
             saved[name] = _element_strides(x._data) if isinstance(x, Tensor) else ()
+        elif kind is _DTYPE:
+            x = inputs[i]
+            saved[name] = FROM_NP[x._data.dtype] if isinstance(x, Tensor) else None
         elif kind is _LIST:
             saved[name] = _SavedList(SavedInput(x) for x in inputs)
         else:

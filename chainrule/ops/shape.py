@@ -1044,10 +1044,20 @@ def _copy(a, src, non_blocking):
     return np.broadcast_to(src, a.shape).astype(a.dtype)
 
 
-# x.copy_(src): src is broadcast and cast to x's dtype; the engine casts src's gradient back.
+def _copy_src_grad(grad, src_dtype):
+    # cast back to src's dtype before the engine sums a broadcast src's gradient, as
+    # PyTorch (a float16 gradient summed into a float32 src sums in float32)
+    if src_dtype is None or grad.dtype == src_dtype:
+        return grad
+    if grad.is_complex() and not src_dtype.is_complex:
+        grad = grad.real
+    return grad.to(src_dtype)
+
+
+# x.copy_(src): src is broadcast and cast to x's dtype
 _copy_row = op("copy", "CopyBackwards", "self, src, non_blocking=False", _copy,
                numbers=True, function=False, method=False, inplace="copy_",
-               self=lambda grad: make_tensor(np.zeros_like(grad._data)), src=lambda grad: grad)
+               self=lambda grad: make_tensor(np.zeros_like(grad._data)), src=_copy_src_grad)
 # a hand-written node in PyTorch: its class is CopyBackwards, its name() qualified
 _copy_row.op.node_cls.name = lambda self: "torch::autograd::CopyBackwards"
 

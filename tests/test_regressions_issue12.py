@@ -1018,3 +1018,17 @@ def test_copy_casts_a_broadcast_sources_gradient_before_summing_it():
         y.backward(T.linspace(-3, 3, 600).reshape(200, 3).to(T.float16).cos())
         return src.grad
     same(prog)
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.dist(T.tensor([True, False]), T.tensor([False, False])),
+    lambda T: T.dist(T.tensor([True, False]), T.tensor([0.0, 1.0])),
+    lambda T: T.slice_copy(T.ones(3), 5, 0, 2, 0),
+], ids=["dist two bools", "dist bool and float", "slice_copy checks dim before step"])
+def test_refused_in_pytorchs_order(prog):
+    same_error(prog)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_pad_result_is_contiguous(mode):
+    same(lambda T: T.nn.functional.pad(T.arange(6.).reshape(1, 2, 3), (1, 1), mode=mode).stride())

@@ -134,7 +134,8 @@ def _sources(shape, padding, mode):
 
 def _gather(mode):
     def forward(a, padding):
-        return a[(Ellipsis,) + np.ix_(*_sources(a.shape, padding, mode))]
+        # (fancy indexing lays the result out in its own order; PyTorch's is C order)
+        return np.ascontiguousarray(a[(Ellipsis,) + np.ix_(*_sources(a.shape, padding, mode))])
     return forward
 
 

@@ -368,7 +368,7 @@ def _make_node_class(op):
                                           "_real_part_for_real_inputs": real_part})
 
 
-# sub and rsub promote in their own forwards; copy_ and einsum (whose PyTorch decomposition
+# sub, rsub and dist promote in their own forwards; copy_ and einsum (whose PyTorch decomposition
 # is mul/bmm) take the real part too; where, addr and dist do not
 _REAL_PART = {"sub": True, "rsub": True, "copy": True, "einsum": True, "where.self": False,
               "addr": False, "dist": False}
@@ -693,7 +693,7 @@ _NO_COMPLEX_AUTOGRAD = frozenset((
 
 # rows whose promotion does not tell whether they broadcast their inputs element-wise
 _BROADCASTS = {"addr": False, "clamp.Tensor": True, "clamp_min.Tensor": True,
-               "clamp_max.Tensor": True}
+               "clamp_max.Tensor": True, "dist": True}
 
 
 def _check_recordable(op, dtype):

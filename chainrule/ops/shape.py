@@ -638,10 +638,11 @@ select_backward = op("select_backward", "SelectBackwardBackward0",
 def _slice(a, dim, start, end, step):
     if a.ndim == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    dim = wrap_dim(dim, a.ndim)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     # Python's slice bounds (negatives wrap, then clamp) are at::slice's for step > 0
-    return a[_along(wrap_dim(dim, a.ndim), slice(start, end, step))]
+    return a[_along(dim, slice(start, end, step))]
 
 
 def _slice_backward(grad, input_sizes, dim, start, end, step):

@@ -32,7 +32,7 @@ from .aliasing import (_squeeze_dim_inplace as _squeeze_, _transpose_row as _tra
                        _unsqueeze_row as _unsqueeze_)
 from .nn_ops import div_scalar, mul_scalar
 from .binding import _bad_arguments, parser_check, parser_checked
-from .pointwise import _checked_scalar, where
+from .pointwise import _checked_scalar, _promoted, _refuse_bool_sub, where
 from .reduction import (_evenly_distribute_backward, _reduce_dims, _select_backward,
                         _squared_deviations, _sum_backward, _MOMENT_ACC, _unsqueeze_to, _numel,
                         _vector_norm, _vector_norm_backward, _acc_dtype, _amax_backward,
@@ -593,6 +593,9 @@ count_nonzero = op("count_nonzero", None, "self, dim=None", _count_nonzero, self
 # ---- dist, renorm -------------------------------------------------------------------------
 
 def _dist(a, b, p):
+    # norm(self - other): sub refuses bools before anything is promoted
+    _refuse_bool_sub(a, b)
+    a, b = _promoted(a, b)
     if a.dtype.kind not in "fc":
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {_legacy(a)} instead.")
@@ -613,7 +616,7 @@ def _dist_other_backward(grad, self, other, p, result):
     return -g
 
 
-dist = op("dist", "DistBackward0", "self, other, p=2", _dist, promote="promote",
+dist = op("dist", "DistBackward0", "self, other, p=2", _dist,
           self=_dist_backward, other=_dist_other_backward, out=False)
 
 

@@ -2,6 +2,7 @@
 (issue 12), each on the fuzzer's input (or its smallest form) compared with PyTorch."""
 import math
 
+import numpy as np
 import pytest
 
 from helpers import same, same_error
@@ -312,3 +313,69 @@ def test_einsum_chain_gradients_follow_the_contraction_order(k):
         return T.autograd.grad(out, ops[k], T.tensor([[1.0, -2.0], [0.5, 3.0]],
                                                      dtype=T.float64))
     same(prog)
+
+
+# ---- decompositions at an abs kink ----------------------------------------------------------
+# The fuzz entries inverse.complex, svd.complex and linalg.eig differentiate .abs() of their
+# outputs; on these draws an output entry is zero (or 1e-40) exactly, and abs's derivative there
+# is the sign of what LAPACK computes. inverse factors A itself, as PyTorch's getrf: its exact
+# zeros are PyTorch's. For svd and eig the entry is rounding noise whose sign NumPy's LAPACK and
+# PyTorch's MKL choose differently (justified differences): compared are the values and the
+# gradients of the same outputs through a loss without the kink.
+
+_INVERSE_DRAWS = [
+    [[2.040919065475464, -2.5556650161743164, -1.0],
+     [-0.5677695870399475, 9.99994610111476e-41, 0.0],
+     [-2.019986152648926, -1.0, -0.8652130961418152]],
+    [[0.1257302165031433, -0.13210485875606537, 0.6404226422309875],
+     [0.10490011423826218, -0.5356693863868713, 0.3615950644016266],
+     [-0.0, 0.0, -0.7037352323532104]]]
+_SVD_DRAW = [[-0.0, 0.8216181435011584, 0.33043707618338714],
+             [-1.303157231604361, 0.9053558666731177, 0.4463745723640113],
+             [-0.5369532353602852, 0.5811181041963531, 0.36457239618607573],
+             [0.294132496655526, 0.02842224131579679, 0.5467129866124469]]
+_EIG_DRAW = [[0.8361557496764475, 1e-40, 1e-40],
+             [0.08414588934539999, 2.0128715657474068, 0.10783424407392982],
+             [-1.0, 0.02105718123752806, 3.028403814525037]]
+
+
+def _upstream(T, shape, seed, dtype):
+    return T.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=dtype)
+
+
+# (not the first in float64: PyTorch's MKL returns -1.1e-16 for its [0, 0], also for A[1, 1] = 0)
+@pytest.mark.parametrize("draw, dtype", [(_INVERSE_DRAWS[0], "float32"),
+                                         (_INVERSE_DRAWS[1], "float32"),
+                                         (_INVERSE_DRAWS[1], "float64")])
+def test_inverse_abs_gradient_where_the_inverse_has_exact_zeros(draw, dtype):
+    """inverse(A)[0, 0] is -1.3e-40 (A[1, 1] = 1e-40), inverse(A)[2, :2] is 0: factoring A^T
+    instead of A returned 1e-16 of noise there, whose sign .abs() took as its derivative."""
+    def prog(T):
+        a = T.tensor(draw, dtype=getattr(T, dtype), requires_grad=True)
+        inv = a.inverse()
+        return (inv == 0), T.autograd.grad(inv.abs(), a, _upstream(T, (3, 3), 7, a.dtype))
+    same(prog, atol=1e-4, rtol=1e-4)
+
+
+def test_svd_of_a_draw_with_negative_zero():
+    """The reconstruction's [0, 0] (A[0, 0] = -0.0) is 1.5e-16 here, -9.7e-17 in PyTorch."""
+    def prog(T):
+        leaf = T.tensor(np.array(_SVD_DRAW).T.copy(), requires_grad=True)
+        U, S, V = T.svd(leaf.mT)
+        outs = (S, (U * S) @ V.mT, U @ U.mT, V @ V.mT)
+        ups = [_upstream(T, tuple(o.shape), 3 + k, T.float64) for k, o in enumerate(outs)]
+        return outs[0], outs[1], T.autograd.grad(outs, leaf, ups)
+    same(prog, atol=1e-12, rtol=1e-10)
+
+
+def test_eig_of_a_draw_with_tiny_entries():
+    """The eigenvectors' first entries for eigenvalues 3.03 and 2.01 are about 1e-40, which
+    LAPACK computes to 1e-16 absolute: chainrule's V[0, 1] is -5.1e-17, PyTorch's 0.0 (and
+    the exact one positive, so neither's .abs() gradient is exact there)."""
+    def prog(T):
+        a = T.tensor(_EIG_DRAW, dtype=T.float64, requires_grad=True)
+        L, V = T.linalg.eig(a)
+        outs = (L.real, L.imag, (V * V.conj()).real)
+        ups = [_upstream(T, tuple(o.shape), 33532076 + k, T.float64) for k, o in enumerate(outs)]
+        return L, V.abs(), T.autograd.grad(outs, a, ups)
+    same(prog, atol=1e-12, rtol=1e-10)

@@ -145,8 +145,11 @@ def _inv_ex(a, check_errors):
     if a.size == 0:
         return a.copy(), np.zeros(a.shape[:-2], np.int32)
     try:
-        # in LAPACK's column-major layout, as PyTorch returns it (its reshapes are views)
-        inverse = np.swapaxes(np.linalg.inv(np.swapaxes(a, -1, -2)), -1, -2)
+        # A itself factored, as PyTorch's getrf (the transpose pivots on other entries and
+        # leaves rounding noise where PyTorch's exact zeros are), the result in LAPACK's
+        # column-major layout, as PyTorch returns it (its reshapes are views)
+        inverse = np.swapaxes(np.ascontiguousarray(np.swapaxes(np.linalg.inv(a), -1, -2)),
+                              -1, -2)
         info = np.zeros(a.shape[:-2], np.int32)
     except np.linalg.LinAlgError:
         # NumPy's LAPACK met an exact zero pivot; decide (and solve) with our getrf, whose

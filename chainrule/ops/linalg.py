@@ -446,6 +446,16 @@ def _einsum_grads(grad, operands, equation):
             for k, t in enumerate(operands)]
 
 
+def _einsum_is_mul(specs, operands, output):
+    """Whether PyTorch evaluates this einsum as one mul: two operands sharing no label to
+    contract (one summed, of size > 1 in both)."""
+    if len(specs) != 2:
+        return False
+    sizes = [dict(zip(s, t.shape)) for s, t in zip(specs, operands)]
+    return not any(c not in output and c in sizes[1] and 1 != n and sizes[1][c] != 1
+                   for c, n in sizes[0].items())
+
+
 def _einsum_grad(grad, operands, specs, output, k):
     """Gradient of operand k: the einsum of grad with the other operands, to k's labels.
 
@@ -455,13 +465,21 @@ def _einsum_grad(grad, operands, specs, output, k):
     size 1 there), the result is broadcast back."""
     shape = operands[k].shape
     conj = (lambda t: t.conj()) if grad.is_complex() else (lambda t: t)
+    mul = _einsum_is_mul(specs, operands, output)
     left, right = [], []
     for j, (spec, t) in enumerate(zip(specs, operands)):
         if j == k:
             continue
         others = output + "".join(x for i, x in enumerate(specs) if i != j)
+        if mul:
+            # a pair PyTorch multiplies: each operand's labels not in the output were summed
+            # before the mul, as its own (those it shares are of size 1 in one of the two)
+            others = output
+            if not (t.is_floating_point() or t.is_complex()):
+                t = t.to(grad.dtype)
         keep = "".join(c for i, c in enumerate(spec) if c in others and c not in spec[:i])
-        if t.dtype != grad.dtype and keep != spec and (t.is_floating_point() or t.is_complex()):
+        if keep != spec and (mul or t.dtype != grad.dtype
+                             and (t.is_floating_point() or t.is_complex())):
             # its own sums in its dtype, as the forward's
             t, spec = _einsum_row([t], f"{spec}->{keep}", t.dtype), keep
         (left if j < k else right).append((spec, conj(t).to(grad.dtype)))
@@ -477,7 +495,15 @@ def _einsum_grad(grad, operands, specs, output, k):
     unique = "".join(c for i, c in enumerate(target) if c not in target[:i])
     seen = set("".join(s for s, _ in args))
     kept = "".join(c for c in unique if c in seen)
-    g = _einsum_row([t for _, t in args], ",".join(s for s, _ in args) + "->" + kept, grad.dtype)
+    if mul:
+        # MulBackward0: grad times the other operand elementwise, then summed over the labels
+        # operand k lacks (no matmul, which decides where complex infinities make NaNs)
+        (spec, t), = args[1:]
+        product = _einsum_row([grad, t], f"{output},{spec}->{output}", grad.dtype)
+        g = _einsum_row([product], f"{output}->{kept}", grad.dtype)
+    else:
+        g = _einsum_row([t for _, t in args], ",".join(s for s, _ in args) + "->" + kept,
+                        grad.dtype)
     sizes = iter(g.shape)
     full = [next(sizes) if c in seen else 1 for c in unique]
     # the unique labels' axes, in target's order, with size-1 axes at the repeats
@@ -624,7 +650,7 @@ def _einsum_dtype(equation, operands, size):
     a = live[0]
     for b, other in zip(live[1:], operands[1:]):
         dt = other.dtype
-        pair = set()
+        pair, alone = set(), set()
         for c in summed:
             if c in a and c in b:
                 counts[c] -= 1
@@ -636,10 +662,12 @@ def _einsum_dtype(equation, operands, size):
                     dtype = summing(dtype)
                 else:
                     dt = summing(dt)
+                alone.add(c)
                 counts[c] = 0
         if not pair:
             dtype = _dtype.promote_types(dtype, dt)
-        elif any(size.get(c) == 0 for c in a | b):
+        # a label summed alone is gone before the bmm: an empty one leaves zeros, not emptiness
+        elif any(size.get(c) == 0 for c in (a | b) - alone):
             dtype = dt      # an empty bmm: no kernel runs, the result has mat2's dtype
         elif dtype is _dtype.bool:     # bmm's refusal comes before its dtype check
             raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
@@ -894,7 +922,9 @@ addr = op("addr", "AddrBackward0", "self, vec1, vec2, *, beta=1, alpha=1", _addr
 
 @public("addr_", function=False)
 def addr_(self, vec1, vec2, *, beta=1, alpha=1):
-    """In-place addr: self must have the outer product's shape."""
+    """In-place addr: self must be a matrix of the outer product's shape."""
+    if vec1.dim() == 1 and vec2.dim() == 1 and self.dim() != 2:
+        raise RuntimeError(f"2D tensor expected, got {self.dim()}D tensor for input")
     if vec1.dim() == 1 and vec2.dim() == 1 and tuple(self.shape) != (vec1.shape[0], vec2.shape[0]):
         raise RuntimeError(f"size mismatch, input: {sizes_str(self.shape)}, v1: "
                            f"{sizes_str(vec1.shape)}, v2: {sizes_str(vec2.shape)}")
@@ -908,17 +938,21 @@ def _check_batches(b1, b2):
         raise RuntimeError("batch2 must be a 3D tensor")
 
 
-def _baddbmm(c, b1, b2, beta, alpha):
-    for t, d in ((b2, 2), (b1, 0), (b1, 1)):    # the sizes PyTorch reads first
+def _baddbmm_checks(c, b1, b2):
+    for t, d in ((b1, 0), (b1, 1), (b2, 2)):    # the sizes PyTorch reads first
         _size_of(t, d)
+    if c.dtype != b1.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {FROM_NP[c.dtype].cpp}, "
+                           f"batch1: {FROM_NP[b1.dtype].cpp}, batch2: {FROM_NP[b2.dtype].cpp}")
     _check_batches(b1, b2)
     if b2.shape[:2] != (b1.shape[0], b1.shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{b1.shape[0]}, {b1.shape[2]}] but got: [{b2.shape[0]}, "
                            f"{b2.shape[1]}].")
-    if c.dtype != b1.dtype:
-        raise RuntimeError(f"Input dtypes must be the same, got: input {FROM_NP[c.dtype].cpp}, "
-                           f"batch1: {FROM_NP[b1.dtype].cpp}, batch2: {FROM_NP[b2.dtype].cpp}")
+
+
+def _baddbmm(c, b1, b2, beta, alpha):
+    _baddbmm_checks(c, b1, b2)
     c = _expand(c, (b1.shape[0], b1.shape[1], b2.shape[2]))
     # the kernel's shortcuts write self into a result of batch2's dtype, as PyTorch's
     empty = _empty_product(c.astype(b2.dtype, copy=False), b1.shape[2], beta)
@@ -942,8 +976,10 @@ baddbmm = op("baddbmm", "BaddbmmBackward0", "self, batch1, batch2, *, beta=1, al
 
 @public("baddbmm_", function=False)
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
-    """In-place baddbmm: self must have the batched product's shape."""
-    if batch1.dim() == 3 and batch2.dim() == 3 and self.dim() == 3:
+    """In-place baddbmm: self must have the batched product's shape (checked after the
+    out-of-place checks; a self of more dimensions fails in expand)."""
+    if all(isinstance(t, Tensor) for t in (self, batch1, batch2)) and self.dim() <= 3:
+        _baddbmm_checks(self._data, batch1._data, batch2._data)
         _bad_inplace(self, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     return dispatch_inplace(baddbmm.op, (self, batch1, batch2), (beta, alpha))
 
@@ -990,6 +1026,35 @@ addbmm = op("addbmm", "AddbmmBackward0", "self, batch1, batch2, *, beta=1, alpha
             batch2=lambda grad, batch1, batch2_shape, alpha: _times(
                 batch1.transpose(1, 2).conj().bmm(_addbmm_grad(grad, batch1.shape, batch2_shape)),
                 alpha))
+
+
+def _resizing_addbmm_(addbmm_):
+    """addbmm_ as PyTorch's kernel runs it: self is its own output, which it resizes to the
+    product's shape and fills with self's old values broadcast to it, so a self that only
+    broadcasts (0-d, one row) grows; the node still sends self's gradient to its old shape."""
+    def resizing(self, *args, **kwargs):
+        b1, b2 = (list(args[:2]) + [kwargs.get("batch1"), kwargs.get("batch2")][len(args):])[:2]
+        if (isinstance(self, Tensor) and isinstance(b1, Tensor) and isinstance(b2, Tensor)
+                and b1.dim() == 3 == b2.dim() and b1.shape[0] == b2.shape[0]
+                and b1.shape[2] == b2.shape[1] and self.shape != (b1.shape[1], b2.shape[2])):
+            from .aliasing import _format_strides, _set_geometry
+            from .inplace import check_inplace
+            from .._storage import storage_offset
+            from ..autograd import grad_mode
+            from .views import _storage
+            shape = (b1.shape[1], b2.shape[2])
+            check_inplace(self, grad_mode.state.grad_enabled and any(
+                t.requires_grad for t in (self, b1, b2)))
+            old = _expand(self._data, shape).copy()    # PyTorch's error when it does not
+            a = self._data
+            _set_geometry(self, _storage(a), storage_offset(a), shape, _format_strides(shape, None))
+            self._data[...] = old
+        return addbmm_(self, *args, **kwargs)
+    resizing.__name__ = resizing.__qualname__ = "addbmm_"
+    return resizing
+
+
+Tensor.addbmm_ = _resizing_addbmm_(Tensor.addbmm_)
 
 
 # ---- tensordot, inner, kron ---------------------------------------------------------------

@@ -22,7 +22,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import _dtype
 from .aliasing import view_as_real
-from .nn_ops import mul_scalar
+from .nn_ops import _nonempty_grad, mul_scalar
 from .padding import constant_pad_nd
 from .pointwise import _zeros, _zeros_of
 from .._tensor import Tensor
@@ -1375,17 +1375,6 @@ adaptive_avg_pool2d_backward = op(
     self=_zeros)
 
 
-def _nonempty_grad(name, grad):
-    """The check of PyTorch's adaptive average pooling backwards."""
-    shape = list(grad.shape)
-    for i in range(1, len(shape)):
-        if not shape[i]:
-            raise RuntimeError(f"{name}(): Expected grad_output to have non-zero size for "
-                               f"non-batch dimensions, but grad_output has sizes {shape} with "
-                               f"dimension {i} being empty")
-    return grad
-
-
 def _adaptive(x, output_size):
     mh, mw = _adaptive_matrices(x, output_size)
     return _along(mw, _along(mh, x, -2), -1)
@@ -1826,7 +1815,8 @@ adaptive_max_pool3d_backward = op(
 adaptive_max_pool3d_row = op(
     "adaptive_max_pool3d", "AdaptiveMaxPool3DBackward0", "self, output_size", _adaptive_max3d,
     returns=("output", "indices"), differentiable_outputs=(0,), function=False, method=False,
-    self=lambda grads, self, result1: adaptive_max_pool3d_backward(grads[0], self, result1))
+    self=lambda grads, self, result1: adaptive_max_pool3d_backward(
+        _nonempty_grad("adaptive_max_pool3d_backward", grads[0]), self, result1))
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):

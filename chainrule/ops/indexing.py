@@ -304,15 +304,19 @@ def _index_add(a, source, dim, index, alpha):
     if a.ndim > 1 and (not idx.size or not a.size):
         return out
     shape = a.shape or (1,)
+    # PyTorch runs scatter_add for the first or last dim of 2+ dims, a number alpha equal
+    # to 1 and int64 indices; its other kernels multiply by alpha even when it is 1, as
+    # complex numbers (1 * (inf+1j) is inf+nanj)
+    scatter = (a.ndim > 1 and dim in (0, a.ndim - 1) and alpha == 1
+               and not isinstance(alpha, (bool, np.bool_)) and idx.dtype == np.int64)
     bad = _first_bad(idx, 0, shape[dim])
     if bad is not None:
-        # PyTorch runs scatter_add (with its message) for the first or last dim
-        if a.ndim > 1 and dim in (0, a.ndim - 1) and alpha == 1 and idx.dtype == np.int64:
+        if scatter:     # scatter_add's message
             raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
                                f"{shape[dim]}")
         raise IndexError("index out of range in self")
     values = np.ascontiguousarray(source).reshape(-1)
-    if alpha != 1:
+    if alpha != 1 or (a.dtype.kind == "c" and not scatter):
         values = values * _scalar(alpha, a.dtype)
     return _accumulate(out, _index_positions(shape, dim, idx), values)
 

@@ -2251,6 +2251,17 @@ def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
     return max_pool3d_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
 
 
+def _nonempty_grad(name, grad):
+    """The check of PyTorch's adaptive pooling backwards."""
+    shape = list(grad.shape)
+    for i in range(1, len(shape)):
+        if not shape[i]:
+            raise RuntimeError(f"{name}(): Expected grad_output to have non-zero size for "
+                               f"non-batch dimensions, but grad_output has sizes {shape} with "
+                               f"dimension {i} being empty")
+    return grad
+
+
 adaptive_max_pool2d_backward = op(
     "adaptive_max_pool2d_backward", "AdaptiveMaxPool2DBackwardBackward0",
     "grad_output, self, indices", lambda g, x, indices: _scatter_max_grad(g, x, indices, 2),
@@ -2283,7 +2294,8 @@ adaptive_max_pool2d = op(
     "adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0", "self, output_size",
     _adaptive_max_pool2d_forward, returns=("out", "indices"), differentiable_outputs=(0,),
     function=False, method=False,
-    self=lambda grads, self, result1: adaptive_max_pool2d_backward(grads[0], self, result1))
+    self=lambda grads, self, result1: adaptive_max_pool2d_backward(
+        _nonempty_grad("adaptive_max_pool2d_backward", grads[0]), self, result1))
 
 
 @public(method=False)

@@ -150,9 +150,10 @@ def _scatter(mode):
         planes = math.prod(a.shape[:-n])
         index = (flat + np.arange(planes)[:, None] * size).ravel()
         g = g.reshape(-1)
-        if g.dtype.kind == "c":
-            out = (np.bincount(index, g.real, planes * size)
-                   + 1j * np.bincount(index, g.imag, planes * size))
+        if g.dtype.kind == "c":     # each part summed apart (1j * inf would be nan+infj)
+            out = np.empty(planes * size, np.complex128)
+            out.real = np.bincount(index, g.real, planes * size)
+            out.imag = np.bincount(index, g.imag, planes * size)
         else:
             out = np.bincount(index, g, planes * size)
         return out.astype(g.dtype).reshape(a.shape)

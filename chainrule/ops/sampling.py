@@ -647,7 +647,7 @@ def _grid_sample_backward(g_out, x, grid, mode, padding_mode, align_corners, out
                                             backward=True):
         if output_mask[0]:
             gi += _scatter(w[:, None] * g_out, flat, valid, x.shape)
-        if output_mask[1]:
+        if output_mask[1] and mode != 1:      # nearest: PyTorch fills zeros (no 0 * inf)
             dot = (g_out * _gather(x, flat, valid)).sum(1)
             for i, dw in enumerate(grads):
                 ggrid[..., i] += dot * dw

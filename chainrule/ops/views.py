@@ -114,20 +114,42 @@ def _elements(a):
     return flat
 
 
+def _maybe_overlapping(sizes, strides):
+    """PyTorch's conservative overlap test: over the dims of more than one element, by
+    increasing stride, each stride must pass the furthest position the smaller ones reach."""
+    reach = 0
+    for n, s in sorted((p for p in zip(sizes, strides) if p[0] != 1), key=lambda p: p[1]):
+        if s <= reach:
+            return True
+        reach += s * (n - 1)
+    return False
+
+
 def _as_strided_backward(grad, self_geometry, size, stride, storage_offset):
     """Gradient of as_strided for its input: the output's gradient is summed into storage
     positions, and the input reads its positions back (shared by several input elements,
-    a position's gradient is split among them, as PyTorch does)."""
+    a position's gradient is split among them, as PyTorch does). Where PyTorch's overlap
+    test passes, it sums with index_add_ and divides (complex arithmetic: an infinite part
+    makes its partner nan); elsewhere it copies."""
     shape = self_geometry[0]
+    # the output's broadcast dims are summed first, as PyTorch does
+    expanded = [i for i, (n, s) in enumerate(zip(size, stride)) if s == 0 and n > 1]
+    if expanded:
+        grad = grad.sum(expanded)
+        size = [n for i, n in enumerate(size) if i not in expanded]
+        stride = [s for i, s in enumerate(stride) if i not in expanded]
     inp = _positions(*self_geometry)
     out = _positions(size, stride, self_geometry[2] if storage_offset is None else storage_offset)
     lo = min(inp.min(initial=0), out.min(initial=0))
     span = max(inp.max(initial=0), out.max(initial=0)) - lo + 1
-    storage = make_tensor(np.zeros(span, grad._data.dtype)).index_add(
-        0, _index(out, lo), grad.reshape(-1))
+    storage = make_tensor(np.zeros(span, grad._data.dtype))
+    if _maybe_overlapping(size, stride):
+        storage = storage.index_add(0, _index(out, lo), grad.reshape(-1))
+    else:
+        storage = storage.index_copy(0, _index(out, lo), grad.reshape(-1))
     result = storage[_index(inp, lo)]
-    counts = np.bincount((inp - lo).reshape(-1), minlength=span)
-    if counts.max(initial=0) > 1:
+    if _maybe_overlapping(shape, self_geometry[1]):
+        counts = np.bincount((inp - lo).reshape(-1), minlength=span)
         result = result / make_tensor(counts[(inp - lo).reshape(-1)].astype(grad._data.dtype))
     return result.reshape(shape)
 

@@ -134,3 +134,37 @@ def _dt(T):
 ])
 def test_inplace_blas_self_errors(prog):
     same_error(prog)
+
+
+# ---- topk: std::partial_sort's heap decides the order of ties (k * 64 <= n) ----------------
+
+def _tied_int8(transposed):
+    rng = np.random.default_rng(7)
+    a = np.clip(rng.integers(-200, 300, (3, 130)), -128, 127).astype(np.int8)    # many 127s
+    return (np.ascontiguousarray(a.T), True) if transposed else (a, False)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("kwargs", [{}, {"sorted": False}, {"largest": False}])
+def test_topk_partial_sort_ties(transposed, kwargs):
+    a, t = _tied_int8(transposed)
+
+    def prog(T):
+        x = T.from_numpy(a.copy())
+        return (x.t() if t else x).topk(2, **kwargs)
+    same(prog)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_partial_sort_ties_nan_and_dims(largest):
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 6, (2, 300, 3)).astype(np.float64)
+    a[rng.random(a.shape) < 0.05] = np.nan
+    a[rng.random(a.shape) < 0.1] = -0.0
+    same(lambda T: T.from_numpy(a.copy()).topk(4, dim=1, largest=largest))
+
+
+def test_topk_partial_sort_ties_ascending():
+    # every new value enters the heap
+    a = np.arange(2000) // 2
+    same(lambda T: (T.from_numpy(a.copy()).topk(7), T.from_numpy(-a).topk(7, largest=False)))

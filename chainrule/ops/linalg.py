@@ -1047,7 +1047,8 @@ def _resizing_addbmm_(addbmm_):
                 t.requires_grad for t in (self, b1, b2)))
             old = _expand(self._data, shape).copy()    # PyTorch's error when it does not
             a = self._data
-            _set_geometry(self, _storage(a), storage_offset(a), shape, _format_strides(shape, None))
+            _set_geometry(self, _storage(a), storage_offset(a), shape,
+                          _format_strides(shape, None))
             self._data[...] = old
         return addbmm_(self, *args, **kwargs)
     resizing.__name__ = resizing.__qualname__ = "addbmm_"

@@ -11,13 +11,14 @@ Which of several equal elements comes first decides which index gets the gradien
 order of ties follows PyTorch's CPU kernels, which are libstdc++ algorithms:
 std::stable_sort for sort(stable=True); std::sort (introsort) for sort; for topk,
 std::nth_element (introselect) for the k-th element and then std::sort of the k - 1 before
-it, or std::partial_sort when k * 64 <= n. The comparators see only the order of values, so
-the kernels here rank the values (NaN largest, equal values equal) and replay introsort's
-and introselect's steps -- median of three moved to the front, then Hoare's partition -- on
-the ranks, vectorized over all rows and segments at once; the insertion sorts that finish
-both are stable, which one stable argsort reproduces. Not replayed (they need a loop over
-elements): partial_sort's heap and the heap sorts at introsort's depth limit; there ties
-keep index order, which can differ from PyTorch.
+it, or std::partial_sort when k * 64 <= n (each row copied first, so strides do not
+matter). The comparators see only the order of values, so the kernels here rank the values
+(NaN largest, equal values equal) and replay introsort's and introselect's steps -- median
+of three moved to the front, then Hoare's partition -- on the ranks, vectorized over all
+rows and segments at once; the insertion sorts that finish both are stable, which one
+stable argsort reproduces. partial_sort's heap is replayed in rows with ties (a loop over
+the elements that enter the heap, vectorized over rows). Not replayed: the heap sorts at
+introsort's depth limit; there ties keep index order, which can differ from PyTorch.
 """
 import math
 
@@ -276,6 +277,99 @@ def _partial_sort(rows, k, largest):
     return np.take_along_axis(pos, order, -1)
 
 
+def _adjust_heap(HK, HP, r, top, length, vk, vp):
+    """libstdc++'s __adjust_heap at `top` of the heaps HK[r, :length] (keys, the worst
+    largest) with the value (vk, vp) to place: the hole goes down to a leaf, always to the
+    worse child (the right one unless the left is worse), then the value climbs back while
+    its parent is better. HP (positions) moves alike. In place."""
+    hole = np.full(len(r), top, np.int64)
+    while True:
+        go = np.flatnonzero(hole < (length - 1) // 2)
+        if not go.size:
+            break
+        rg, child = r[go], 2 * (hole[go] + 1)
+        child -= HK[rg, child] < HK[rg, child - 1]
+        HK[rg, hole[go]], HP[rg, hole[go]] = HK[rg, child], HP[rg, child]
+        hole[go] = child
+    if length % 2 == 0:     # a last parent with only a left child
+        go = np.flatnonzero(hole == (length - 2) // 2)
+        rg, child = r[go], 2 * hole[go] + 1
+        HK[rg, hole[go]], HP[rg, hole[go]] = HK[rg, child], HP[rg, child]
+        hole[go] = child
+    while True:
+        parent = (hole - 1) // 2
+        go = np.flatnonzero((hole > top) & (HK[r, np.maximum(parent, 0)] < vk))
+        if not go.size:
+            break
+        rg, pg = r[go], parent[go]
+        HK[rg, hole[go]], HP[rg, hole[go]] = HK[rg, pg], HP[rg, pg]
+        hole[go] = pg
+    HK[r, hole], HP[r, hole] = vk, vp
+
+
+def _heap_partial_sort(K, k):
+    """std::partial_sort of the first k of each row of the comparator keys K (smaller is
+    better): a heap of the first k with the worst on top (built from the last parent up), each
+    later element better than the top replacing it, then the heap sorted by popping the top
+    to the back. Returns the positions chosen, best first.
+
+    The loop runs over the elements that enter the heap (vectorized over rows), each row's
+    next one found in a block of at most 256 elements: as the top only gets better, an
+    element that did not enter never will."""
+    m, n = K.shape
+    rows = np.arange(m)
+    HK, HP = K[:, :k].copy(), np.broadcast_to(np.arange(k), (m, k)).copy()
+    for top in range((k - 2) // 2, -1, -1):     # make_heap: from the last parent up
+        _adjust_heap(HK, HP, rows, top, k, HK[:, top].copy(), HP[:, top].copy())
+    start = k
+    while start < n:
+        stop = min(n, 2 * start, start + 256)
+        block, after = K[:, start:stop], np.zeros((m, 1), np.int64)
+        cols = np.arange(stop - start)
+        while True:
+            enter = (block < HK[:, :1]) & (cols >= after)
+            r = np.flatnonzero(enter.any(axis=1))
+            if not r.size:
+                break
+            first = enter[r].argmax(axis=1)
+            _adjust_heap(HK, HP, r, 0, k, block[r, first], start + first)
+            after[r, 0] = first + 1
+        start = stop
+    for last in range(k - 1, 0, -1):    # sort_heap: the top goes behind the shrunk heap
+        vk, vp = HK[:, last].copy(), HP[:, last].copy()
+        HK[:, last], HP[:, last] = HK[:, 0], HP[:, 0]
+        _adjust_heap(HK, HP, rows, 0, last, vk, vp)
+    return HP
+
+
+def _heap_partial_sort_rows(rows, k, largest):
+    """_heap_partial_sort of rows under topk's comparator, on ranks of the elements that may
+    enter the heap only: the first k, and later ones better than the k-th best before the
+    block they are in (blocks doubling in length), which the heap's top is never below."""
+    m, n = rows.shape
+    may = np.ones(rows.shape, bool)
+    start = k
+    while start < n:
+        stop = min(n, 2 * start)
+        prefix = np.partition(rows[:, :start], start - k if largest else k - 1, axis=-1)
+        t = prefix[:, start - k if largest else k - 1][:, None]
+        x = rows[:, start:stop]
+        if rows.dtype.kind == "f":      # NaN is the largest
+            if largest:
+                may[:, start:stop] = (np.isnan(x) & ~np.isnan(t)) | (x > t)
+            else:
+                may[:, start:stop] = (~np.isnan(x) & np.isnan(t)) | (x < t)
+        else:
+            may[:, start:stop] = x > t if largest else x < t
+        start = stop
+    counts = may.sum(axis=1)
+    pos = np.argsort(~may, axis=1, kind="stable")[:, :counts.max()]
+    vals = np.take_along_axis(rows, pos, -1)
+    K, _ = _rank_keys(vals, _stable_order(vals, largest))
+    K[np.arange(pos.shape[1]) >= counts[:, None]] = pos.shape[1]    # padding: never enters
+    return np.take_along_axis(pos, _heap_partial_sort(K, k), -1)
+
+
 _K_DIM = ((int, "k"), (int, "dim"))
 
 
@@ -297,8 +391,13 @@ def _topk(a, k, dim, largest, sorted):
     if k == 0 or not len(rows):
         idx = np.zeros((len(rows), k), np.int64)
     elif k * 64 <= n:
-        # std::partial_sort: sorted whatever `sorted` says; its ties are not replayed
-        idx = _partial_sort(rows, k, largest)
+        # std::partial_sort: sorted whatever `sorted` says; its heap is replayed where ties
+        # among the k best or with the next one leave a choice
+        idx = _partial_sort(rows, k + 1, largest)
+        redo = np.flatnonzero(~_differs(np.take_along_axis(rows, idx, -1)).all(axis=1))
+        idx = idx[:, :k].copy()
+        if redo.size:
+            idx[redo] = _heap_partial_sort_rows(rows[redo], k, largest)
     else:
         order = _stable_order(rows, largest)
         idx = order[:, :k].copy()

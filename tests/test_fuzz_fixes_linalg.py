@@ -348,8 +348,9 @@ def _upstream(T, shape, seed, dtype):
                                          (_INVERSE_DRAWS[1], "float32"),
                                          (_INVERSE_DRAWS[1], "float64")])
 def test_inverse_abs_gradient_where_the_inverse_has_exact_zeros(draw, dtype):
-    """inverse(A)[0, 0] is -1.3e-40 (A[1, 1] = 1e-40), inverse(A)[2, :2] is 0: factoring A^T
-    instead of A returned 1e-16 of noise there, whose sign .abs() took as its derivative."""
+    """inverse(A)[0, 0] is -1.3e-40 (A[1, 1] = 1e-40), inverse(A)[2, :2] is 0: PyTorch's
+    getrf on A gives 0 for both, factoring A^T gave -1.3e-40 and 2e-16 of noise, whose sign
+    .abs() took as its derivative."""
     def prog(T):
         a = T.tensor(draw, dtype=getattr(T, dtype), requires_grad=True)
         inv = a.inverse()

@@ -395,3 +395,22 @@ def test_custom_function_returning_its_input_may_not_be_modified_in_place(n):
         out = _identity(T, n).apply(*xs)
         (out[0] if n > 1 else out).add_(1)
     same_error(prog)
+
+
+@pytest.mark.parametrize("keep_view", [True, False], ids=["view kept", "view dropped"])
+@pytest.mark.parametrize("inplace", [lambda v, x: v.exp_(), lambda v, x: v.mul_(2.0),
+                                     lambda v, x: v.sin_()], ids=["exp_", "mul_", "sin_"])
+def test_double_backward_through_an_inplace_op_on_a_view(inplace, keep_view):
+    # the op's node can run both inside CopySlices and on its own (as grad_fn of its saved
+    # result) in the second backward; the first graph is CopySlices's, as PyTorch's
+    def prog(T):
+        x = T.tensor([0.5, 1.0, 1.5], dtype=T.float64, requires_grad=True)
+        b = x.clone()
+        v = b[1:]
+        inplace(v, x)
+        if not keep_view:
+            del v
+        g, = T.autograd.grad((b * b).sum(), x, create_graph=True)
+        gg, = T.autograd.grad(g.sum(), x)
+        return g, gg, graph(g.grad_fn, 5)
+    same(prog)

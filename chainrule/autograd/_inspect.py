@@ -17,7 +17,7 @@ import numbers
 
 import numpy as np
 
-from .graph import (MAX_SEQ, RELEASED, SavedHooked, SavedInput, SavedOutput,
+from .graph import (MAX_SEQ, RELEASED, SavedHooked, SavedInput, SavedOutput, SavedViewOutput,
                     _sequence)
 
 __all__ = ["memory_report", "MemoryReport", "record_modules", "ModuleScopes"]
@@ -139,7 +139,7 @@ def _info(name, value):
         t = value.t
         return SavedInfo(name, t._data, value.version, t._vc[0], is_leaf=value.leaf, tensor=t,
                          vc=t._vc)
-    if kind is SavedOutput:
+    if kind is SavedOutput or kind is SavedViewOutput:
         return SavedInfo(name, value.data, value.version, value.vc[0], is_leaf=False,
                          is_output=True, vc=value.vc)
     if kind is SavedHooked:

@@ -25,6 +25,7 @@ import inspect
 
 import numpy as np
 
+from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from ..ops import registry
 from . import forward_ad, grad_mode
@@ -187,6 +188,7 @@ def _env(op, inputs, params, outs):
             env[name + "_shape"] = x._data.shape if isinstance(x, Tensor) else ()
             env[name + "_strides"] = (registry._element_strides(x._data)
                                       if isinstance(x, Tensor) else ())
+            env[name + "_dtype"] = FROM_NP[x._data.dtype] if isinstance(x, Tensor) else None
     env["result"] = outs[0]
     for k, o in enumerate(outs):
         env[f"result{k}"] = o

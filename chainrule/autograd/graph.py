@@ -312,9 +312,20 @@ class SavedOutput:
         self.requires_grad = t._requires_grad
 
 
+class SavedViewOutput(SavedOutput):
+    """The output of an in-place op on a view: unpacked with the view's grad_fn at save
+    time (AsStridedBackward0 over the base's CopySlices) while that node lives, else with
+    the op's own node, as PyTorch's SavedVariable (is_inplace_on_view) does."""
+    __slots__ = ("view_fn",)
+
+
 def unpack_output(saved, node):
     if saved.vc[0] != saved.version:
         raise_modified(saved.data, saved.vc[0], saved.version, node, saved.output_nr)
+    if type(saved) is SavedViewOutput:
+        fn = saved.view_fn()
+        if fn is not None:
+            return _tensor.make_tensor(saved.data, saved.requires_grad, fn, 0, saved.vc)
     return _tensor.make_tensor(saved.data, saved.requires_grad, node, saved.output_nr,
                                saved.vc)
 
@@ -466,7 +477,7 @@ def unpack(saved, node):
     kind = type(saved)
     if kind is SavedInput:
         return unpack_input(saved)
-    if kind is SavedOutput:
+    if kind is SavedOutput or kind is SavedViewOutput:
         return unpack_output(saved, node)
     return unpack_hooked(saved, node)
 
@@ -782,13 +793,13 @@ class SavedTensor:
         if kind is SavedInput or isinstance(entry, Tensor):    # a tensor taken as a param too
             t = entry.t if kind is SavedInput else entry
             arg = t.detach()
-        elif kind is SavedOutput:
+        elif kind is SavedOutput or kind is SavedViewOutput:
             t = make_tensor(entry.data, entry.requires_grad, None, entry.output_nr, entry.vc)
             arg = make_tensor(entry.data, False, None, 0, entry.vc)
         else:        # a Python number an op took for a tensor (PyTorch's wrapped number)
             t = arg = _wrapped(entry)
         self._holder[self._key] = SavedHooked(t, (pack_hook, unpack_hook),
-                                              kind is SavedOutput, arg)
+                                              kind is SavedOutput or kind is SavedViewOutput, arg)
 
     @property
     def data(self):
@@ -802,7 +813,7 @@ class SavedTensor:
             return entry.t
         if isinstance(entry, Tensor):
             return entry
-        if kind is SavedOutput:
+        if kind is SavedOutput or kind is SavedViewOutput:
             return make_tensor(entry.data, False, None, 0, entry.vc)
         return None if entry is None or entry is RELEASED else _wrapped(entry)
 
@@ -818,7 +829,7 @@ class SavedTensor:
             return entry
         if entry is RELEASED:
             raise RuntimeError(ERR_BACKWARD_TWICE)
-        if type(entry) is SavedOutput and entry.requires_grad:
+        if isinstance(entry, SavedOutput) and entry.requires_grad:
             raise RuntimeError(ERR_DETACHED)     # PyTorch finds no node to attach it to
         return unpack(entry, None)
 

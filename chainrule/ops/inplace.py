@@ -9,6 +9,7 @@ value, attached to the old history, so it stays differentiable. On a view, the b
 rebased instead (CopySlices, see Note [In-place on views] in views.py).
 """
 import warnings
+import weakref
 
 import numpy as np
 
@@ -17,7 +18,8 @@ from .. import _dtype, _errstate
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
-from ..autograd.graph import SavedOutput, rebase_history, refresh_view_history
+from ..autograd.graph import (SavedInput, SavedOutput, SavedViewOutput, rebase_history,
+                              refresh_view_history)
 from . import registry
 
 __all__ = ["make_inplace", "check_inplace"]
@@ -249,18 +251,35 @@ def _rebase(op, self, inputs, params, out):
     # before they write: another view of the same base read by the op is not stale yet.
     results = registry._record(op, inputs, params, (self._data,), True)
     self._vc[0] += 1
-    fresh = results[0]
+    node = results[0]._grad_fn
+    saved = node._saved
+    old = saved.get("self") if saved else None
+    if type(old) is SavedInput and old.t._requires_grad:
+        # what the formulas read is a recorded clone of the old value (PyTorch's
+        # original_self = self.clone()), so a graph of the backward has its CloneBackward0
+        snap = old.t
+        saved["self"] = SavedInput(registry._record(_CLONE, (snap,), (None,), (snap._data,))[0])
     if self._base is not None:
-        rebase_view(self, fresh._grad_fn)
+        rebase_view(self, node)
     else:
-        rebase_history(self, fresh._grad_fn, 0)
+        rebase_history(self, node, 0)
     # The node saved `result` from the fresh wrapper; point it at self's version counter.
-    saved = fresh._grad_fn._saved
-    if saved and type(saved.get("result")) is SavedOutput:   # not through hooks
-        saved["result"].vc = self._vc
-        saved["result"].version = self._vc[0]
+    result = saved.get("result") if saved else None
+    if type(result) is SavedOutput:   # not through hooks
+        if self._base is not None:
+            result = saved["result"] = _view_output(result, self._grad_fn)
+        result.vc = self._vc
+        result.version = self._vc[0]
 
+
+def _view_output(saved, view_fn):
+    out = SavedViewOutput.__new__(SavedViewOutput)
+    out.data, out.output_nr, out.requires_grad = saved.data, saved.output_nr, saved.requires_grad
+    out.view_fn = weakref.ref(view_fn)
+    return out
 
 
 # last: views.py declares rows with in-place variants, which import this module
 from .views import check_view_inplace, rebase_view  # noqa: E402
+from .shape import clone as _clone_function  # noqa: E402
+_CLONE = _clone_function.op

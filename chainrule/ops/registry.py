@@ -44,8 +44,8 @@ from .._tensor import Tensor, _SharedExtra, make_tensor
 from ..autograd import grad_mode
 from ..autograd.anomaly_mode import state as _anomaly
 from ..autograd.graph import (ERR_BACKWARD_TWICE, HOOKED, RELEASED, _ZERO_NRS, Node,
-                              SavedHooked, SavedInput, SavedOutput, _sequence, accumulator_of,
-                              current_hooks, raw_saved, refresh_view_history, unpack,
+                              SavedHooked, SavedInput, SavedOutput, SavedViewOutput, _sequence,
+                              accumulator_of, current_hooks, raw_saved, refresh_view_history, unpack,
                               unpack_hooked, unpack_input, unpack_output)
 
 __all__ = ["op", "OPS", "FUNCTIONS", "public", "dispatch", "PROMOTE", "FLOAT", "NONE", "CAST",
@@ -216,6 +216,8 @@ class OpNode(Node):
                                         vc)
             elif kind is SavedHooked:
                 env[name] = unpack_hooked(value, self)
+            elif kind is SavedViewOutput:
+                env[name] = unpack_output(value, self)
             elif value is _RELEASED:
                 raise RuntimeError(ERR_BACKWARD_TWICE)
             elif kind is _SavedList:
@@ -303,7 +305,7 @@ class OpNode(Node):
                     raise RuntimeError(ERR_BACKWARD_TWICE)
                 if type(value) is SavedInput:
                     return unpack_input(value)
-                if type(value) is SavedOutput:
+                if type(value) is SavedOutput or type(value) is SavedViewOutput:
                     return unpack_output(value, self)
                 if type(value) is SavedHooked:
                     return unpack_hooked(value, self)
@@ -320,7 +322,7 @@ class OpNode(Node):
 
 
 _RELEASED = RELEASED   # a saved tensor freed after backward
-_SAVED_KINDS = (SavedInput, SavedOutput, SavedHooked)
+_SAVED_KINDS = (SavedInput, SavedOutput, SavedViewOutput, SavedHooked)
 _GRAD_NAMES = ("grad", "grads", "grads_defined", "shared")   # given to formulas, not saved
 
 

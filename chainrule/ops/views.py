@@ -22,9 +22,9 @@ import numpy as np
 
 from .._dims import sizes_str
 from .._dtype import FROM_NP
-from .._tensor import make_tensor
+from .._tensor import contiguous_format as _contiguous_format, make_tensor
 from ..autograd import grad_mode
-from ..autograd.graph import Node, _sequence, edge_of, rebase_history
+from ..autograd.graph import ERR_BACKWARD_TWICE, Node, _sequence, edge_of, rebase_history
 from .registry import op, public
 
 __all__ = ["as_strided", "geometry", "check_view_inplace", "rebase_view", "CopySlices",
@@ -248,7 +248,7 @@ def view_dtype(self, dtype):
 class CopySlices(Node):
     """The history of a base after an in-place op on one of its views; see Note [In-place
     on views]. Edges: the base's old history, then the op node's other edges."""
-    __slots__ = ("fn", "view_index", "base_shape", "split")
+    __slots__ = ("fn", "view_index", "base_shape", "split", "strided")
 
     def __init__(self, base, view, fn):
         # a complex base under a real view (or the reverse) is placed in real units: the
@@ -259,12 +259,18 @@ class CopySlices(Node):
             from .aliasing import _view_as_real
             b = _view_as_real(b) if _is_complex(b) else b
             v = _view_as_real(v) if _is_complex(v) else v
-        base_pos = _positions(*geometry(b))
+        base_geometry, view_geometry = geometry(b), geometry(v)
+        # for a graph of the backward: base's strides, the view's place relative to base
+        self.strided = None if self.split or min(base_geometry[1] + view_geometry[1],
+                                                 default=0) < 0 else (
+            base_geometry[1], view_geometry[0], view_geometry[1],
+            view_geometry[2] - base_geometry[2])
+        base_pos = _positions(*base_geometry)
         lo = base_pos.min(initial=0)
         # storage position -> element of the base (flat, C order), to place the view in it
         where = np.zeros(base_pos.max(initial=0) - lo + 1, np.int64)
         where[(base_pos - lo).reshape(-1)] = np.arange(base_pos.size)
-        self.view_index = where[_positions(*geometry(v)) - lo]
+        self.view_index = where[_positions(*view_geometry) - lo]
         self.base_shape = b.shape
         self.fn = fn
         self._seq = next(_sequence)
@@ -281,9 +287,13 @@ class CopySlices(Node):
         return getattr(self.fn, "_real_part_for_real_inputs", False)
 
     def _apply(self, grads, create_graph):
+        if self.fn is None:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
         grad = grads[0]
         if grad is None:
             return [None] * len(self._fns)
+        if create_graph and self.strided is not None:
+            return self._apply_recorded(grad)
         complex_base = self.split and _is_complex(grad._data)
         if self.split:
             from .aliasing import view_as_complex, view_as_real
@@ -311,8 +321,26 @@ class CopySlices(Node):
                 g = view_as_complex(g)
         return [g] + list(res[1:])
 
+    def _apply_recorded(self, grad):
+        """The backward as PyTorch runs it, so that a graph of it (create_graph) has
+        PyTorch's nodes: the slice of a copy of grad goes through the op's node and is
+        written back in place (a CopySlices of its own)."""
+        base_strides, view_shape, view_strides, offset = self.strided
+        result = grad.new_empty_strided(self.base_shape, base_strides)
+        result.copy_(grad)
+        grad_slice = result.as_strided(view_shape, view_strides, offset)
+        res = self.fn._apply([grad_slice.clone(memory_format=_contiguous_format)], True)
+        if res[0] is None:
+            grad_slice.zero_()
+        else:
+            grad_slice.copy_(res[0])
+        return [result] + list(res[1:])
+
     def _release(self):
-        self.fn._release()
+        # drop the op's node, not its saved tensors: a tensor the op saved (its result) may
+        # have the node itself as grad_fn in a graph built by create_graph, which then runs
+        # it once more after this node
+        self.fn = None
 
 
 # ---- checks and rebasing ------------------------------------------------------------------

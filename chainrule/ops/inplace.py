@@ -4,8 +4,9 @@ Note [In-place ops]
 The forward runs out of place and the result is written into `self`, whose version counter
 (shared with its views) is bumped, so saved tensors can tell they were modified. When
 autograd records it, `self` gets a new grad_fn: the op's node, whose first edge is where
-`self`'s history used to point. A formula that reads `self` sees a snapshot of the old
-value, attached to the old history, so it stays differentiable. On a view, the base is
+`self`'s history used to point. A formula that reads `self` sees a copy of the old value
+taken before the write, as a recorded clone of it (CloneBackward0 over the old history, as
+PyTorch's original_self), so it stays differentiable. On a view, the base is
 rebased instead (CopySlices, see Note [In-place on views] in views.py).
 """
 import warnings

@@ -14,7 +14,10 @@ AsStridedBackward0 over the base's new history (PyTorch regenerates it lazily wh
 Where a view lies in its base is its geometry: shape, strides and offset in elements,
 relative to the start of the NumPy array that owns the memory (the "storage"). Gradient
 formulas map geometries to integer positions and move gradients with index ops, so they
-stay chainrule Tensor code (double backward works).
+stay chainrule Tensor code (double backward works). When the backward itself is recorded
+(create_graph), CopySlices runs it as PyTorch does, so the graph has PyTorch's nodes: a
+copy of the gradient, an as_strided slice of it cloned through the op's node, and the
+result written back into the slice in place (a CopySlices of its own).
 """
 import re
 

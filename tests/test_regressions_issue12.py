@@ -1032,3 +1032,11 @@ def test_refused_in_pytorchs_order(prog):
 @pytest.mark.parametrize("mode", ["reflect", "replicate"])
 def test_pad_result_is_contiguous(mode):
     same(lambda T: T.nn.functional.pad(T.arange(6.).reshape(1, 2, 3), (1, 1), mode=mode).stride())
+
+
+def test_logaddexp_refuses_a_complex_gradient_for_a_real_input():
+    # its formula does not take the real part (no handle_r_to_c), so the engine refuses
+    def prog(T):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        T.logaddexp(x, T.tensor([1 + 1j, 2j])).abs().sum().backward()
+    same_error(prog)

@@ -371,9 +371,9 @@ def _make_node_class(op):
 
 
 # sub, rsub and dist promote in their own forwards; copy_ and einsum (whose PyTorch decomposition
-# is mul/bmm) take the real part too; where, addr and dist do not
+# is mul/bmm) take the real part too; where, addr, dist and logaddexp do not
 _REAL_PART = {"sub": True, "rsub": True, "copy": True, "einsum": True, "where.self": False,
-              "addr": False, "dist": False}
+              "addr": False, "dist": False, "logaddexp": False}
 
 
 # ---- ops PyTorch has no derivative for ------------------------------------------------------

@@ -1040,3 +1040,10 @@ def test_logaddexp_refuses_a_complex_gradient_for_a_real_input():
         x = T.tensor([1.0, 2.0], requires_grad=True)
         T.logaddexp(x, T.tensor([1 + 1j, 2j])).abs().sum().backward()
     same_error(prog)
+
+
+@pytest.mark.parametrize("name", ["add_", "sub_", "mul_"])
+def test_complex_inplace_arithmetic_with_an_infinite_part(name):
+    # alpha multiplies other as a complex number even when it is 1: inf+1j -> inf+nanj
+    same(lambda T: getattr(T.ones(2, dtype=T.complex64), name)(
+        T.tensor([complex("inf+1j"), 1j], dtype=T.complex64)))

@@ -225,11 +225,13 @@ def _writes_directly(op, inputs, params, target):
         return False
     if type(inputs[1]) is bool:
         return False     # the forward refuses some (float_tensor.sub_(True))
-    if not target.flags.writeable or target.dtype.kind not in "fc":
+    # (complex: add_/sub_ multiply other by alpha as a complex number even when it is 1,
+    # which makes inf+1j inf+nanj; the general path does)
+    if not target.flags.writeable or target.dtype.kind != "f":
         return False
     other = inputs[1]
     if isinstance(other, Tensor):
-        return other._data.dtype is target.dtype and target.dtype.kind in "fc"
+        return other._data.dtype is target.dtype
     return not registry._needs_promotion(op, target.dtype, False,
                                          registry._NUMBER_CATEGORY.get(type(other), 9))
 

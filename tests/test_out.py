@@ -187,9 +187,9 @@ OUTS = {"matching": _matching, "empty": _empty, "wrong shape": _wrong_shape,
 # - writing tril/triu into an out whose elements alias each other: PyTorch does not refuse
 #   it and leaves whatever the last aliased write was; chainrule does not refuse either, but
 #   its values need not match that order.
-# - PyTorch's argument parser has no out= on some overloads whose siblings have one
-#   (sum(x) without dim, prod(x), argsort(x), where(condition)); chainrule's one function
-#   per name accepts out= on all of them.
+# - PyTorch's argument parser has no out= on where(condition), whose siblings have one;
+#   chainrule's one function accepts out= on it (sum, prod and argsort are bound to their
+#   overloads, Note [Argument parser checks], and refuse it as PyTorch does).
 # - diag / diagonal_copy with an input requiring grad: PyTorch writes out and gives it a
 #   NotImplemented grad_fn whose backward fails; chainrule refuses at the call, as for
 #   every other differentiable op.
@@ -206,7 +206,7 @@ UNCOMPARED = {("tril", "expanded"), ("triu", "expanded"), ("svd", "matching"), (
               ("svd", "wrong shape"), ("histc", "expanded"), ("frobenius_norm", "expanded"),
               ("kthvalue", "wrong shape"), ("mode", "wrong shape")}
 GRAD_UNCOMPARED = {"diag", "diagonal_copy"}
-PERMISSIVE = {"sum", "prod", "argsort", "where"}
+PERMISSIVE = {"where"}
 PROBES = [(n, kind) for n in OUT_NAMES for kind in OUTS if (n, kind) not in UNCOMPARED]
 
 

@@ -26,6 +26,7 @@ from ..autograd.graph import Node, rebase_history, refresh_view_history
 from . import registry
 from .diagonal import _diagonal_view
 from .inplace import check_inplace
+from .binding import Overloads, declare
 from .registry import (EXACT, NOT_IMPLEMENTED, no_derivative, op, out_without_derivative,
                        public)
 from .shape import (_infer_shape, _shape_args, _split_with_sizes, _squeeze_all_row,
@@ -725,3 +726,29 @@ for _name in ("alias_copy", "as_strided_copy", "detach_copy", "expand_copy", "pe
               "select_copy", "slice_copy", "squeeze_copy", "t_copy", "transpose_copy",
               "unfold_copy", "unsqueeze_copy", "view_copy", "view_as_real_copy", "slice_scatter"):
     out_without_derivative(_name, registry.FUNCTIONS[_name], EXACT)
+
+
+# Note [Argument parser checks]: PyTorch's declarations of the views' in-place and copying
+# variants (the views themselves: shape.py)
+declare("unsqueeze_(Tensor input, int dim)", "transpose_(Tensor input, int dim0, int dim1)",
+        "swapaxes_(Tensor input, int axis0, int axis1)",
+        "swapdims_(Tensor input, int dim0, int dim1)",
+        "unfold(Tensor input, int dimension, int size, int step)",
+        Overloads("squeeze_", [], method_lines=["()", "(int dim)", "(tuple of ints dim)"],
+                  fast=(0, 1)), function=False)
+declare("transpose_copy(Tensor input, int dim0, int dim1)",
+        "select_copy(Tensor input, int dim, SymInt index)",
+        "slice_copy(Tensor input, int dim=0, SymInt? start=None, SymInt? end=None, "
+        "SymInt step=1)",
+        "unsqueeze_copy(Tensor input, int dim)",
+        "unfold_copy(Tensor input, int dimension, int size, int step)",
+        "permute_copy(Tensor input, int[] dims)",
+        "expand_copy(Tensor input, SymInt[] size, *, bool implicit=False)",
+        Overloads("squeeze_copy", ["(Tensor input, *, Tensor out = None)",
+                                   "(Tensor input, int dim, *, Tensor out = None)",
+                                   "(Tensor input, tuple of ints dim, *, Tensor out = None)"],
+                  fast=(0, 1)), method=False)
+declare("select_scatter(Tensor input, Tensor src, int dim, SymInt index)",
+        "slice_scatter(Tensor input, Tensor src, int dim=0, SymInt? start=None, "
+        "SymInt? end=None, SymInt step=1)",
+        "diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)")

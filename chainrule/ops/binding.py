@@ -18,6 +18,10 @@ str, ScalarType, ...) pass unchecked, the op checks them itself:
                whose first element is no bool
     float      a real number or bool, or a 0-d Tensor
     bool       a Python bool only
+    str        a str
+    Scalar     a number (bool and complex included) or a 0-d Tensor
+    Tensor[]   a tuple or list of Tensors (an element of another type is refused at once,
+               naming its index and the argument's, from 0)
     T?         T or None
 
 Positions count from 1 with the input first; a Tensor method does not count self. PyTorch
@@ -31,13 +35,15 @@ import re
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Size, Tensor
 
 
 def type_name(value):
     """A value's type as the parser names it: `int`, `Tensor`, `numpy.bool`."""
     if isinstance(value, Tensor):
         return "Tensor"
+    if isinstance(value, Size):
+        return "torch.Size"
     t = type(value)
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
 
@@ -91,13 +97,39 @@ def _tensor(v):
     return None if isinstance(v, Tensor) else f"must be Tensor, not {type_name(v)}"
 
 
+def _scalar(v):
+    if isinstance(v, (int, float, complex, np.number, np.bool_)):
+        return None
+    if isinstance(v, Tensor) and v._data.ndim == 0:
+        return None
+    return f"must be Number, not {type_name(v)}"
+
+
+def _str(v):
+    return None if isinstance(v, str) else f"must be str, not {type_name(v)}"
+
+
+def _tensor_list(argnum):
+    def check(v):
+        if not isinstance(v, (tuple, list)):
+            return f"must be tuple of Tensors, not {type_name(v)}"
+        for i, e in enumerate(v):
+            if not isinstance(e, Tensor):
+                # the parser raises this while matching, whatever the other arguments are
+                raise TypeError(f"expected Tensor as element {i} in argument {argnum}, but got "
+                                f"{type_name(e)}")
+        return None
+    return check
+
+
 def _int_list(size):
     def check(v):
         if size and _is_int(v) and not isinstance(v, Tensor):
             return None
         if not isinstance(v, (tuple, list)):
-            if isinstance(v, Tensor) and v._data.size == 1 and v._data.dtype.kind in "biu":
-                return None  # read as one int, repeated
+            if (size and isinstance(v, Tensor) and v._data.size == 1
+                    and v._data.dtype.kind in "biu"):
+                return None  # read as one int, repeated (a list of no given size takes none)
             return f"must be tuple of ints, not {type_name(v)}"
         if v and not _is_int(v[0]):
             return (f"must be tuple of ints, but found element of type {type_name(v[0])} "
@@ -115,31 +147,61 @@ def _optional(check):
     return lambda v: None if v is None else check(v)
 
 
-_KINDS = {"Tensor": _tensor, "int": _int, "SymInt": _int, "float": _float, "bool": _bool}
-_PARAM = re.compile(r"\s*(\w+)(?:\[(\d*)\])?(\??)\s+(\w+)")
+_KINDS = {"Tensor": _tensor, "int": _int, "SymInt": _int, "float": _float, "bool": _bool,
+          "str": _str, "Scalar": _scalar}
+_PARAM = re.compile(r"\s*(\w+)(?:\[(\d*)\])?(\??)\s+(\w+)\s*(?:=\s*(.*))?")
+# the exact types taken without a closer look, by kind: the bound functions' fast path
+_FAST = {"Tensor": (Tensor,), "int": (int,), "SymInt": (int,), "float": (float, int),
+         "bool": (bool,), "str": (str,), "Scalar": (float, int, bool, complex)}
 
 
-def _kind_check(kind, size, optional):
-    check = _int_list(int(size or 0)) if size is not None else _KINDS.get(kind)
+def _kind_check(kind, size, optional, index):
+    if size is None:
+        check = _KINDS.get(kind)
+    else:
+        check = _tensor_list(index) if kind == "Tensor" else _int_list(int(size or 0))
     if check is None:
         return None
     return _optional(check) if optional else check
 
 
+def _fast_types(kind, size, optional):
+    """What the bound functions' fast path takes for this kind (None: any value)."""
+    if size is not None:     # a list of Tensors is looked at closely; a list of ints: _ints
+        types = () if kind == "Tensor" else _INT_LIST_SIZED if size else _INT_LIST
+    else:
+        types = _FAST.get(kind)
+        if types is None:
+            return None  # not checked
+    return types + (type(None),) if optional else types
+
+
 class Signature:
     """One declaration of an op's Python signature, checked as PyTorch's parser does."""
 
-    __slots__ = ("name", "names", "checks")
+    __slots__ = ("name", "names", "checks", "fast", "required", "positional")
 
     def __init__(self, text):
         self.name, params = re.fullmatch(r"(\w+)\((.*)\)", text.strip()).groups()
-        self.names, self.checks = [], []
-        for p in params.split(","):
+        self.names, self.checks, self.fast = [], [], []
+        self.required = self.positional = 0
+        params = re.split(r",(?![^\[]*\])", params)    # not within a default's brackets
+        for p in params:
             if p.strip() == "*":
+                self.positional = len(self.names)
                 continue
-            kind, size, optional, arg = _PARAM.match(p).groups()
+            if not p.strip():
+                continue
+            kind, size, optional, arg, default = _PARAM.match(p).groups()
+            if default is None:
+                self.required = len(self.names) + 1
+            # the parser takes None for a list whose default is empty
+            optional = "?" if size is not None and default == "[]" else optional
             self.names.append(arg)
-            self.checks.append(_kind_check(kind, size, optional == "?"))
+            self.checks.append(_kind_check(kind, size, optional == "?", len(self.checks)))
+            self.fast.append(_fast_types(kind, size, optional == "?"))
+        if "*" not in (p.strip() for p in params):
+            self.positional = len(self.names)
 
     def check(self, *values, first=1):
         """Check `values` given in signature order, all counted as passed by position."""
@@ -159,40 +221,258 @@ class Signature:
                 if tail is not None:
                     raise TypeError(f"{_argument(self.name, arg, None)} {tail}")
 
+    def accepts(self, args, kwargs):
+        """Whether the parser binds these arguments to this declaration."""
+        if len(args) > self.positional:
+            return False
+        for name in kwargs:
+            if name not in self.names or self.names.index(name) < len(args):
+                return False
+        for i, (name, check) in enumerate(zip(self.names, self.checks)):
+            v = args[i] if i < len(args) else kwargs.get(name, _MISSING)
+            if v is _MISSING:
+                if i < self.required:
+                    return False
+            elif check is not None and check(v) is not None:
+                return False
+        return True
+
+    def raise_for(self, args, kwargs, first):
+        self.check(*args, first=first)
+        self.check_keywords(kwargs)
+
     def bind(self, fn, method=False):
         """`fn` checked before it runs: its positional arguments numbered (from 1 after self
         for a Tensor method), its keyword arguments by name."""
-        skip = 1 if method else 0
-        first = 1 - skip
+        first = 0 if method else 1
 
-        @functools.wraps(fn)
-        def bound(*args, **kwargs):
+        def slow(args, kwargs):
             self.check(*args, first=first)
             if kwargs:
                 self.check_keywords(kwargs)
-            return fn(*args, **kwargs)
-        return bound
+        return _bound(fn, (self,), slow, skip=1 if method else 0)
 
 
-def parser_check(name, first, decls, values):
-    """Raise PyTorch's TypeError for the first of `values` not of its declared kind
-    (`decls`: (int, "dim"), (Tensor, "index"), (None, "p") for one not checked, ...; None
-    passes for an int, a bool does not), numbered from position `first`."""
-    for i, ((kind, arg), v) in enumerate(zip(decls, values)):
-        if kind is int:
-            if type(v) is bool:
-                raise TypeError(f"{_argument(name, arg, first + i)} must be int, not bool")
-        elif kind is Tensor and not isinstance(v, Tensor):
-            raise _not_tensor(name, arg, first + i, v)
+_MISSING = object()
 
 
-def parser_checked(method, name, decls):
-    """The Tensor method `method` with parser_check of its leading positional arguments
-    after self first."""
-    n = len(decls)
+def _bound(fn, sigs, slow, skip=0, offset=0):
+    """`fn` calling `slow(args, kwargs)` first unless the arguments have types one of `sigs`
+    takes at a glance. View ops and reductions are hot, so the wrapper is generated per
+    declaration: positional-only parameters (no tuple or dict to build for a plain call)
+    and one expression of `type(p) is T` terms, not a loop over kinds. A declaration's
+    parameter i is the call's argument i + offset; the first `skip` are not looked at."""
+    width = max(sig.positional for sig in sigs) + offset
+    env = {"fn": fn, "slow": slow, "_N": _MISSING, "Tensor": Tensor, "_ints": _ints}
+    strict, lenient = [], []   # without keywords / with some (that may fill any parameter)
+    for s, sig in enumerate(sigs):
+        end = sig.positional + offset
+        terms = [f"p{end} is _N"] if end < width else []
+        loose = list(terms)
+        for i in range(skip, sig.positional):
+            j, types = i + offset, sig.fast[i]
+            if types is None:
+                if i < sig.required:
+                    terms.append(f"p{j} is not _N")
+                continue
+            term = _fast_term(f"p{j}", types, f"T{s}_{j}", env)
+            terms.append(term if i < sig.required else f"(p{j} is _N or {term})")
+            loose.append(f"(p{j} is _N or {term})")
+        for i in range(skip, sig.required):
+            loose.append(f"(p{i + offset} is not _N or {sig.names[i]!r} in k)")
+        env[f"K{s}"] = frozenset(sig.names[skip:])
+        loose.append(f"K{s}.issuperset(k)")
+        for i in range(skip, len(sig.names)):
+            types, name = sig.fast[i], sig.names[i]
+            if types is not None:
+                term = _fast_term(f"k[{name!r}]", types, f"KT{s}_{i}", env)
+                loose.append(f"({name!r} not in k or {term})")
+        strict.append(" and ".join(terms) or "True")
+        lenient.append(" and ".join(loose))
+    first = sigs[0]
+    fewest = min(sig.required for sig in sigs) + offset
+    params = [f"p{j}" for j in range(width)]
 
-    @functools.wraps(method)
-    def checked(self, *args, **kwargs):
-        parser_check(name, 1, decls, args[:n])
-        return method(self, *args, **kwargs)
-    return checked
+    def calls(indent, keywords, fewest):
+        lines = []
+        for n in range(width, fewest - 1, -1):
+            call = f"return fn({', '.join(params[:n] + keywords)})"
+            last = n <= fewest
+            lines.append(indent + (call if last else f"if p{n - 1} is not _N: {call}"))
+            if last:
+                break
+        return "\n".join(lines) + "\n"
+    given = f"({', '.join(params)},)" if params else "()"
+    src = (f"def {first.name}({', '.join(p + '=_N' for p in params)}{', /' if params else ''}"
+           ", *rest, **k):\n"
+           f"    if not rest:\n"
+           f"        if not k:\n"
+           f"            if {' or '.join(f'({t})' for t in strict)}:\n"
+           + calls(" " * 16, [], max(fewest, 1)) +
+           f"        elif {' or '.join(f'({t})' for t in lenient)}:\n"
+           + calls(" " * 12, ["**k"], min(skip + offset, width)) +
+           f"    a = tuple(p for p in {given} if p is not _N) + rest\n"
+           f"    slow(a, k)\n"
+           f"    return fn(*a, **k)\n")
+    exec(src, env)
+    return functools.wraps(fn)(env[first.name])
+
+
+# a list of ints (of a given size: or one int) or None, as _fast_types gives them
+_INT_LIST, _INT_LIST_SIZED = ("ints",), ("ints", int)
+_INT_ONLY = {int}
+
+
+def _ints(v):
+    """Whether `v` is a tuple or list of Python ints only (what int-list arguments are)."""
+    return (type(v) is tuple or type(v) is list or type(v) is Size) and {*map(type, v)} <= _INT_ONLY
+
+
+def _fast_term(value, types, name, env):
+    """The fast path's test of one argument (`value`, an expression) against `types`."""
+    if not types:
+        return "False"
+    if types[0] == "ints":
+        terms = [f"type({value}) is int"] * (int in types) + [f"_ints({value})"]
+        terms += [f"{value} is None"] * (type(None) in types)
+        return f"({' or '.join(terms)})"
+    if types == (Tensor,):
+        return f"isinstance({value}, Tensor)"
+    env[name] = types[0] if len(types) == 1 else types
+    return f"type({value}) {'is' if len(types) == 1 else 'in'} {name}"
+
+
+# ---- several declarations (overloads) ------------------------------------------------------
+
+# PyTorch's printed kinds, in Signature's spelling
+_PRINTED = {"tuple of ints": "int[]", "torch.dtype": "ScalarType",
+            "tuple of Tensors": "Tensor[]"}
+
+
+def _as_declaration(param):
+    """One parameter as PyTorch prints it in an overload list ("int dim = None"), as a
+    Signature parameter ("int? dim=None")."""
+    if param in ("*", ""):
+        return param
+    typed, _, default = param.partition(" = ")
+    kind, name = typed.rsplit(" ", 1)
+    # "tuple of ints[1]?": optional, which PyTorch prints only by a default (sum's dim has none)
+    kind = _PRINTED.get(kind) or re.sub(r"^tuple of ints(\[\d\]\??)$", r"int\1", kind)
+    if default == "None" and kind[-1] != "?":
+        kind += "?"
+    return f"{kind} {name}" + (f"={default}" if default else "")
+
+
+def _described(v):
+    """A value's type as the overload list marks it: a sequence shows its elements'."""
+    if isinstance(v, (tuple, list)):
+        inner = ", ".join(type_name(e) for e in v) + ("," if len(v) == 1 and
+                                                       isinstance(v, tuple) else "")
+        return f"{type_name(v)} of " + (f"[{inner}]" if isinstance(v, list) else f"({inner})")
+    return type_name(v)
+
+
+class _Printed:
+    """An overload's line as PyTorch prints it, and what its message builder reads of it:
+    the parameters split at ", " (the `*` marker and an empty list's one empty item
+    included), each one's type (all before the last space) and name (after it)."""
+
+    __slots__ = ("line", "items")
+
+    def __init__(self, line):
+        # a kind marked optional ("bool? stable") or sized is printed without the mark
+        self.line = re.sub(r"(?:\[\d\])?\? | ?\[\d\] ", " ", line)
+        self.items = [p.rpartition(" ")[::2] for p in self.line[1:-1].split(", ")]
+
+    def _matches(self, i, v):
+        kind = self.items[i][0]
+        t = type(v)
+        if kind == "int":
+            return t is int
+        if kind == "float":
+            return t is float or t is int
+        return type_name(v) == kind
+
+    def reason(self, args, kwargs):
+        """The line under this overload in the list, or "" (the parser's count test)."""
+        if len(args) + len(kwargs) != len(self.items):
+            return ""
+        start = max(len(self.items) - len(kwargs), 0)
+        names = [name for _, name in self.items[start:]]
+        wrong = [k for k in kwargs if k not in names]
+        if wrong:
+            return ("      didn't match because some of the keywords were incorrect: "
+                    + ", ".join(wrong) + "\n")
+        got = []
+        for i in range(len(args) + len(kwargs)):
+            name = self.items[i][1]
+            v = args[i] if i < len(args) else kwargs[name]
+            text = ("" if i < len(args) else f"{name}=") + _described(v)
+            got.append(text if self._matches(i, v) else f"!{text}!")
+        return ("      didn't match because some of the arguments have invalid types: "
+                + _listed(got, args) + "\n")
+
+
+def _listed(items, args):
+    # PyTorch drops the trailing ", " only when there are positional arguments
+    return "(" + (", ".join(items) if args else "".join(f"{t}, " for t in items)) + ")"
+
+
+def _method_line(line):
+    """A function's overload line as the Tensor method prints it: no input, no out=."""
+    line = line.replace("(Tensor input, ", "(").replace("(Tensor input)", "()")
+    return re.sub(r"(, |^\()(\*, )?[\w ]+ out = None\)$", lambda m: m[1].strip(", ") + ")",
+                  line)
+
+
+class Overloads:
+    """An op's several declarations, resolved as PyTorch's parser resolves them: the first
+    that takes the arguments runs; when none does, the one whose argument count fits
+    reports its argument error, or, when several fit, the parser lists them all (with
+    its reasons, under its own rules of counting, see _Printed)."""
+
+    __slots__ = ("name", "forms", "fast")
+
+    def __init__(self, name, lines, method_lines=None, fast=(0,), method_fast=None):
+        self.name, self.fast = name, (fast, fast if method_fast is None else method_fast)
+        method_lines = method_lines or [_method_line(x) for x in lines
+                                        if x.startswith("(Tensor input")]
+        self.forms = tuple(
+            [(Signature(f"{name}({', '.join(_as_declaration(p) for p in x[1:-1].split(', '))})"),
+              _Printed(x)) for x in form] for form in (lines, method_lines))
+
+    def check(self, args, kwargs, method=False):
+        """Raise PyTorch's TypeError unless a declaration takes `args` (after self for a
+        method) and `kwargs`."""
+        form = self.forms[method]
+        if any(sig.accepts(args, kwargs) for sig, _ in form):
+            return
+        n = len(args) + len(kwargs)
+        fits = [sig for sig, _ in form if sig.required <= n <= len(sig.names)]
+        if len(fits) == 1:
+            fits[0].raise_for(args, kwargs, 1)
+        got = _listed([type_name(a) for a in args]
+                      + [f"{k}={type_name(v)}" for k, v in kwargs.items()], args)
+        raise TypeError(f"{self.name}() received an invalid combination of arguments - got "
+                        f"{got}, but expected one of:\n"
+                        + "".join(f" * {p.line}\n{p.reason(args, kwargs)}" for _, p in form))
+
+    def bind(self, fn, method=False):
+        """`fn` checked as `check` does; arguments that the declarations numbered in `fast`
+        (`method_fast` for the method) take at a glance skip the check."""
+        sigs = [self.forms[method][i][0] for i in self.fast[method]]
+        if method:
+            return _bound(fn, sigs, lambda a, k: self.check(a[1:], k, method=True), offset=1)
+        return _bound(fn, sigs, self.check)
+
+
+def declare(*texts, function=True, method=True):
+    """Bind the public function and the Tensor method named by each declaration (a Signature's
+    text, or an Overloads) to it, as installed by now (registry rows, @public functions)."""
+    from .registry import FUNCTIONS
+    for decl in texts:
+        decl = Signature(decl) if isinstance(decl, str) else decl
+        if function:
+            FUNCTIONS[decl.name] = decl.bind(FUNCTIONS[decl.name])
+        if method:
+            setattr(Tensor, decl.name, decl.bind(getattr(Tensor, decl.name), method=True))

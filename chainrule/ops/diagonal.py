@@ -12,6 +12,7 @@ import numpy as np
 from .._dims import wrap_dim
 from .._tensor import Tensor, make_tensor
 from .._creation import arange
+from .binding import declare
 from .registry import EXACT, op, out_exact, public
 from .shape import view_
 from .views import as_strided, geometry
@@ -163,3 +164,13 @@ def fill_diagonal_(self, fill_value, wrap=False):
             rest = as_strided(self, (size,), (sum(strides),), offset + strides[0] * (width + 1))
         rest.fill_(fill_value)
     return self
+
+
+# Note [Argument parser checks]: PyTorch's declarations of the functions and methods above
+declare("tril(Tensor input, int diagonal=0)", "triu(Tensor input, int diagonal=0)",
+        "diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)",
+        "diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)",
+        "diag(Tensor input, int diagonal=0)", "diagflat(Tensor input, int offset=0)")
+declare("tril_(Tensor input, int diagonal=0)", "triu_(Tensor input, int diagonal=0)",
+        function=False)
+declare("diagonal_copy(Tensor input, int offset=0, int dim1=0, int dim2=1)", method=False)

@@ -33,7 +33,7 @@ from .._tensor import Tensor, _contiguous_strides, make_tensor
 from ..autograd import grad_mode
 from ..autograd.function import DelayedError
 from ..autograd.graph import _sequence, edge_of
-from .binding import _bad_arguments, _not_tensor, parser_check, parser_checked
+from .binding import _bad_arguments, declare
 from .registry import EXACT, FUNCTIONS, NOT_IMPLEMENTED, dispatch, no_derivative, op, out_exact, public
 
 
@@ -57,12 +57,6 @@ def _fill_args(name, args, params, types):
         params, types = "Tensor input, " + params, ("Tensor",) + types
     return _bad_arguments(name, args, [_overload(f"({params}, {kind} value)", args,
                                                  types + (kind,)) for kind in ("Tensor", "Number")])
-
-
-_DIM_INDEX = ((int, "dim"), (Tensor, "index"))
-_INDEX = ((Tensor, "index"),)
-_MASK = ((Tensor, "mask"),)
-_INDICES_DIM = ((Tensor, "indices"), (int, "dim"))
 
 
 def _infer_size(a, b):
@@ -295,7 +289,6 @@ def _index_func_checks(name, a, source, dim, idx):
 
 
 def _index_add(a, source, dim, index, alpha):
-    parser_check("index_add", 2, _DIM_INDEX, (dim, index))
     dim = wrap_dim(dim, a.ndim)
     idx = index._data
     _index_func_checks("index_add", a, source, dim, idx)
@@ -473,7 +466,6 @@ _INDEX_REDUCE = ("prod", "mean", "amax", "amin")
 
 
 def _index_reduce(a, source, dim, index, reduce, include_self):
-    parser_check("index_reduce", 2, _DIM_INDEX, (dim, index))
     _warn_once_index_reduce()
     dim = wrap_dim(dim, a.ndim)
     idx = index._data
@@ -627,7 +619,6 @@ put = op("put", "PutBackward0", "self, index, source, accumulate=False", _put,
 # ---- gather, scatter, scatter_add, scatter_reduce -----------------------------------------
 
 def _gather(a, dim, index, sparse_grad=False):
-    parser_check("gather", 2, _DIM_INDEX, (dim, index))
     dim = wrap_dim(dim, a.ndim)
     idx = index._data
     if not idx.size:
@@ -849,7 +840,6 @@ def _identity(reduce, dtype):
 
 
 def _scatter_reduce(a, src, dim, index, reduce, include_self=True):
-    parser_check("scatter_reduce", 2, _DIM_INDEX, (dim, index))
     dim, idx = _scatter_checks(a, dim, index, src)
     if reduce not in _REDUCE:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
@@ -1041,7 +1031,6 @@ def masked_fill_(self, mask, value):
 
 
 def _masked_select(a, mask):
-    parser_check("masked_select", 2, _MASK, (mask,))
     m = mask._data
     if m.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
@@ -1108,7 +1097,6 @@ def masked_scatter_(self, mask, source):
 # ---- take, take_along_dim, bincount -------------------------------------------------------
 
 def _take(a, index):
-    parser_check("take", 2, _INDEX, (index,))
     idx = index._data
     if idx.dtype != np.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {_legacy(idx)}")
@@ -1135,7 +1123,6 @@ def take_along_dim(input, indices, dim=None):
     """Values of input at `indices` along `dim` (broadcast against each other apart from
     dim; indices taken modulo the size of dim, as PyTorch 2.13 does), or of the flattened
     input when dim is None; PyTorch records it as gather."""
-    parser_check("take_along_dim", 2, _INDICES_DIM, (indices, dim))
     if dim is None:
         return input.view(-1).gather(0, indices.view(-1))
     a, idx = input._data, indices._data
@@ -1196,10 +1183,17 @@ bincount = op("bincount", NOT_IMPLEMENTED, "self, weights=None, minlength=0", _b
               out=False, self=None, weights=no_derivative("aten::bincount"))
 
 
-# the methods' checks of Note [Argument parser checks]
-for _name, _decls in (("index_add", _DIM_INDEX), ("index_add_", _DIM_INDEX),
-                      ("index_reduce", _DIM_INDEX), ("index_reduce_", _DIM_INDEX),
-                      ("gather", _DIM_INDEX), ("scatter_reduce", _DIM_INDEX),
-                      ("scatter_reduce_", _DIM_INDEX), ("masked_select", _MASK),
-                      ("take", _INDEX), ("take_along_dim", _INDICES_DIM)):
-    setattr(Tensor, _name, parser_checked(getattr(Tensor, _name), _name, _decls))
+# Note [Argument parser checks]: PyTorch's declarations of the functions and methods above
+declare("index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+        "index_reduce(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, "
+        "bool include_self=True)",
+        "gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False)",
+        "scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, "
+        "bool include_self=True)",
+        "masked_select(Tensor input, Tensor mask)", "take(Tensor input, Tensor index)",
+        "take_along_dim(Tensor input, Tensor indices, int? dim=None)")
+declare("index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+        "index_reduce_(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, "
+        "bool include_self=True)",
+        "scatter_reduce_(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, "
+        "bool include_self=True)", function=False)

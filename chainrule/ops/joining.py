@@ -13,7 +13,7 @@ from .._device import check_factory
 from .._dims import sizes_str, wrap_dim
 from .._dtype import FROM_NP
 from .._tensor import Size, Tensor, contiguous_format, make_tensor
-from .binding import _bad_arguments, parser_check, parser_checked
+from .binding import Overloads, declare
 from .registry import PROMOTE, op, public
 from .shape import (_CAT_OUT, _shape_args, _split, _split_with_sizes, _tensor_list,
                     _warn_once, cat, clone, expand_, flatten, reshape, slice_, stack, unbind,
@@ -378,15 +378,8 @@ dsplit = _directional_split("dsplit", 3, lambda n: 2)
 
 # ---- unsafe_split: split's pieces, not tracked as views -----------------------------------
 
-def _unsafe_split(a, split_size, dim):
-    if not isinstance(split_size, (int, np.integer)):
-        raise TypeError("unsafe_split(): argument 'split_size' (position 2) must be int, not "
-                        f"{_type_name(split_size)}")
-    return _split(a, split_size, dim)
-
-
 unsafe_split = op("unsafe_split.Tensor", "UnsafeSplitBackward0", "self, split_size, dim=0",
-                  _unsafe_split, returns=list,
+                  _split, returns=list,
                   self=lambda grads, dim: cat(grads, dim))
 
 unsafe_split_with_sizes = op(
@@ -395,13 +388,9 @@ unsafe_split_with_sizes = op(
     self=lambda grads, dim: cat(grads, dim))
 
 
-_CHUNKS_DIM = ((int, "chunks"), (int, "dim"))
-
-
 @public("unsafe_chunk")
 def unsafe_chunk(input, chunks, dim=0):
     """chunk's pieces, not tracked as views (unsafe_split)."""
-    parser_check("unsafe_chunk", 2, _CHUNKS_DIM, (chunks, dim))
     shape = input._data.shape
     if not shape:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
@@ -412,9 +401,6 @@ def unsafe_chunk(input, chunks, dim=0):
     if split_size == 0 and size == 0:
         return unsafe_split_with_sizes(input, (0,) * chunks, dim)
     return unsafe_split(input, split_size, dim)
-
-
-Tensor.unsafe_chunk = parser_checked(unsafe_chunk, "unsafe_chunk", _CHUNKS_DIM)
 
 
 # ---- rot90 --------------------------------------------------------------------------------
@@ -465,30 +451,11 @@ def _repeats_index(repeats, output_size):
     return make_tensor(np.repeat(np.arange(r.size, dtype=r.dtype), r))
 
 
-_REPEATS_OVERLOADS = ("(Tensor repeats, int dim = None, *, int output_size = None)",
-                      "(int repeats, int dim = None, *, int output_size = None)")
-
-
-def _repeats_dim_args(args):
-    """The argument parser's error for a bool dim (only as a positional argument: args
-    are the method's, or the function's from input on)."""
-    if len(args) == 2:
-        return _bad_arguments("repeat_interleave", args, _REPEATS_OVERLOADS)
-    got = ["Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args]
-    return _bad_arguments("repeat_interleave", args, (
-        "(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)",
-        "(Tensor repeats, *, int output_size = None)\n      didn't match because some of the "
-        f"arguments have invalid types: ({got[0]}, !{got[1]}!, !{got[2]}!)",
-        "(Tensor input, int repeats, int dim = None, *, int output_size = None)"))
-
-
 @public("repeat_interleave", method=False)
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Each element (or slice along `dim`) repeated `repeats` times (an int, or a tensor
     with one count per element); the flattened input when dim is None.
     `repeat_interleave(repeats_tensor)` gives the indices 0, 1, ... repeated."""
-    if type(dim) is bool:
-        raise _repeats_dim_args((input, repeats, dim))
     if repeats is None:
         if dim is not None:
             raise TypeError("repeat_interleave(): argument 'repeats' must be Tensor or int")
@@ -527,13 +494,6 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 @public("repeat_interleave", function=False)
 def _repeat_interleave_method(self, repeats=None, dim=None, *, output_size=None):
-    if repeats is None:
-        raise TypeError(
-            "repeat_interleave() received an invalid combination of arguments - got (), but "
-            "expected one of:\n * (Tensor repeats, int dim = None, *, int output_size = None)\n"
-            " * (int repeats, int dim = None, *, int output_size = None)\n")
-    if type(dim) is bool:
-        raise _repeats_dim_args((repeats, dim))
     return repeat_interleave(self, repeats, dim, output_size=output_size)
 
 
@@ -715,3 +675,21 @@ def _cpp_format(flat):
     else:
         sz = 7 if exp_max == 0 else int(exp_max) + 6
     return (lambda v, sz: f"{v:.4f}".rjust(sz)), scale, sz
+
+
+# Note [Argument parser checks]: PyTorch's declarations of the functions and methods above
+declare("unsafe_chunk(Tensor input, int chunks, int dim=0)",
+        "unsafe_split(Tensor input, SymInt split_size, int dim=0)",
+        "unsafe_split_with_sizes(Tensor input, SymInt[] split_sizes, int dim=0)",
+        "rot90(Tensor input, int k=1, int[] dims=[0, 1])",
+        Overloads("tensor_split", [
+            "(Tensor input, tuple of ints indices, int dim = 0)",
+            "(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)",
+            "(Tensor input, int sections, int dim = 0)"], fast=(2, 1)),
+        Overloads("repeat_interleave", [
+            "(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)",
+            "(Tensor repeats, *, int output_size = None)",
+            "(Tensor input, int repeats, int dim = None, *, int output_size = None)"],
+            method_lines=["(Tensor repeats, int dim = None, *, int output_size = None)",
+                          "(int repeats, int dim = None, *, int output_size = None)"],
+            fast=(2, 0, 1), method_fast=(1, 0)))

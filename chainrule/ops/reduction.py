@@ -17,6 +17,7 @@ from .._creation import arange, ones, zeros_like
 from .._dtype import FROM_NP
 from ..autograd import grad_mode
 from .._dims import sizes_str, wrap_dim, wrap_dims
+from .binding import Overloads, declare
 from .pointwise import where
 from .registry import EXACT, FLOAT, FUNCTIONS, op, out_as_dtype, out_cast, out_exact, public
 from .shape import cat
@@ -737,3 +738,39 @@ def _hash_tensor(a, dim, keepdim, mode):
 
 hash_tensor = op("hash_tensor", None, "self, dim=(), *, keepdim=False, mode=0", _hash_tensor,
                  self=None, out=out_exact("Expected result to be of dtype uint64, but got {got}"))
+
+
+# Note [Argument parser checks]: PyTorch's declarations of the functions and methods above
+_DTYPE = "*, torch.dtype dtype = None"
+_MOMENT = ["(Tensor input, tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False, "
+           "*, Tensor out = None)",
+           "(Tensor input, tuple of ints[1] dim = None, *, Number correction = None, "
+           "bool keepdim = False, Tensor out = None)",
+           "(Tensor input, bool unbiased = True)"]
+_LOGICAL = ["(Tensor input, *, Tensor out = None)",
+            "(Tensor input, tuple of ints[1] dim = None, bool keepdim = False, *, "
+            "Tensor out = None)",
+            "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)"]
+declare(Overloads("sum", [f"(Tensor input, {_DTYPE})", "(Tensor input, tuple of ints[1]? dim, "
+                          f"bool keepdim = False, {_DTYPE}, Tensor out = None)"], fast=(1, 0)),
+        Overloads("mean", [f"(Tensor input, {_DTYPE}, Tensor out = None)",
+                           "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, "
+                           f"{_DTYPE}, Tensor out = None)"], fast=(1, 0)),
+        Overloads("prod", [f"(Tensor input, {_DTYPE})", "(Tensor input, int dim, bool keepdim = "
+                           f"False, {_DTYPE}, Tensor out = None)"], fast=(1, 0)),
+        *(Overloads(name, ["(Tensor input, *, Tensor out = None)",
+                           "(Tensor input, Tensor other, *, Tensor out = None)",
+                           "(Tensor input, int dim, bool keepdim = False, *, "
+                           "tuple of Tensors out = None)"], fast=(2, 0, 1))
+          for name in ("max", "min")),
+        *(Overloads(name, _MOMENT, fast=(1, 0)) for name in ("var", "std")),
+        *(Overloads(name, _LOGICAL, fast=(2, 0, 1)) for name in ("all", "any")),
+        "amax(Tensor input, int[1] dim=[], bool keepdim=False)",
+        "amin(Tensor input, int[1] dim=[], bool keepdim=False)",
+        "argmax(Tensor input, int? dim=None, bool keepdim=False)",
+        "argmin(Tensor input, int? dim=None, bool keepdim=False)",
+        "logsumexp(Tensor input, int[1] dim, bool keepdim=False)",
+        "cumsum(Tensor input, int dim, *, ScalarType? dtype=None)",
+        "cumprod(Tensor input, int dim, *, ScalarType? dtype=None)")
+declare("cumsum_(Tensor input, int dim, *, ScalarType? dtype=None)",
+        "cumprod_(Tensor input, int dim, *, ScalarType? dtype=None)", function=False)

@@ -18,6 +18,7 @@ from .._tensor import (Size, Tensor, contiguous_format, is_in_format, make_tenso
                        to_memory_format)
 from ..autograd.grad_mode import no_grad
 from .._dims import sizes_str, wrap_dim, wrap_dims
+from .binding import Overloads, Signature, declare
 from .registry import PROMOTE, check_broadcast, op, out_cast, public
 
 # out= dtype rule of cat and stack, in their words (Note [out=] in registry.py)
@@ -530,9 +531,23 @@ repeat_ = op("repeat", "RepeatBackward0", "self, repeats", _repeat, function=Fal
              self=_repeat_backward)
 
 
+_REPEAT = Signature("repeat(Tensor input, SymInt[] repeats)")
+
+
+def _varargs(sig, self, values):
+    """A method's `*values` as the parser reads them for its one int-list parameter: one
+    value stands for itself, several are the list."""
+    if len(values) == 1:
+        if type(values[0]) is not int:
+            sig.check(self, values[0], first=0)
+    elif values and not all(type(v) is int for v in values):
+        sig.check(self, values, first=0)
+
+
 @public("repeat", function=False)
 def repeat(self, *repeats):
     """Tile self `repeats` times along each dim (leading new dims allowed)."""
+    _varargs(_REPEAT, self, repeats)
     return repeat_(self, _required(repeats, "repeat", "repeats"))
 
 
@@ -543,8 +558,12 @@ def tile(input, dims):
     return repeat_(input, (1,) * (input._data.ndim - len(dims)) + dims)
 
 
+_TILE = Signature("tile(Tensor input, SymInt[] dims)")
+
+
 @public("tile", function=False)
 def _tile_method(self, *dims):
+    _varargs(_TILE, self, dims)
     return tile(self, _shape_args(dims))
 
 
@@ -562,8 +581,12 @@ def flip(input, dims):
     return flip_(input, (dims,) if isinstance(dims, int) else tuple(dims))
 
 
+_FLIP = Signature("flip(Tensor input, int[] dims)")
+
+
 @public("flip", function=False)
 def _flip_method(self, *dims):
+    _varargs(_FLIP, self, dims)
     return flip_(self, _shape_args(dims))
 
 
@@ -730,9 +753,20 @@ split_with_sizes = op("split_with_sizes", "SplitWithSizesBackward0", "self, spli
 @public("split")
 def split(tensor, split_size_or_sections, dim=0):
     """Pieces of `split_size` along `dim` (the last may be smaller), or of the given sizes."""
+    # PyTorch's split is Python passing everything on by position to one of two bindings
+    if type(dim) is not int or type(split_size_or_sections) is not int:
+        if isinstance(split_size_or_sections, int):
+            _SPLIT.check((tensor, split_size_or_sections, dim), {})
+        else:
+            _SPLIT_WITH_SIZES.check(tensor, split_size_or_sections, dim)
     if isinstance(split_size_or_sections, (list, tuple)):
         return split_with_sizes(tensor, tuple(split_size_or_sections), dim)
     return split_(tensor, operator.index(split_size_or_sections), dim)
+
+
+_SPLIT = Overloads("split", ["(Tensor input, int split_size, int dim = 0)",
+                             "(Tensor input, tuple of ints split_size, int dim = 0)"])
+_SPLIT_WITH_SIZES = Signature("split_with_sizes(Tensor input, SymInt[] split_sizes, int dim=0)")
 
 
 @public("chunk")
@@ -1274,3 +1308,22 @@ for _n, _d in (("float", _dtype.float32), ("double", _dtype.float64), ("half", _
 @public("type_as", function=False)
 def type_as(self, other):
     return to(self, other.dtype)
+
+
+# Note [Argument parser checks]: PyTorch's declarations of the functions and methods above
+declare("chunk(Tensor input, int chunks, int dim=0)", "unbind(Tensor input, int dim=0)",
+        "unsqueeze(Tensor input, int dim)", "transpose(Tensor input, int dim0, int dim1)",
+        "swapaxes(Tensor input, int axis0, int axis1)",
+        "swapdims(Tensor input, int dim0, int dim1)",
+        "flatten(Tensor input, int start_dim=0, int end_dim=-1)",
+        "unflatten(Tensor input, int dim, SymInt[] sizes)",
+        "select(Tensor input, int dim, SymInt index)",
+        "roll(Tensor input, SymInt[1] shifts, int[1] dims=[])",
+        Overloads("squeeze", ["(Tensor input)", "(Tensor input, int dim)",
+                              "(Tensor input, tuple of ints dim)"], fast=(0, 1)),
+        Overloads("narrow", ["(Tensor input, int dim, Tensor start, int length)",
+                             "(Tensor input, int dim, int start, int length)"], fast=(1,)),
+        *(Overloads(name, ["(Tensor input, int source, int destination)",
+                           "(Tensor input, tuple of ints source, tuple of ints destination)"])
+          for name in ("movedim", "moveaxis")))
+declare("flip(Tensor input, int[] dims)", "tile(Tensor input, SymInt[] dims)", method=False)

@@ -27,7 +27,7 @@ import numpy as np
 from .. import _dtype
 from .._dims import sizes_str, wrap_dim
 from .._tensor import Tensor, make_tensor
-from .binding import parser_check, parser_checked
+from .binding import Overloads, declare
 from .registry import EXACT, op, out_exact, public
 from .shape import _warn_once
 
@@ -370,13 +370,7 @@ def _heap_partial_sort_rows(rows, k, largest):
     return np.take_along_axis(pos, _heap_partial_sort(K, k), -1)
 
 
-_K_DIM = ((int, "k"), (int, "dim"))
-
-
 def _topk(a, k, dim, largest, sorted):
-    parser_check("topk", 2, _K_DIM, (k, dim))
-    if not isinstance(k, int):
-        raise TypeError(f"topk(): argument 'k' (position 2) must be int, not {type(k).__name__}")
     d = wrap_dim(dim, a.ndim)
     n = a.shape[d] if a.ndim else 1
     if not 0 <= k <= n:
@@ -419,7 +413,17 @@ def _topk(a, k, dim, largest, sorted):
 topk = op("topk", "TopkBackward0", "self, k, dim=-1, largest=True, sorted=True", _topk,
           returns=("values", "indices"), differentiable_outputs=(0,),
           self=_value_selecting_backward, out=EXACT)
-Tensor.topk = parser_checked(Tensor.topk, "topk", _K_DIM)
+
+# Note [Argument parser checks]: PyTorch's declarations of sort, argsort and topk
+declare(Overloads("sort", ["(Tensor input, *, bool? stable, int dim = -1, bool descending = "
+                           "False, tuple of Tensors out = None)",
+                           "(Tensor input, int dim = -1, bool descending = False, *, "
+                           "tuple of Tensors out = None)"], fast=(1, 0)),
+        Overloads("argsort", ["(Tensor input, *, bool stable, int dim = -1, bool descending = "
+                              "False, Tensor out = None)",
+                              "(Tensor input, int dim = -1, bool descending = False)"],
+                  fast=(1, 0)),
+        "topk(Tensor input, SymInt k, int dim=-1, bool largest=True, bool sorted=True)")
 
 
 # ---- nonzero, argwhere --------------------------------------------------------------------

@@ -31,7 +31,7 @@ from ..autograd import grad_mode
 from .aliasing import (_squeeze_dim_inplace as _squeeze_, _transpose_row as _transpose_,
                        _unsqueeze_row as _unsqueeze_)
 from .nn_ops import div_scalar, mul_scalar
-from .binding import _bad_arguments, parser_check, parser_checked
+from .binding import Overloads, _bad_arguments, declare
 from .pointwise import _checked_scalar, _promoted, _refuse_bool_sub, where
 from .reduction import (_evenly_distribute_backward, _reduce_dims, _select_backward,
                         _squared_deviations, _sum_backward, _MOMENT_ACC, _unsqueeze_to, _numel,
@@ -534,11 +534,7 @@ cummin = op("cummin", "CumminBackward0", "self, dim", _cumulative_extreme("cummi
             self=_cummaxmin_backward, out=(_SCALAR_TYPE_OUT, _SCALAR_TYPE_OUT))
 
 
-_DIM = ((int, "dim"),)
-
-
 def _logcumsumexp(a, dim):
-    parser_check("logcumsumexp", 2, _DIM, (dim,))
     d = wrap_dim(dim, a.ndim)
     if a.dtype.kind not in "fc":
         raise _not_implemented("logcumsumexp_out_cpu", a)
@@ -548,8 +544,26 @@ def _logcumsumexp(a, dim):
         if a.dtype.kind == "f":
             # log1p(exp(min - max)) + max, element after element, as PyTorch's kernel
             return np.logaddexp.accumulate(a, axis=d)
-        m = np.nan_to_num(a.real.max(axis=d, keepdims=True), posinf=0, neginf=0)
-        return (np.log(np.cumsum(np.exp(a - m), axis=d)) + m).astype(a.dtype)
+        # complex: PyTorch's scan, one step along dim at a time (vectorized across the
+        # others); one shift for the whole dim would lose small leading terms to exp's range
+        steps = np.moveaxis(a, d, 0)
+        out = np.empty_like(steps)
+        out[0] = acc = steps[0]
+        for k in range(1, steps.shape[0]):
+            out[k] = acc = _complex_log_add_exp(steps[k], acc)
+        return np.moveaxis(out, 0, d)
+
+
+def _complex_log_add_exp(x, y):
+    """log(exp(x) + exp(y)) for complex x, y as PyTorch's kernel: the one of smaller real part
+    (a nan first) shifted by the other, log1p(exp(lo - hi)) + hi; nan when either is; equal
+    infinite real parts give lo (-inf) or log(exp(lo) + exp(hi)) (+inf)."""
+    x_lower = np.isnan(x) & ~np.isnan(y) | (x.real < y.real) & ~np.isnan(y)
+    lo, hi = np.where(x_lower, x, y), np.where(x_lower, y, x)
+    same_inf = ~np.isfinite(lo.real) & (lo.real == hi.real)
+    out = np.where(same_inf, np.where(lo.real < 0, lo, np.log(np.exp(lo) + np.exp(hi))),
+                   np.log1p(np.exp(lo - hi)) + hi)
+    return np.where(np.isnan(lo), np.array(complex(np.nan, np.nan), x.dtype), out)
 
 
 def _logcumsumexp_backward(grad, self, result, dim):
@@ -572,7 +586,6 @@ def _logcumsumexp_backward(grad, self, result, dim):
 logcumsumexp = op("logcumsumexp", "LogcumsumexpBackward0", "self, dim", _logcumsumexp,
                   self=_logcumsumexp_backward,
                   out=out_exact("expected scalar_type {expected} but found {got}"))
-Tensor.logcumsumexp = parser_checked(Tensor.logcumsumexp, "logcumsumexp", _DIM)
 
 
 # ---- count_nonzero ------------------------------------------------------------------------
@@ -625,11 +638,7 @@ def _renorm_dims(ndim, dim):
     return [i for i in range(ndim) if i != d]
 
 
-_P_DIM = ((None, "p"), (int, "dim"))
-
-
 def _renorm(a, p, dim, maxnorm):
-    parser_check("renorm", 2, _P_DIM, (p, dim))
     for name, x in (("p", p), ("maxnorm", maxnorm)):
         if isinstance(x, complex):
             raise RuntimeError(f"renorm: {name} must be real-valued")
@@ -661,8 +670,6 @@ def _renorm_backward(grad, self, p, dim, maxnorm):
 
 renorm = op("renorm", "RenormBackward0", "self, p, dim, maxnorm", _renorm, inplace="renorm_",
             self=_renorm_backward)
-for _name in ("renorm", "renorm_"):
-    setattr(Tensor, _name, parser_checked(getattr(Tensor, _name), _name, _P_DIM))
 
 
 # ---- quantile, nanquantile ----------------------------------------------------------------
@@ -1493,7 +1500,6 @@ def frobenius_norm(input, dim, keepdim=False):
 @public("norm_except_dim", method=False)
 def norm_except_dim(v, pow=2, dim=0):
     """The pow-norm over every dim but `dim` (all of them for -1), keeping v's rank."""
-    parser_check("norm_except_dim", 2, ((int, "pow"), (int, "dim")), (pow, dim))
     if dim == -1:
         return _norm_scalar(v, pow)
     last = v.dim() - 1
@@ -1688,3 +1694,26 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
                            "leading positions of data")
     offsets = offsets[:rows].reshape(data.shape[:axis] + offsets.shape[-1:])
     return _segment_reduce_row(data, offsets, reduce, axis, initial)
+
+
+# Note [Argument parser checks]: PyTorch's declarations of the functions and methods above
+_MOMENT = ["(Tensor input, tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False)",
+           "(Tensor input, tuple of ints[1] dim = None, *, Number correction = None, "
+           "bool keepdim = False)", "(Tensor input, bool unbiased = True)"]
+declare("logcumsumexp(Tensor input, int dim)", "cummax(Tensor input, int dim)",
+        "cummin(Tensor input, int dim)", "renorm(Tensor input, Scalar p, int dim, Scalar maxnorm)",
+        "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False)",
+        "median(Tensor input, int dim, bool keepdim=False)",
+        "nanmedian(Tensor input, int dim, bool keepdim=False)",
+        "mode(Tensor input, int dim=-1, bool keepdim=False)",
+        "nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)",
+        "nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)",
+        "aminmax(Tensor input, *, int? dim=None, bool keepdim=False)",
+        Overloads("count_nonzero", ["(Tensor input, int dim = None)",
+                                    "(Tensor input, tuple of ints dim)"]))
+declare(*(Overloads(name, _MOMENT, fast=(1, 0)) for name in ("std_mean", "var_mean")),
+        "norm_except_dim(Tensor v, int pow=2, int dim=0)", method=False)
+declare("renorm_(Tensor input, Scalar p, int dim, Scalar maxnorm)", function=False)
+# softmax's rows are nn_ops', which this module follows
+declare("softmax(Tensor input, int dim, ScalarType? dtype=None)",
+        "log_softmax(Tensor input, int dim, ScalarType? dtype=None)")

@@ -28,7 +28,19 @@ Positions count from 1 with the input first; a Tensor method does not count self
 shows "(position N)" for an argument passed by position, not for one passed by keyword:
 `Signature.bind` wraps a function (or method) whose keyword arguments PyTorch binds by name,
 `Signature.check` checks values in signature order, for the many nn.functional functions
-that PyTorch writes in Python and which pass everything on by position.
+that PyTorch writes in Python and which pass everything on by position. A list of ints whose
+default is empty (`int[1] dims=[]`) takes None too, as the parser's.
+
+An op PyTorch binds with several declarations (sum, squeeze, narrow, sort, ...) is an
+`Overloads` of the lines PyTorch prints for them ("(Tensor input, int dim, int start, int
+length)"; the method's lines drop input and out=): the first declaration that takes the
+arguments runs; when none does, the one whose argument count fits reports its argument's
+error, and when several fit, the parser's "invalid combination of arguments" list is built
+under its own rules (_Printed). `declare(...)` binds a module's public functions and Tensor
+methods to their declarations once they exist. The bound wrapper is generated per
+declaration: a call whose arguments have the exact types a declaration takes (an int, a
+tuple of ints, a bool, a Tensor) goes straight on at the cost of a few type tests (about
+50 ns, Python call included); anything else is looked at closely first.
 """
 import functools
 import re

@@ -1047,3 +1047,15 @@ def test_complex_inplace_arithmetic_with_an_infinite_part(name):
     # alpha multiplies other as a complex number even when it is 1: inf+1j -> inf+nanj
     same(lambda T: getattr(T.ones(2, dtype=T.complex64), name)(
         T.tensor([complex("inf+1j"), 1j], dtype=T.complex64)))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_rms_norm_adds_eps_in_the_computing_type(dtype):
+    # eps is added to the float32 mean of squares, not rounded to the half input's dtype
+    def prog(T):
+        x = T.tensor([[1e-3, 2e-3, 1e-4], [0.5, -1.0, 2.0]], dtype=getattr(T, dtype))
+        w = T.tensor([0.5, -1.5, 2.0], dtype=T.float64, requires_grad=True)
+        y = T.rms_norm(x, [3], w, eps=0.01)
+        y.backward(T.ones_like(y))
+        return T.rms_norm(x, [3], eps=1e-9).float(), y.float(), w.grad
+    same(prog)

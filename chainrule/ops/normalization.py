@@ -657,7 +657,7 @@ def _check_rms_norm(input, normalized_shape, weight):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x**2) + eps) over the trailing normalized_shape dims, times weight; in
     PyTorch's CPU composition (half computed in float; eps defaults to the computing type's
-    machine epsilon, and is rounded to the input's dtype)."""
+    machine epsilon, and is added in the computing type)."""
     shape = _check_rms_norm(input, normalized_shape, weight)
     if weight is not None and weight.dtype != input.dtype:
         _warn_once(f"Mismatch dtype between input and weight: input dtype = "
@@ -670,8 +670,6 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = float(np.finfo(np.float64 if opmath.itemsize // (2 if opmath.is_complex else 1)
                              == 8 else np.float32).eps)
-    if dtype.kind != "c":
-        eps = float(np.asarray(eps).astype(dtype).astype(np.float64))   # eps as the input's
     upcast = input.to(opmath)
     dims = [input.dim() - i - 1 for i in range(len(shape))]
     rsqrt = add_scalar(upcast.pow(2).mean(dims, keepdim=True), eps).rsqrt()

@@ -13,6 +13,9 @@ DECLARATIONS = {
     "int[2]": (lambda v: torch.max_pool2d(torch.ones(1, 1, 4, 4), v),
                "max_pool2d(Tensor input, int[2] kernel_size, int[2] stride=[])"),
     "int": (lambda v: torch.chunk(torch.ones(4), v), "chunk(Tensor input, int chunks, int dim=0)"),
+    "Scalar": (lambda v: torch.hardshrink(torch.ones(4), v),
+               "hardshrink(Tensor input, Scalar lambd=0.5)"),
+    "int[]": (lambda v: torch.permute(torch.ones(1, 1), v), "permute(Tensor input, int[] dims)"),
     "float": (lambda v: torch.dropout(torch.ones(4), v, False),
               "dropout(Tensor input, float p, bool train)"),
     "bool": (lambda v: torch.dropout(torch.ones(4), 0.5, v),
@@ -20,7 +23,7 @@ DECLARATIONS = {
     "Tensor": (lambda v: torch.select_scatter(torch.ones(4), v, 0, 0),
                "select_scatter(Tensor input, Tensor src, int dim, SymInt index)"),
 }
-POSITION = {"int[2]": 1, "int": 1, "float": 1, "bool": 2, "Tensor": 1}
+POSITION = {"Scalar": 1, "int[]": 1, "int[2]": 1, "int": 1, "float": 1, "bool": 2, "Tensor": 1}
 
 VALUES = [2, True, False, 2.0, 0.5, 1j, None, "a", np.int64(2), np.bool_(True), np.float32(0.5),
           (2, 2), (2, True), (True, 2), (2.0,), (2, 2.0), (None,), [2, np.int64(2)], (), [],
@@ -79,3 +82,45 @@ def test_method_positions_do_not_count_self():
     with pytest.raises(TypeError) as theirs:
         torch.ones(4).chunk(True)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("value", [1, None, "tensor(2)", ("tensor(2)", 1.0), ["tensor(2)", True],
+                                   ("tensor(2)", "tensor(2)"), []], ids=repr)
+def test_tensor_list_matches_pytorch(value):
+    def lstm_cell(input, hx, w_ih, w_hh):
+        return "called"
+    bound = Signature("lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh)").bind(
+        lstm_cell)
+    h, w = torch.ones(1, 1), torch.ones(4, 1)
+    try:
+        torch.lstm_cell(h, _value(value, torch), w, w)
+        theirs = None
+    except TypeError as e:
+        theirs = str(e)
+    except (RuntimeError, IndexError):      # taken by the parser
+        theirs = None
+    try:
+        bound(chainrule.ones(1, 1), _value(value, chainrule), chainrule.ones(4, 1),
+              chainrule.ones(4, 1))
+        ours = None
+    except TypeError as e:
+        ours = str(e)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("value", ["tanh", 1, None, True, "tensor(2)"], ids=repr)
+def test_str_matches_pytorch(value):
+    def gelu(input, *, approximate="none"):
+        return "called"
+    bound = Signature("gelu(Tensor input, *, str approximate='none')").bind(gelu)
+    try:
+        torch._C._nn.gelu(torch.ones(2), approximate=_value(value, torch))
+        theirs = None
+    except TypeError as e:
+        theirs = str(e)
+    try:
+        bound(chainrule.ones(2), approximate=_value(value, chainrule))
+        ours = None
+    except TypeError as e:
+        ours = str(e)
+    assert ours == theirs

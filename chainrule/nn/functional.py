@@ -8,11 +8,13 @@ import numpy as np
 
 from .._creation import arange as _arange
 from .._dtype import bfloat16 as _bfloat16, float32 as _float32, int64 as _int64
-from .._tensor import make_tensor
+from .._tensor import Tensor as _Tensor, make_tensor
 from ..ops import nn_ops as _ops, registry as _registry
 from ..ops import normalization as _norm
 from ..autograd import no_grad as _no_grad
-from ..ops.linalg import linear, matmul as _matmul
+from ..ops.binding import Signature as _Signature
+from ..ops.conv import _checker
+from ..ops.linalg import linear as _linear, matmul as _matmul
 from ..ops.registry import attach_not_implemented, check_broadcast
 from ..ops.pointwise import relu as _relu, sigmoid, tanh, where as _where
 from ..ops import padding as _padding
@@ -80,15 +82,30 @@ def _softmax_dim(name, ndim, stacklevel=3):
     return 0 if ndim in (0, 1, 3) else 1
 
 
+def _method_of(input, name):
+    """nn.functional calls `name` as the input's method: other objects have none."""
+    if not isinstance(input, _Tensor):
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute '{name}'")
+
+
+# the Tensor methods softmax and log_softmax (self not counted) nn.functional calls
+_SOFTMAX = _checker("softmax(int dim, ScalarType? dtype=None)")
+_LOG_SOFTMAX = _checker("log_softmax(int dim, ScalarType? dtype=None)")
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    _method_of(input, "softmax")
+    _SOFTMAX(dim)
     return _ops.softmax(input if dtype is None else input.to(dtype), dim)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    _method_of(input, "log_softmax")
+    _LOG_SOFTMAX(dim)
     return _ops.log_softmax(input if dtype is None else input.to(dtype), dim)
 
 
@@ -100,7 +117,21 @@ def relu_(input):
     return input.relu_()
 
 
+def _number(v):
+    """A Scalar argument as the parser reads it: a 0-d Tensor's value."""
+    return v.item() if isinstance(v, _Tensor) else v
+
+
+_LEAKY_RELU = _checker("leaky_relu(Tensor input, Scalar negative_slope=0.01)")
+_ELU = _checker("elu(Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)")
+_CELU = _checker("celu(Tensor input, Scalar alpha=1.0)")
+_SELU = _checker("selu(Tensor input)")
+_THRESHOLD = _checker("threshold(Tensor input, Scalar threshold, Scalar value)")
+
+
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    _LEAKY_RELU(input, negative_slope)
+    negative_slope = _number(negative_slope)
     if inplace:
         return leaky_relu_(input, negative_slope)
     return _ops.leaky_relu(input, negative_slope)
@@ -111,6 +142,8 @@ def leaky_relu_(input, negative_slope=0.01):
 
 
 def elu(input, alpha=1.0, inplace=False):
+    _ELU(input, alpha)
+    alpha = _number(alpha)
     return elu_(input, alpha) if inplace else _ops.elu(input, alpha, 1.0, 1.0)
 
 
@@ -119,14 +152,19 @@ def elu_(input, alpha=1.0):
 
 
 def selu(input, inplace=False):
+    _SELU(input)
     return _ops.selu_(input) if inplace else _ops.selu(input)
 
 
 def celu(input, alpha=1.0, inplace=False):
+    _CELU(input, alpha)
+    alpha = _number(alpha)
     return _ops.celu_(input, alpha) if inplace else _ops.celu(input, alpha)
 
 
 def threshold(input, threshold, value, inplace=False):
+    _THRESHOLD(input, threshold, value)
+    threshold, value = _number(threshold), _number(value)
     if inplace:
         return _ops.threshold_(input, threshold, value)
     return _ops.threshold(input, threshold, value)
@@ -138,19 +176,20 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     return _ops.rrelu(input, lower, upper, training)
 
 
-logsigmoid = _ops.log_sigmoid
+logsigmoid = _Signature("log_sigmoid(Tensor input)").bind(_ops.log_sigmoid)
 selu_ = _ops.selu_
 celu_ = _ops.celu_
 threshold_ = _ops.threshold_
 rrelu_ = _ops.rrelu_
-prelu = _ops.prelu
-hardshrink = _ops.hardshrink
+prelu = _Signature("prelu(Tensor input, Tensor weight)").bind(_ops.prelu)
+hardshrink = _Signature("hardshrink(Tensor input, Scalar lambd=0.5)").bind(_ops.hardshrink)
 pixel_shuffle = _ops.pixel_shuffle
 pixel_unshuffle = _ops.pixel_unshuffle
 channel_shuffle = _ops.channel_shuffle
 native_channel_shuffle = _ops.native_channel_shuffle
 
 
+@_Signature("gelu(Tensor input, *, str approximate='none')").bind
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
@@ -161,8 +200,9 @@ def silu(input, inplace=False):
     return _ops._inplace(_ops.silu, input) if inplace else _ops.silu(input)
 
 
+@_Signature("softplus(Tensor input, Scalar beta=1, Scalar threshold=20)").bind
 def softplus(input, beta=1.0, threshold=20.0):
-    return _ops.softplus(input, beta, threshold)
+    return _ops.softplus(input, _number(beta), _number(threshold))
 
 
 # ---- losses -------------------------------------------------------------------------------
@@ -173,9 +213,27 @@ def _check_target(target):
                            f"{target.dtype.legacy}")
 
 
+# the bindings nn.functional's losses pass their arguments to (by position), for their checks
+_NLL_LOSS_ND = _checker("nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, "
+                          "int reduction=1, int ignore_index=-100)")
+_CROSS_ENTROPY_LOSS = _checker("cross_entropy_loss(Tensor input, Tensor target, "
+                                 "Tensor? weight=None, int reduction=1, int ignore_index=-100, "
+                                 "float label_smoothing=0.0)")
+_SMOOTH_L1_LOSS = _checker("smooth_l1_loss(Tensor input, Tensor target, int reduction=1, "
+                             "float beta=1.0)")
+_HUBER_LOSS = _checker("huber_loss(Tensor input, Tensor target, int reduction=1, "
+                         "float delta=1.0)")
+_SOFT_MARGIN_LOSS = _checker("soft_margin_loss(Tensor input, Tensor target, int reduction=1)")
+_MULTI_MARGIN_LOSS = _checker("multi_margin_loss(Tensor input, Tensor target, Scalar p=1, "
+                                "Scalar margin=1, Tensor? weight=None, int reduction=1)")
+_MULTILABEL_MARGIN_LOSS = _checker("multilabel_margin_loss(Tensor input, Tensor target, "
+                                     "int reduction=1)")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
+    _NLL_LOSS_ND(input, target, weight, _ENUM[reduction], ignore_index)
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     # PyTorch reads a 0-d target's batch size as 0
@@ -240,12 +298,15 @@ def _check_nll_shapes(input, target, weight):
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
     reduction = _reduction(reduction, size_average, reduce)
+    _CROSS_ENTROPY_LOSS(input, target, weight, _ENUM[reduction], ignore_index,
+                              label_smoothing)
+    label_smoothing = float(label_smoothing)
     probabilities = tuple(target.shape) == tuple(input.shape)
     if probabilities and not target.is_floating_point():
         raise RuntimeError("Expected floating point type for target with class probabilities, "
                            f"got {target.dtype.legacy}")
     class_dim = 0 if input.dim() == 1 else 1
-    logp = log_softmax(input, class_dim)
+    logp = _ops.log_softmax(input, class_dim)
     if probabilities:
         n_classes = input.shape[class_dim]
         if label_smoothing > 0:
@@ -357,7 +418,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _reduction(reduction, size_average, reduce)
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)
-    return _ops.smooth_l1_loss(input, target, reduction, beta)
+    _SMOOTH_L1_LOSS(input, target, _ENUM[reduction], beta)
+    return _ops.smooth_l1_loss(input, target, reduction, float(beta))
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -366,7 +428,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if weight is not None:
         return _weighted_loss(_ops.huber_loss(input, target, "none", delta), input_size,
                               weight, reduction, mean_over_weight=False)
-    return _ops.huber_loss(input, target, _reduction(reduction), delta)
+    reduction = _reduction(reduction)
+    _HUBER_LOSS(input, target, _ENUM[reduction], delta)
+    return _ops.huber_loss(input, target, reduction, float(delta))
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -474,6 +538,7 @@ from ..ops.linalg import cosine_similarity, pairwise_distance  # noqa: E402
 # ---- normalization, embedding, dropout, bilinear --------------------------------------------
 
 bilinear = _ops.bilinear
+linear = _Signature("linear(Tensor input, Tensor weight, Tensor? bias=None)").bind(_linear)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -543,13 +608,21 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             padding_idx = weight.size(0) + padding_idx
     else:
         padding_idx = -1
-    if sparse:
-        raise NotImplementedError("embedding(sparse=True): chainrule has no sparse gradients")
     if max_norm is not None:
         input = input.contiguous()
         with _no_grad():
             _ops.embedding_renorm_(weight.detach(), input, max_norm, norm_type)
-    return _ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+    out = _ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+    if sparse:
+        raise NotImplementedError("embedding(sparse=True): chainrule has no sparse gradients")
+    return out
+
+
+# torch.embedding_bag's declaration of nine arguments
+_EMBEDDING_BAG = _checker("embedding_bag(Tensor weight, Tensor indices, Tensor offsets, "
+                          "bool scale_grad_by_freq, int mode, bool sparse, "
+                          "Tensor? per_sample_weights, bool include_last_offset, "
+                          "int? padding_idx)")
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
@@ -605,13 +678,22 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                   "per_sample_weights is only supported for mode='sum' "
                                   f"(got mode='{mode}'). Please open a feature request on "
                                   "GitHub.")
+    _EMBEDDING_BAG(weight, input, offsets, scale_grad_by_freq, mode_enum, sparse,
+                   per_sample_weights, include_last_offset, padding_idx)
     return _ops.embedding_bag(weight, input, offsets, scale_grad_by_freq, mode_enum, sparse,
                               per_sample_weights, include_last_offset, padding_idx)[0]
+
+
+_MAX_POOL3D_WITH_INDICES = _checker(
+    "max_pool3d_with_indices(Tensor input, int[3] kernel_size, int[3]? stride=None, "
+    "int[3] padding=0, int[3] dilation=1, bool ceil_mode=False)")
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """(output, indices) of 3-D max pooling (return_indices is ignored, as in PyTorch)."""
+    input.is_cuda      # noqa: B018  (read first by PyTorch's: an AttributeError for others)
+    _MAX_POOL3D_WITH_INDICES(input, kernel_size, stride, padding, dilation, ceil_mode)
     return _ops.max_pool3d_indices(input, kernel_size, () if stride is None else stride,
                                    padding, dilation, ceil_mode)
 
@@ -633,9 +715,13 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     return out if return_indices else out[0]
 
 
+_ADAPTIVE_MAX_POOL2D = _checker("adaptive_max_pool2d(Tensor input, int[2] output_size)")
+
+
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     size = _list_with_default(output_size, input.size())
-    size = _ops._int_list("adaptive_max_pool2d", "output_size", size)
+    _ADAPTIVE_MAX_POOL2D(input, size)
+    size = _ops._int_list(size)
     return tuple(_ops.adaptive_max_pool2d(input, size * 2 if len(size) == 1 else size))
 
 
@@ -771,9 +857,14 @@ from ..ops.linalg import pdist  # noqa: E402,F401
 from ..ops.registry import FUNCTIONS as _FUNCTIONS  # noqa: E402
 
 
+_HARDTANH = _checker("hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1)")
+_RELU6 = _checker("relu6(Tensor input)")
+
+
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    _HARDTANH(input, min_val, max_val)
     if inplace:
         return _ops._inplace(_ops.hardtanh, input, min_val, max_val)
     return _ops.hardtanh(input, min_val, max_val)
@@ -785,6 +876,7 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 def relu6(input, inplace=False):
     # at::relu6 is hardtanh(0, 6) (HardtanhBackward0)
+    _RELU6(input)
     return hardtanh(input, 0, 6, inplace)
 
 
@@ -800,13 +892,18 @@ hardswish = _unary(_ops.hardswish)
 mish = _unary(_ops.mish)
 
 
+@_Signature("softshrink(Tensor input, Scalar lambd=0.5)").bind
 def softshrink(input, lambd=0.5):
-    return _ops.softshrink(input, lambd)
+    return _ops.softshrink(input, _number(lambd))
+
+
+_GLU = _checker("glu(Tensor input, int dim=-1)")
 
 
 def glu(input, dim=-1):
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
+    _GLU(input, dim)
     return _ops.glu(input, dim)
 
 
@@ -870,6 +967,7 @@ def _no_grad_target(fn, target):
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
+    _SOFT_MARGIN_LOSS(input, target, _ENUM[reduction])
     _no_grad_target("soft_margin_loss", target)
     return _ops.soft_margin_loss(input, target, reduction)
 
@@ -881,11 +979,13 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    _MULTI_MARGIN_LOSS(input, target, p, margin, weight, _ENUM[reduction])
     return _ops.multi_margin_loss(input, target, p, margin, weight, reduction)
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
+    _MULTILABEL_MARGIN_LOSS(input, target, _ENUM[reduction])
     return _ops.multilabel_margin_loss(input, target, reduction)
 
 

@@ -22,6 +22,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import _dtype
 from .aliasing import view_as_real
+from .binding import Overloads, Signature
 from .nn_ops import _nonempty_grad, mul_scalar
 from .padding import constant_pad_nd
 from .pointwise import _zeros, _zeros_of
@@ -679,6 +680,29 @@ def _complex_convolution(x, w, b, stride, padding, dilation, transposed, output_
     return a - b2 + mul_scalar(c - a - b2, 1j)
 
 
+def _checker(text):
+    """A check of values given in the declaration's order, as the binding that PyTorch's
+    Python code passes them to (by position) checks them: the bound wrapper of a function
+    that does nothing (its fast path is one generated type test per argument)."""
+    return Signature(text).bind(lambda *args: None)
+
+
+def _conv_overloads(name, dims):
+    """convN's two declarations (an int list or a string padding), as PyTorch lists them."""
+    ints = f"tuple of ints[{dims}]"
+    head = f"(Tensor input, Tensor weight, Tensor bias = None, {ints} stride = 1, "
+    tail = f", {ints} dilation = 1, int groups = 1)"
+    return Overloads(name, [f"{head}{ints} padding = 0{tail}",
+                            f'{head}str padding = "valid"{tail}'])
+
+
+def _conv_transpose_signature(name, dims):
+    ints = f"int[{dims}]"
+    return Signature(f"{name}(Tensor input, Tensor weight, Tensor? bias=None, {ints} stride=1, "
+                     f"{ints} padding=0, {ints} output_padding=0, int groups=1, "
+                     f"{ints} dilation=1)")
+
+
 def _conv(name, dims, input, weight, bias, stride, padding, dilation, groups):
     string = isinstance(padding, str)
     # only the int-padding overloads check the bias dtype (the string ones cast it)
@@ -710,8 +734,6 @@ def _batched(name, dims, input):
 
 def _conv_transpose(name, dims, input, weight, bias, stride, padding, output_padding, groups,
                     dilation):
-    if isinstance(padding, str):
-        raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
     input, unbatched = _batched(name, dims, input)
     conv = _complex_convolution if input.is_complex() else _checked_convolution
     out = conv(input, weight, bias, _arg_ints(stride, dims), _arg_ints(padding, dims),
@@ -720,24 +742,28 @@ def _conv_transpose(name, dims, input, weight, bias, stride, padding, output_pad
 
 
 @public(method=False)
+@_conv_overloads("conv1d", 1).bind
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution (cross-correlation) of (N, C, L) or (C, L) input."""
     return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
 @public(method=False)
+@_conv_overloads("conv2d", 2).bind
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (cross-correlation) of (N, C, H, W) or (C, H, W) input."""
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
 @public(method=False)
+@_conv_overloads("conv3d", 3).bind
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution (cross-correlation) of (N, C, D, H, W) or (C, D, H, W) input."""
     return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
 @public(method=False)
+@_conv_transpose_signature("conv_transpose1d", 1).bind
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """1-D transposed convolution of (N, C, L) or (C, L) input."""
@@ -746,6 +772,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 @public(method=False)
+@_conv_transpose_signature("conv_transpose2d", 2).bind
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """2-D transposed convolution of (N, C, H, W) or (C, H, W) input."""
@@ -754,6 +781,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 @public(method=False)
+@_conv_transpose_signature("conv_transpose3d", 3).bind
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """3-D transposed convolution of (N, C, D, H, W) or (C, D, H, W) input."""
@@ -762,6 +790,8 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 @public(method=False)
+@Signature("convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, "
+           "int[] dilation, bool transposed, int[] output_padding, int groups)").bind
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
     """at::convolution: a plain or transposed convolution of batched input, any spatial
@@ -833,15 +863,9 @@ conv_tbc_row = op(
 
 
 @public(method=False)
+@Signature("conv_tbc(Tensor input, Tensor weight, Tensor bias, int pad=0)").bind
 def conv_tbc(input, weight, bias, pad=0):
     """1-D convolution of (time, batch, channels) input with (kernel, in, out) weights."""
-    for name, i, v in (("bias", 3, bias), ("pad", 4, pad)):
-        if name == "bias" and not isinstance(v, Tensor):
-            raise TypeError(f"conv_tbc(): argument 'bias' (position 3) must be Tensor, not "
-                            f"{type(v).__name__}")
-        if name == "pad" and (not isinstance(v, int) or isinstance(v, bool)):
-            raise TypeError(f"conv_tbc(): argument 'pad' (position 4) must be int, not "
-                            f"{type(v).__name__}")
     if input.dim() != 3:
         raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
     if weight.dim() != 3:
@@ -1037,6 +1061,16 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 
 # ---- pooling ------------------------------------------------------------------------------
+
+def _pool_declaration(name, dims, rest=", int[{n}] dilation=1, bool ceil_mode=False"):
+    """A pooling binding's declaration: stride's default [] lets it take None too."""
+    return (f"{name}(Tensor input, int[{dims}] kernel_size, int[{dims}]? stride=None, "
+            f"int[{dims}] padding=0" + rest.format(n=dims) + ")")
+
+
+_AVG_REST = ", bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None"
+_MAX_POOL2D_WITH_INDICES = _checker(_pool_declaration("max_pool2d_with_indices", 2))
+
 
 def _no_kernel(name, x):
     raise NotImplementedError(f"\"{name}\" not implemented for '{x.dtype.legacy}'")
@@ -1245,6 +1279,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
                             ceil_mode=False, return_indices=False):
     """nn.functional.max_pool2d_with_indices: (output, indices), indices flat in each input
     plane (return_indices is accepted and ignored, as in PyTorch)."""
+    _MAX_POOL2D_WITH_INDICES(input, kernel_size, stride, padding, dilation, ceil_mode)
     params = _pool_params("max_pool2d", kernel_size, stride, padding, dilation)
     if input.dim() not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
@@ -1255,6 +1290,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 @public(method=False)
+@Signature(_pool_declaration("max_pool2d", 2)).bind
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """2-D max pooling of (N, C, H, W) or (C, H, W) input."""
     return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
@@ -1263,8 +1299,9 @@ def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
 def functional_max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,
                           ceil_mode=False, return_indices=False):
     """nn.functional.max_pool2d: the output, or (output, indices) with return_indices."""
-    out = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-    return out if return_indices else out[0]
+    if return_indices:
+        return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def _avg_windows(size, k, s, p, out, count_include_pad):
@@ -1334,6 +1371,7 @@ avg_pool2d_row = op(
                                               ceil_mode, count_include_pad, divisor_override))
 
 
+@Signature(_pool_declaration("avg_pool2d", 2, _AVG_REST)).bind
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """2-D average pooling of (N, C, H, W) or (C, H, W) input."""
@@ -1411,14 +1449,21 @@ def _adaptive_avg_pool2d(input, size):
     return adaptive_avg_pool2d_row(input, size)
 
 
+def _with_default(output_size, input):
+    """nn.functional's adaptive pools: the output size with None entries from the input's
+    (its size read first, as theirs)."""
+    from ..nn.modules.utils import _list_with_default
+    return _list_with_default(output_size, input.size())
+
+
+_ADAPTIVE_AVG_POOL2D = _checker("adaptive_avg_pool2d(Tensor input, int[2] output_size)")
+
+
 def adaptive_avg_pool2d(input, output_size):
     """nn.functional.adaptive_avg_pool2d: to `output_size` (an int, or a pair whose None
     entries keep the input's size)."""
-    if isinstance(output_size, (tuple, list)):
-        if input.dim() <= len(output_size):
-            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
-        output_size = [n if o is None else o
-                       for o, n in zip(output_size, input.shape[-len(output_size):])]
+    output_size = _with_default(output_size, input)
+    _ADAPTIVE_AVG_POOL2D(input, output_size)
     return _adaptive_avg_pool2d(input, _arg_ints(output_size, 2))
 
 
@@ -1489,14 +1534,15 @@ adaptive_avg_pool3d_row = op(
         _nonempty_grad("adaptive_avg_pool3d_backward", grad), self))
 
 
+_ADAPTIVE_AVG_POOL3D = _checker("adaptive_avg_pool3d(Tensor input, int[3] output_size)")
+_ADAPTIVE_MAX_POOL3D = _checker("adaptive_max_pool3d(Tensor input, int[3] output_size)")
+
+
 def adaptive_avg_pool3d(input, output_size):
     """nn.functional.adaptive_avg_pool3d: (N, C, D, H, W) or (C, D, H, W) input averaged to
     `output_size` (an int, or a triple whose None entries keep the input's size)."""
-    if isinstance(output_size, (tuple, list)):
-        if input.dim() <= len(output_size):
-            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
-        output_size = [n if o is None else o
-                       for o, n in zip(output_size, input.shape[-len(output_size):])]
+    output_size = _with_default(output_size, input)
+    _ADAPTIVE_AVG_POOL3D(input, output_size)
     size = _arg_ints(output_size, 3)
     if len(size) != 3:
         raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
@@ -1536,6 +1582,7 @@ def _one_int(name, arg, v):
 
 
 @public(method=False)
+@Signature(_pool_declaration("max_pool1d_with_indices", 1)).bind
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
                             ceil_mode=False):
     """(output, indices) of 1-D max pooling of (N, C, L) or (C, L) input."""
@@ -1590,6 +1637,7 @@ def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
 
 
 @public(method=False)
+@Signature(_pool_declaration("max_pool1d", 1)).bind
 def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """1-D max pooling of (N, C, L) or (C, L) input."""
     k, s, p, d = _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -1607,6 +1655,8 @@ def functional_max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1
 
 
 @public(method=False)
+@Signature(_pool_declaration("avg_pool1d", 1,
+                            ", bool ceil_mode=False, bool count_include_pad=True")).bind
 def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
                count_include_pad=True):
     """1-D average pooling of (N, C, L) or (C, L) input."""
@@ -1620,6 +1670,7 @@ def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
 
 
 @public(method=False)
+@Signature("adaptive_avg_pool1d(Tensor input, int[1] output_size)").bind
 def adaptive_avg_pool1d(input, output_size):
     """1-D adaptive average pooling of (N, C, L) or (C, L) input to `output_size`."""
     _check_dim_range("adaptive_avg_pool1d", input)
@@ -1737,6 +1788,7 @@ def _pooling_output_shape(size, k, p, s, d, ceil_mode):
     return _out_size(size, k, s, p, d, ceil_mode)
 
 
+@Signature(_pool_declaration("avg_pool3d", 3, _AVG_REST)).bind
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """3-D average pooling of (N, C, D, H, W) or (C, D, H, W) input."""
@@ -1821,11 +1873,8 @@ adaptive_max_pool3d_row = op(
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     """(output, indices) of 3-D adaptive max pooling (return_indices ignored, as PyTorch)."""
-    if isinstance(output_size, (tuple, list)):
-        if input.dim() <= len(output_size):
-            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
-        output_size = [n if o is None else o
-                       for o, n in zip(output_size, input.shape[-len(output_size):])]
+    output_size = _with_default(output_size, input)
+    _ADAPTIVE_MAX_POOL3D(input, output_size)
     size = _arg_ints(output_size, 3)
     shape = list(input.shape)
     if input.dim() not in (4, 5):
@@ -2064,6 +2113,10 @@ fractional_max_pool2d_row = _fractional_rows(2)
 fractional_max_pool3d_row = _fractional_rows(3)
 
 
+_FRACTIONAL = {d: _checker(f"fractional_max_pool{d}d(Tensor input, int[{d}] kernel_size, "
+                           f"int[{d}] output_size, Tensor random_samples)") for d in (2, 3)}
+
+
 def _fractional(d, input, kernel_size, output_size, output_ratio, samples):
     name = f"fractional_max_pool{d}d"
     if output_size is None and output_ratio is None:
@@ -2078,6 +2131,7 @@ def _fractional(d, input, kernel_size, output_size, output_ratio, samples):
         from .._creation import rand
         n_batch = 1 if input.dim() == d + 1 else input.size(0)
         samples = rand(n_batch, input.size(-d - 1), d, dtype=input.dtype)
+    _FRACTIONAL[d](input, kernel_size, output_size, samples)
     kernel, size = _arg_ints(kernel_size, d), _arg_ints(output_size, d)
     if input.dim() not in (d + 1, d + 2):
         raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got: "

@@ -18,6 +18,7 @@ from .._tensor import Tensor, make_tensor
 from .._dims import wrap_dim, wrap_dims
 from ..autograd import grad_mode
 from .indexing import _accumulate, _index_select, index_select
+from .binding import Signature
 from .padding import _fill_value
 from .pointwise import (_conj, _erf_erfc, _neg, _not_for, _opmath, _refuse_bool_sub, _zeros, mul,
                         threshold_backward, where)
@@ -578,6 +579,8 @@ _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}     # at::Reduction; other values
 
 # torch.binary_cross_entropy_with_logits defaults reduction to 0, as the losses below do
 @public(method=False)
+@Signature("binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, "
+           "Tensor? pos_weight=None, int reduction=1)").bind
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     """binary_cross_entropy of sigmoid(input), computed stably from the logits; weight
     scales each element, pos_weight the positive term of each class."""
@@ -637,6 +640,8 @@ def _number_minus(number, t):
 
 
 @public(method=False)
+@Signature("margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0., "
+           "int reduction=1)").bind
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     """mean / sum / each of max(0, -target * (input1 - input2) + margin)."""
     margin = _float_arg("margin_ranking_loss", "margin", margin, 4)
@@ -648,6 +653,8 @@ _EPSILON = float(np.float32(1e-12))     # Loss.cpp's `constexpr float EPSILON`
 
 
 @public(method=False)
+@Signature("cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0., "
+           "int reduction=1)").bind
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."""
     margin = _float_arg("cosine_embedding_loss", "margin", margin, 4)
@@ -672,6 +679,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
 
 
 @public(method=False)
+@Signature("hinge_embedding_loss(Tensor input, Tensor target, float margin=1., "
+           "int reduction=1)").bind
 def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     """input where target is 1, max(0, margin - input) where it is -1 (both elsewhere)."""
     margin = _float_arg("hinge_embedding_loss", "margin", margin, 3)
@@ -682,6 +691,8 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
 
 
 @public(method=False)
+@Signature("triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, "
+           "float margin=1., float p=2., float eps=1e-06, bool swap=False, int reduction=1)").bind
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False,
                         reduction=0):
     """max(0, margin + d(anchor, positive) - d(anchor, negative)) with pairwise p-norm
@@ -703,6 +714,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
 
 
 @public(method=False)
+@Signature("poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, "
+           "int reduction)").bind
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     """Negative log likelihood of a Poisson distribution: exp(input) - target * input for
     log-rate input, input - target * log(input + eps) otherwise; `full` adds Stirling's
@@ -724,6 +737,7 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 
 @public(method=False)
+@Signature("kl_div(Tensor input, Tensor target, int reduction=1, *, bool log_target=False)").bind
 def kl_div(input, target, reduction=0, *, log_target=False):
     """Pointwise KL divergence target * (log(target) - input) (exp(target) * (target - input)
     for log-space target)."""
@@ -1473,7 +1487,8 @@ _prelu_kernel_backward = op(
 
 
 def _prelu_forward(x, w):
-    if w.dtype != x.dtype:      # TensorIterator's common-dtype check, before the kernel's
+    check_broadcast((x, w))     # TensorIterator's shapes, then its dtypes, then the kernel's
+    if w.dtype != x.dtype:
         raise RuntimeError(f"Found dtype {FROM_NP[w.dtype].legacy} but expected "
                            f"{FROM_NP[x.dtype].legacy}")
     _not_for(x, "biuc", "prelu_cpu")
@@ -1578,6 +1593,8 @@ def _rrelu_noise(input, lower, upper):
 
 
 @public(method=False)
+@Signature("rrelu(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, "
+           "bool training=False, Generator? generator=None)").bind
 def rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
     """Randomized leaky ReLU: in training each negative element gets a slope drawn from
     U(lower, upper); in evaluation the slope is (lower + upper) / 2."""
@@ -1754,6 +1771,8 @@ def _recording_num_weights(*inputs):
 
 
 @public(method=False)
+@Signature("embedding(Tensor weight, Tensor indices, int padding_idx=-1, "
+           "bool scale_grad_by_freq=False, bool sparse=False)").bind
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     """Rows of weight picked by indices."""
     _recording_num_weights(weight)
@@ -1761,8 +1780,11 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 
 
 @public(method=False)
+@Signature("embedding_renorm_(Tensor input, Tensor indices, float max_norm, "
+           "float norm_type)").bind
 def embedding_renorm_(input, indices, max_norm, norm_type):
     """Rescale in place the rows of `input` that `indices` names to norm at most max_norm."""
+    max_norm, norm_type = float(max_norm), float(norm_type)   # the parser's floats
     w = input._data
     rows = np.unique(_embedding_indices(indices._data, w.shape[0]))
     norms = np.linalg.norm(w[rows], ord=norm_type, axis=1).astype(np.float64)
@@ -2154,7 +2176,7 @@ max_pool3d_with_indices_backward = op(
 def _pool3d_args(kernel_size, stride, padding, dilation):
     """(kernel, stride, padding, dilation) as triples, with max_pool3d's errors."""
     def triple(v, what, allow_empty=False):
-        v = () if v is None else _int_list("max_pool3d", what, v)
+        v = () if v is None else _int_list(v)
         if len(v) not in ((0, 1, 3) if allow_empty else (1, 3)):
             raise RuntimeError(_POOL3D_ARG_ERRORS[what])
         return v * 3 if len(v) == 1 else v
@@ -2168,17 +2190,12 @@ _POOL3D_ARG_ERRORS = {
     "stride": "max_pool3d: stride must either be omitted, a single int, or a tuple of three ints",
     "padding": "max_pool3d: padding must either be a single int, or a tuple of three ints",
     "dilation": "max_pool3d: dilation must be either a single int, or a tuple of three ints"}
-_POSITIONS = {"kernel_size": 2, "stride": 3, "padding": 4, "dilation": 5, "output_size": 2}
 
 
-def _int_list(fn, name, v):
-    """An int-list argument as PyTorch's argument parser reads it (an int repeats)."""
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        return (int(v),)
-    if isinstance(v, (tuple, list)) and all(isinstance(i, (int, np.integer)) for i in v):
-        return tuple(int(i) for i in v)
-    raise TypeError(f"{fn}(): argument '{name}' (position {_POSITIONS[name]}) must be tuple of "
-                    f"ints, not {type(v).__name__}")
+def _int_list(v):
+    """An int-list argument its binding took (an int, or a one-element integer Tensor, the
+    parser repeats), as ints."""
+    return tuple(int(i) for i in v) if isinstance(v, (tuple, list)) else (int(v),)
 
 
 def _max_pool3d_forward(x, kernel, stride, padding, dilation, ceil_mode):
@@ -2246,6 +2263,8 @@ def max_pool3d_indices(input, kernel_size, stride=(), padding=0, dilation=1, cei
 
 
 @public(method=False)
+@Signature("max_pool3d(Tensor input, int[3] kernel_size, int[3]? stride=None, int[3] padding=0, "
+           "int[3] dilation=1, bool ceil_mode=False)").bind
 def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """3-D max pooling of (N, C, D, H, W) or (C, D, H, W) input."""
     return max_pool3d_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
@@ -2299,6 +2318,7 @@ adaptive_max_pool2d = op(
 
 
 @public(method=False)
+@Signature("adaptive_max_pool1d(Tensor input, int[1] output_size)").bind
 def adaptive_max_pool1d(input, output_size):
     """(output, indices) of 1-D adaptive max pooling of (N, C, L) or (C, L) input: the 2-D
     op over a height of 1."""
@@ -2306,7 +2326,7 @@ def adaptive_max_pool1d(input, output_size):
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
                            "tensor for argument #1 'self' (while checking arguments for "
                            "adaptive_max_pool1d)")
-    size = _int_list("adaptive_max_pool1d", "output_size", output_size)
+    size = _int_list(output_size)
     if len(size) != 1:
         raise RuntimeError("adaptive_max_pool1d() argument 'output_size' should contain one int "
                            f"(got {len(size)})")
@@ -2424,6 +2444,7 @@ _trilinear = op(
 
 
 @public(method=False)
+@Signature("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)").bind
 def bilinear(input1, input2, weight, bias=None):
     """at::bilinear: _trilinear on the inputs flattened to 2-d, plus bias."""
     named = [("input1", input1), ("input2", input2), ("weight", weight)] + (
@@ -2522,30 +2543,35 @@ def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
 
 
 @public(method=False)
+@Signature("dropout(Tensor input, float p, bool train)").bind
 def dropout(input, p, train):
     """Zeroes each element with probability p in training, scaling the rest by 1 / (1 - p)."""
     return _dropout_impl(input, p, train, False)
 
 
 @public(method=False)
+@Signature("dropout_(Tensor input, float p, bool train)").bind
 def dropout_(input, p, train):
     """In-place dropout."""
     return _dropout_impl(input, p, train, True)
 
 
 @public(method=False)
+@Signature("feature_dropout(Tensor input, float p, bool train)").bind
 def feature_dropout(input, p, train):
     """Dropout of whole channels (dim 1) of (N, C, ...) input."""
     return _dropout_impl(input, p, train, False, feature=True)
 
 
 @public(method=False)
+@Signature("feature_dropout_(Tensor input, float p, bool train)").bind
 def feature_dropout_(input, p, train):
     """In-place feature_dropout."""
     return _dropout_impl(input, p, train, True, feature=True)
 
 
 @public(method=False)
+@Signature("alpha_dropout(Tensor input, float p, bool train)").bind
 def alpha_dropout(input, p, train):
     """Dropout for SELU networks: dropped elements take SELU's saturation value, and the
     result is scaled and shifted to keep the input's mean and variance."""
@@ -2553,18 +2579,21 @@ def alpha_dropout(input, p, train):
 
 
 @public(method=False)
+@Signature("alpha_dropout_(Tensor input, float p, bool train)").bind
 def alpha_dropout_(input, p, train):
     """In-place alpha_dropout."""
     return _dropout_impl(input, p, train, True, alpha=True)
 
 
 @public(method=False)
+@Signature("feature_alpha_dropout(Tensor input, float p, bool train)").bind
 def feature_alpha_dropout(input, p, train):
     """alpha_dropout of whole channels (dim 1) of (N, C, ...) input."""
     return _dropout_impl(input, p, train, False, feature=True, alpha=True)
 
 
 @public(method=False)
+@Signature("feature_alpha_dropout_(Tensor input, float p, bool train)").bind
 def feature_alpha_dropout_(input, p, train):
     """In-place feature_alpha_dropout."""
     return _dropout_impl(input, p, train, True, feature=True, alpha=True)
@@ -2653,6 +2682,7 @@ _weight_norm_interface = op(
 
 
 @public("_weight_norm", method=False)
+@Signature("_weight_norm(Tensor v, Tensor g, int dim=0)").bind
 def _weight_norm(v, g, dim=0):
     """v * (g / ||v||) with the norm over every dim but `dim`: the fused row for dim 0 or the
     last, the composition otherwise, as PyTorch chooses."""

@@ -12,6 +12,7 @@ from .._dims import wrap_dim
 from ..autograd import grad_mode
 from .._dtype import FROM_NP, OPMATH
 from .._tensor import channels_last, channels_last_3d, contiguous_format, is_in_format
+from .binding import Signature
 from .nn_ops import add_scalar, div_scalar, mul_scalar
 from .registry import NOT_IMPLEMENTED, no_derivative, op, public
 from .shape import _warn_once
@@ -65,9 +66,10 @@ def _int_tuple(fn, normalized_shape):
     if not isinstance(normalized_shape, (tuple, list)):
         raise TypeError(prefix + f"not {type(normalized_shape).__name__}")
     for i, s in enumerate(normalized_shape):
-        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+        # the parser reads a bool after the first element as an int
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool) and not i:
             raise TypeError(prefix + f"but found element of type {type(s).__name__} at pos {i}")
-    return tuple(normalized_shape)
+    return tuple(int(s) for s in normalized_shape)
 
 
 def _check_layer_norm(x, weight, bias, normalized_shape):
@@ -217,9 +219,11 @@ native_layer_norm = op(
 
 
 @public(method=False)
+@Signature("layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, "
+           "Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)").bind
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     return native_layer_norm(input, _int_tuple("layer_norm", normalized_shape), weight, bias,
-                             eps)[0]
+                             float(eps))[0]
 
 
 # ---- batch_norm -----------------------------------------------------------------------------
@@ -434,6 +438,9 @@ native_batch_norm = op(
 
 
 @public(method=False)
+@Signature("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+           "Tensor? running_var, bool training, float momentum, float eps, "
+           "bool cudnn_enabled)").bind
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                cudnn_enabled):
     """at::batch_norm: PyTorch's size checks, then native_batch_norm."""
@@ -453,8 +460,9 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
                                    f"{t.numel()}")
         elif needed and not training:
             raise RuntimeError(f"{name} must be defined in evaluation mode")
-    return native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
-                             eps)[0]
+    # the parser reads a 0-d Tensor given for a float as its value
+    return native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                             float(momentum), float(eps))[0]
 
 
 # ---- group_norm -----------------------------------------------------------------------------
@@ -592,6 +600,8 @@ def _size(input, dim):
 
 
 @public(method=False)
+@Signature("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, "
+           "float eps=1e-05, bool cudnn_enabled=True)").bind
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
     """Normalizes each of num_groups groups of channels of each sample, then scales and
     shifts per channel."""
@@ -601,12 +611,15 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
     HxW = int(np.prod(input.shape[2:]))
     return native_group_norm(input.contiguous(), None if weight is None else weight.contiguous(),
                              None if bias is None else bias.contiguous(), N, C, HxW, num_groups,
-                             eps)[0]
+                             float(eps))[0]
 
 
 # ---- instance_norm --------------------------------------------------------------------------
 
 @public(method=False)
+@Signature("instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+           "Tensor? running_var, bool use_input_stats, float momentum, float eps, "
+           "bool cudnn_enabled)").bind
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
                   eps, cudnn_enabled):
     """batch_norm over the input seen as one sample of N * C channels; the running statistics
@@ -654,10 +667,13 @@ def _check_rms_norm(input, normalized_shape, weight):
 
 
 @public(method=False)
+@Signature("rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, "
+           "float? eps=None)").bind
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x**2) + eps) over the trailing normalized_shape dims, times weight; in
     PyTorch's CPU composition (half computed in float; eps defaults to the computing type's
     machine epsilon, and is added in the computing type)."""
+    eps = None if eps is None else float(eps)    # the parser's float of a 0-d Tensor
     shape = _check_rms_norm(input, normalized_shape, weight)
     if weight is not None and weight.dtype != input.dtype:
         _warn_once(f"Mismatch dtype between input and weight: input dtype = "

@@ -19,6 +19,7 @@ from .._creation import full
 from .._dims import wrap_dim
 from .._tensor import Tensor, make_tensor
 from . import nn_ops
+from .binding import Overloads, Signature
 from .linalg import linear, matmul
 from .pointwise import relu, tanh
 from .registry import op, public
@@ -218,8 +219,28 @@ def _layer_stack(cell, input, hiddens, params, num_layers, dropout_p, train, bid
     return input, finals
 
 
+def _rnn_overloads(name, hx):
+    """The two declarations of torch.rnn_tanh, rnn_relu, gru, lstm: packed data with its
+    batch sizes, or a padded sequence (as PyTorch lists them)."""
+    tail = ("tuple of Tensors params, bool has_biases, int num_layers, float dropout, "
+            "bool train, bool bidirectional")
+    return Overloads(name, [f"(Tensor data, Tensor batch_sizes, {hx}, {tail})",
+                            f"(Tensor input, {hx}, {tail}, bool batch_first)"])
+
+
+def _positional(overloads, args, kwargs):
+    """`args` and `kwargs` (taken by one of `overloads`' declarations) all by position."""
+    if not kwargs:
+        return args
+    sig = next(sig for sig, _ in overloads.forms[0] if sig.accepts(args, kwargs))
+    return args + tuple(kwargs[n] for n in sig.names[len(args):])
+
+
 def _one_hidden_rnn(name, cell):
-    def rnn(*args):
+    overloads = _rnn_overloads(name, "Tensor hx")
+
+    def rnn(*args, **kwargs):
+        args = _positional(overloads, args, kwargs)
         if len(args) == 9 and isinstance(args[2], (list, tuple)):
             input, hx, params, has_biases, num_layers, dropout, train, bidirectional, \
                 batch_first = args
@@ -239,12 +260,11 @@ def _one_hidden_rnn(name, cell):
                 _gather_params(params, has_biases), num_layers, dropout, train,
                 bidirectional, True)
             return output, stack(finals, 0)
-        raise TypeError(f"{name}() takes 9 arguments ({len(args)} given)")
     rnn.__name__ = rnn.__qualname__ = name
     rnn.__doc__ = (f"torch.{name}: a multi-layer {name[4:] if name != 'gru' else 'GRU'} RNN "
                    "over a sequence (or packed data and batch_sizes), PyTorch's flat-weights "
                    "form.")
-    return rnn
+    return overloads.bind(rnn)
 
 
 def _batch_sizes(t):
@@ -256,12 +276,15 @@ rnn_relu = public("rnn_relu", method=False)(_one_hidden_rnn("rnn_relu", _rnn_rel
 gru = public("gru", method=False)(_one_hidden_rnn("gru", _gru_cell))
 
 
+_LSTM = _rnn_overloads("lstm", "tuple of Tensors hx")
+
+
 @public("lstm", method=False)
-def lstm(*args):
+@_LSTM.bind
+def lstm(*args, **kwargs):
     """torch.lstm: a multi-layer LSTM over a sequence (or packed data and batch_sizes),
     PyTorch's flat-weights form; hx is [h_0, c_0]."""
-    if len(args) != 9:
-        raise TypeError(f"lstm() takes 9 arguments ({len(args)} given)")
+    args = _positional(_LSTM, args, kwargs)
     packed = isinstance(args[1], Tensor)
     if packed:
         data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, \
@@ -301,6 +324,11 @@ def _check_cell_hidden(input, h, hidden_size, label):
                            f"expected {hidden_size}")
 
 
+def _cell_signature(name, hx="Tensor hx"):
+    return Signature(f"{name}(Tensor input, {hx}, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, "
+                     "Tensor? b_hh=None)")
+
+
 def _simple_cell_function(name, cell):
     def function(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
         hidden_size = w_hh.shape[1]
@@ -315,7 +343,7 @@ def _simple_cell_function(name, cell):
         return cell(input, hx, _Params(w_ih, w_hh, b_ih, b_hh))
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"torch.{name}: one step of an Elman RNN cell."
-    return function
+    return _cell_signature(name).bind(function)
 
 
 rnn_tanh_cell = public("rnn_tanh_cell", method=False)(
@@ -325,6 +353,7 @@ rnn_relu_cell = public("rnn_relu_cell", method=False)(
 
 
 @public("lstm_cell", method=False)
+@_cell_signature("lstm_cell", "Tensor[] hx").bind
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """torch.lstm_cell: one LSTM step; hx is [h, c]; returns (h', c')."""
     if len(hx) != 2:
@@ -343,6 +372,7 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 
 @public("gru_cell", method=False)
+@_cell_signature("gru_cell").bind
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """torch.gru_cell: one GRU step."""
     hidden_size = w_hh.shape[1]

@@ -56,8 +56,9 @@ def test_einsum_mul_pair_gradient_is_a_product_then_a_sum(eq, b):
         out = T.einsum(eq, a, tb)
         rng = np.random.default_rng(312828577)
         g = _t(T, rng.standard_normal(tuple(out.shape)).astype(complex))
-        return (T.autograd.grad(out, tb, g)
-                + T.autograd.grad(T.einsum(eq, ga, tb), [ga, tb], g))
+        gb, = T.autograd.grad(out, tb, g)
+        gga, gb2 = T.autograd.grad(T.einsum(eq, ga, tb), [ga, tb], g)
+        return gb, T.view_as_real(gga), gb2
     same(prog)
 
 
@@ -70,6 +71,77 @@ def test_einsum_mul_pair_double_backward():
         return T.autograd.grad(ga.sum(), [a, b])
     same(prog)
 
+
+
+def test_einsum_complex_infinity_small_bmm():
+    # PyTorch's bmm of small matrices multiplies complex numbers one by one: (1+infj) * x is
+    # nan-infj, where BLAS gives nan+nanj
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((2, 3, 4)).astype(np.complex64)
+    b = rng.standard_normal((2, 4, 2)).astype(np.complex64)
+    for x in (a, b):
+        where = rng.random(x.shape) < 0.15
+        x[where] = rng.choice(np.array([1 + 1j * np.inf, 0, np.inf, -np.inf], np.complex64),
+                              where.sum())
+
+    def prog(T):
+        x, y = _t(T, a, requires_grad=True), _t(T, b, requires_grad=True)
+        outs = [T.einsum(eq, x, y) for eq in ("bij,bjk->bik", "...ij,...jk->...ik")]
+        return _parts(T, [o.detach() for o in outs]
+                      + list(T.autograd.grad(outs[0], [x, y], T.ones_like(outs[0]))))
+    same(prog, rtol=1e-4, atol=1e-4)
+
+
+def _parts(T, tensors):
+    # real and imaginary parts apart: a complex NaN is NaN whichever part is
+    return [T.view_as_real(t) for t in tensors]
+
+
+def test_einsum_complex_overflow_in_a_product():
+    # finite operands whose product overflows: inf+0j one by one, a NaN part from BLAS
+    a = np.array([[0.5, -1.9, 0.2], [-0.4, 1e38, 1.0]], np.complex64)
+    b = np.array([[1.3, -1.8, 0.4, 0.1], [0.2, -0.2, 0.0, -np.inf], [1.8, -1.0, 1.0, -0.2]],
+                 np.complex64)
+    c = np.array([[0.2, 0.9], [0.2, 0.2], [-1.4, -0.6], [-0.7, 1e38]], np.complex64)
+    g = np.array([[1.2, -0.3], [0.5, 2.0]], np.complex64)
+
+    def prog(T):
+        xs = [_t(T, v, requires_grad=True) for v in (a, b, c)]
+        out = T.einsum("ij,jk,kl->il", *xs)
+        return _parts(T, (out.detach(),) + T.autograd.grad(out, xs, _t(T, g)))
+    same(prog, rtol=1e-4, atol=1e-4)
+
+
+def test_einsum_own_sums_before_the_mul():
+    # `ij` are of size 1 in the second operand: the first is summed alone first, an int64 sum
+    # (it wraps) or a float16 one (rounded once), before the mul promotes
+    a = np.array([[-1, 1, 4, -3], [-2 ** 63, 5, 2, -5], [-7, 2, 0, 1]], np.int64)
+    h = np.array([[-3.727, 0, -2.781, 1.589], [-0.1344, 0, 0, 3.023],
+                  [-3.688, 6.58, -1.935, 0]], np.float16)
+
+    def prog(T):
+        b = _t(T, np.array([[3.027]], np.float16), requires_grad=True)
+        c = _t(T, np.array([[-0.18924717]]), requires_grad=True)
+        x = _t(T, h, requires_grad=True)
+        first = T.einsum("ij,ij->", _t(T, a), b)
+        second = T.einsum("ij,ij->", x, c)
+        return ((first.detach(), second.detach())
+                + T.autograd.grad((first, second), [b, x, c]))
+    same(prog)
+
+
+def test_einsum_own_sum_of_a_size_one_label_in_float16():
+    # `i` is of size 1 in the first operand: the second is summed over it on its own (in
+    # float32, rounded to float16 once) before the bmm, and so is its gradient's partner
+    a = np.array([[-5.19, -2.512, -3.158, -2.076]], np.float16)
+    b = np.array([[1.0, 3.39, 2.0, 1.101], [-0.589, -0.0, 1.5, -1.955],
+                  [3.568, -3.361, -3.178, 0.0]], np.float16)
+
+    def prog(T):
+        x, y = _t(T, a, requires_grad=True), _t(T, b, requires_grad=True)
+        out = T.einsum("ij,ij->", x, y)
+        return (out.detach(),) + T.autograd.grad(out, [x, y], _t(T, np.float16(1.5)))
+    same(prog)
 
 # ---- in-place BLAS ops: which self they take -------------------------------------------------
 

@@ -408,19 +408,23 @@ def linear(input, weight, bias=None):
 # ---- einsum -------------------------------------------------------------------------------
 
 def _own_sums(arrays, equation, dtype):
-    """PyTorch sums each operand's own labels (found in no other operand nor the output) and
-    takes its diagonals before promoting it: those sums keep a floating operand's dtype
-    (integer sums are int64 anyway)."""
+    """PyTorch sums each operand's own labels (found in no other operand, or only of size 1
+    there, nor in the output) and takes its diagonals first, before promoting it: those sums
+    keep a floating operand's dtype (float16 adds in float32); integer and bool ones are
+    int64."""
     lhs, output = equation.split("->")
     specs = lhs.split(",")
+    sizes = [dict(zip(s, a.shape)) for s, a in zip(specs, arrays)]
     out_specs = []
     for k, (spec, a) in enumerate(zip(specs, arrays)):
-        others = output + "".join(s for j, s in enumerate(specs) if j != k)
+        others = output + "".join(c for j, d in enumerate(sizes) if j != k
+                                  for c, n in d.items() if n != 1)
         keep = "".join(c for i, c in enumerate(spec) if c in others and c not in spec[:i])
-        if a.dtype != dtype.np and keep != spec and a.dtype.kind in "fc":
-            work = np.float32 if a.dtype == np.float16 else a.dtype
-            a = np.einsum(f"{spec}->{keep}", a.astype(work, copy=False)).astype(a.dtype)
-            spec = keep
+        if keep != spec:
+            kind = a.dtype.kind
+            work = np.float32 if a.dtype == np.float16 else a.dtype if kind in "fc" else np.int64
+            summed = np.einsum(f"{spec}->{keep}", a.astype(work, copy=False))
+            a, spec = summed.astype(a.dtype if kind in "fc" else work, copy=False), keep
         arrays[k] = a
         out_specs.append(spec)
     return arrays, ",".join(out_specs) + "->" + output
@@ -428,15 +432,45 @@ def _own_sums(arrays, equation, dtype):
 
 def _einsum_forward(arrays, equation, dtype):
     arrays, equation = _own_sums(list(arrays), equation, dtype)
+    arrays = [a.astype(dtype.np, copy=False) for a in arrays]
     # PyTorch (without opt_einsum) contracts left to right, which decides where infinities
     # and NaNs meet; NumPy's path keeps each new product last
     n = len(arrays)
-    path = ["einsum_path", (0, 1)] + [(0, m) for m in range(n - 2, 0, -1)] if n > 2 else True
-    out = np.einsum(equation, *(a.astype(dtype.np, copy=False) for a in arrays), optimize=path)
+    if dtype.np.kind == "c" and not _cannot_overflow(arrays):
+        # PyTorch's bmm of small matrices is a plain loop of complex products; BLAS (NumPy's
+        # dot) makes other NaNs where an infinity (given, or from an overflow) meets a zero part
+        out = _einsum_without_blas(arrays, equation)
+    else:
+        path = ["einsum_path", (0, 1)] + [(0, m) for m in range(n - 2, 0, -1)] if n > 2 else True
+        out = np.einsum(equation, *arrays, optimize=path)
     # np.einsum may return a view of an operand (transposes, diagonals); ours owns its data
     if any(np.may_share_memory(out, a) for a in arrays):
         out = out.copy()
     return np.asarray(out)
+
+
+def _cannot_overflow(arrays):
+    """Whether no product of elements of the operands, nor a sum of those, can reach an
+    infinity (a generous bound: each operand's largest magnitude and size)."""
+    if any(a.size == 0 for a in arrays):
+        return True
+    bound = 1.0
+    for a in arrays:
+        bound *= 2.0 * float(np.abs(a).max()) * a.size
+    return bound < float(np.finfo(arrays[0].dtype).max)
+
+
+def _einsum_without_blas(arrays, equation):
+    """The operands contracted left to right, each pair by NumPy's own loops."""
+    lhs, output = equation.split("->")
+    specs = lhs.split(",")
+    out, spec = arrays[0], specs[0]
+    for j in range(1, len(arrays)):
+        later = output + "".join(specs[j + 1:])
+        keep = output if j == len(arrays) - 1 else "".join(
+            dict.fromkeys(c for c in spec + specs[j] if c in later))
+        out, spec = np.einsum(f"{spec},{specs[j]}->{keep}", out, arrays[j]), keep
+    return out if len(arrays) > 1 else np.einsum(equation, out)
 
 
 def _einsum_grads(grad, operands, equation):
@@ -466,22 +500,19 @@ def _einsum_grad(grad, operands, specs, output, k):
     shape = operands[k].shape
     conj = (lambda t: t.conj()) if grad.is_complex() else (lambda t: t)
     mul = _einsum_is_mul(specs, operands, output)
+    live = ["".join(c for c, n in zip(s, t.shape) if n != 1) for s, t in zip(specs, operands)]
     left, right = [], []
     for j, (spec, t) in enumerate(zip(specs, operands)):
         if j == k:
             continue
-        others = output + "".join(x for i, x in enumerate(specs) if i != j)
-        if mul:
-            # a pair PyTorch multiplies: each operand's labels not in the output were summed
-            # before the mul, as its own (those it shares are of size 1 in one of the two)
-            others = output
-            if not (t.is_floating_point() or t.is_complex()):
-                t = t.to(grad.dtype)
+        # its own labels (in the other operands of size 1 at most, not in the output) summed
+        # first, in its dtype (integers in int64), as the forward's
+        others = output + "".join(x for i, x in enumerate(live) if i != j)
         keep = "".join(c for i, c in enumerate(spec) if c in others and c not in spec[:i])
-        if keep != spec and (mul or t.dtype != grad.dtype
-                             and (t.is_floating_point() or t.is_complex())):
-            # its own sums in its dtype, as the forward's
-            t, spec = _einsum_row([t], f"{spec}->{keep}", t.dtype), keep
+        if keep != spec:
+            floating = t.is_floating_point() or t.is_complex()
+            summed = t.dtype if floating else _dtype.int64
+            t, spec = _einsum_row([t], f"{spec}->{keep}", summed), keep
         (left if j < k else right).append((spec, conj(t).to(grad.dtype)))
     if len(left) > 1:
         # the product of the operands before k, as the forward contracted them (left to
@@ -499,8 +530,9 @@ def _einsum_grad(grad, operands, specs, output, k):
         # MulBackward0: grad times the other operand elementwise, then summed over the labels
         # operand k lacks (no matmul, which decides where complex infinities make NaNs)
         (spec, t), = args[1:]
-        product = _einsum_row([grad, t], f"{output},{spec}->{output}", grad.dtype)
-        g = _einsum_row([product], f"{output}->{kept}", grad.dtype)
+        labels = output + "".join(c for c in spec if c not in output)    # those of size 1
+        product = _einsum_row([grad, t], f"{output},{spec}->{labels}", grad.dtype)
+        g = _einsum_row([product], f"{labels}->{kept}", grad.dtype)
     else:
         g = _einsum_row([t for _, t in args], ",".join(s for s, _ in args) + "->" + kept,
                         grad.dtype)

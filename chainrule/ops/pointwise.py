@@ -450,6 +450,9 @@ def _pow_scalar(exponent, base):
         if base == 1:
             return np.ones_like(exponent)
         return np.exp(exponent * np.log(exponent.dtype.type(base)))
+    if exponent.dtype.kind in "iu" and type(base) is int and -2 ** 63 <= base < 2 ** 64:
+        # PyTorch casts the base to the exponent's integer dtype, wrapping around
+        base = np.array(base % 2 ** 64, np.uint64).astype(exponent.dtype)
     return _int_pow(base, exponent) if exponent.dtype.kind in "biu" else np.power(base, exponent)
 
 
@@ -552,11 +555,25 @@ expm1 = op("expm1", "Expm1Backward0", "self", np.expm1, promote=FLOAT, inplace="
 log = op("log", "LogBackward0", "self", np.log, promote=FLOAT, inplace="log_",
          self=lambda grad, self: grad / _conj(self))
 
-log2 = op("log2", "Log2Backward0", "self", np.log2, promote=FLOAT, inplace="log2_",
-          self=lambda grad, self: grad / (_conj(self) * _LN2))
 
-log10 = op("log10", "Log10Backward0", "self", np.log10, promote=FLOAT, inplace="log10_",
-           self=lambda grad, self: grad / (_conj(self) * _LN10))
+def _log_base(real_log, ln_base):
+    """PyTorch's complex log2/log10 divide log's real and imaginary parts by ln(base) (NumPy
+    multiplies by 1/ln(base): an ulp apart, and inf parts compare exactly)."""
+    def forward(a):
+        if a.dtype.kind != "c":
+            return real_log(a)
+        ln, base = np.log(a), a.real.dtype.type(ln_base)
+        out = np.empty(ln.shape, ln.dtype)
+        out.real, out.imag = ln.real / base, ln.imag / base
+        return out
+    return forward
+
+
+log2 = op("log2", "Log2Backward0", "self", _log_base(np.log2, _LN2), promote=FLOAT,
+          inplace="log2_", self=lambda grad, self: grad / (_conj(self) * _LN2))
+
+log10 = op("log10", "Log10Backward0", "self", _log_base(np.log10, _LN10), promote=FLOAT,
+           inplace="log10_", self=lambda grad, self: grad / (_conj(self) * _LN10))
 
 log1p = op("log1p", "Log1PBackward0", "self", np.log1p, promote=FLOAT, inplace="log1p_",
            self=lambda grad, self: grad / _conj(self + 1))

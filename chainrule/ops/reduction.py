@@ -667,14 +667,16 @@ def _cumprod_backward(grad, self, dim, result):
         return _cumprod_backward_differentiable(grad, self, d)
     # O(n), not differentiable again: before the first zero, the formula above; at the first
     # zero k, the product of the elements before it times the sum of grad times the products
-    # of those after it (which vanish from the second zero on, even before an infinity).
+    # of those after it, up to the second zero (included, as PyTorch: an infinity before it
+    # makes that term inf * 0 = nan), vanishing past it (even past an infinity).
     zeros_before = is_zero.cumsum(d)
     before = zeros_before == 0
     first = is_zero & (zeros_before == 1)
+    past_second = (zeros_before > 2) | (zeros_before == 2) & ~is_zero
     until_first = _reversed_cumsum(where(before, w, 0.0), d) / where(before, self, 1.0).conj()
     after_first = where(before | first, 1.0, self).cumprod(d)
     at_first = where(before, self, 1.0).cumprod(d).conj() * _reversed_cumsum(
-        where(zeros_before > 1, 0.0, grad * after_first.conj()), d)
+        where(past_second, 0.0, grad * after_first.conj()), d)
     return where(before, until_first, where(first, at_first, 0.0))
 
 

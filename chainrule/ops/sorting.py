@@ -111,7 +111,7 @@ def _partition(K, P, lo, hi):
     pos, off = _ragged(lo, size)
     keys = K[pos]
     pivot = np.repeat(K[lo], size)
-    left, right = keys >= pivot, keys <= pivot
+    left, right = ~(keys < pivot), ~(pivot < keys)     # (NaN keys are both: mode's replay)
     left[off] = False
     count = _counts(len(pos))
     before = np.cumsum(left, dtype=count) - left

@@ -41,7 +41,8 @@ from .registry import (EXACT, FUNCTIONS, NOT_IMPLEMENTED, OPS, check_out_kind, d
                        no_derivative, not_implemented, op, out_as_dtype, out_exact, out_variant,
                        public, write_out)
 from .shape import cat
-from .sorting import _INSERTION, _nth_element, _rank_keys, _sort_indices, _stable_order, _ragged
+from .sorting import (_INSERTION, _depth_limit, _nth_element, _partition, _rank_keys,
+                      _sort_indices, _stable_order, _ragged)
 
 _DEFAULT = object()   # an argument not passed: PyTorch picks another overload
 
@@ -319,24 +320,53 @@ kthvalue = op("kthvalue", "KthvalueBackward0", "self, k, dim=-1, keepdim=False",
 
 # ---- mode ---------------------------------------------------------------------------------
 
-def _insertion_order(rows):
-    """The order libstdc++'s __insertion_sort leaves each row in under `<`, which NaN
-    fails both ways: element i goes to the front if it is below the first element, else
-    after the last earlier element it is not below. A loop over the (at most 16) positions,
-    vectorized over rows."""
+def _insertion_order(rows, order=None):
+    """The order libstdc++'s __final_insertion_sort leaves each row (arranged by `order`)
+    in under `<`, which NaN fails both ways: element i goes after the last earlier element
+    it is not below, or, among the first 16 (a guarded insertion sort), to the front if it
+    is below the first element. A loop over the positions, vectorized over rows; past the
+    first 16 it looks 16 back (partitioned rows' elements seldom move further), and
+    further where some row needs it."""
     m, n = rows.shape
-    vals = rows.copy()
-    order = np.broadcast_to(np.arange(n), (m, n)).copy()
+    if order is None:
+        order = np.broadcast_to(np.arange(n), (m, n))
+    vals, order = np.take_along_axis(rows, order, 1), order.copy()
     for i in range(1, n):
         v = vals[:, i:i + 1]
-        not_below = ~(v < vals[:, :i])
+        lo = max(0, i - _INSERTION)
+        not_below = ~(v < vals[:, lo:i])
+        if lo and not not_below.any(axis=1).all():
+            lo = 0
+            not_below = ~(v < vals[:, :i])
         last = i - 1 - np.argmax(not_below[:, ::-1], axis=1)
-        p = np.where(v[:, 0] < vals[:, 0], 0, last + 1)[:, None]
-        cols = np.arange(i + 1)
+        # (an unguarded insertion below every earlier element runs off the row: not replayed)
+        front = v[:, 0] < vals[:, 0] if i < _INSERTION else ~not_below.any(axis=1)
+        p = np.where(front, 0, last + 1)[:, None]
+        cols = np.arange(lo, i + 1)
         src = np.where(cols < p, cols, np.where(cols == p, i, cols - 1))
-        vals[:, :i + 1] = np.take_along_axis(vals[:, :i + 1], src, 1)
-        order[:, :i + 1] = np.take_along_axis(order[:, :i + 1], src, 1)
+        vals[:, lo:i + 1] = np.take_along_axis(vals, src, 1)
+        order[:, lo:i + 1] = np.take_along_axis(order, src, 1)
     return order
+
+
+def _nan_sort_order(rows):
+    """std::sort's order of rows longer than 16 holding NaN: libstdc++'s introsort
+    partitions (NaN is neither below nor above a pivot), then its final insertion sort.
+    (Its heapsort past the depth limit, for a row that never splits evenly, is not
+    replayed.)"""
+    m, n = rows.shape
+    K = rows.copy()
+    P = np.broadcast_to(np.arange(n), (m, n)).copy()
+    lo = np.arange(m) * n
+    hi = lo + n
+    for _ in range(_depth_limit(n)):
+        big = hi - lo > _INSERTION
+        if not big.any():
+            break
+        lo, hi = lo[big], hi[big]
+        cut = _partition(K.reshape(-1), P.reshape(-1), lo, hi)
+        lo, hi = np.concatenate([lo, cut]), np.concatenate([cut, hi])
+    return _insertion_order(rows, P)
 
 
 def _mode(a, dim, keepdim):
@@ -353,11 +383,12 @@ def _mode(a, dim, keepdim):
     # std::sort of (value, index) pairs by value; the mode is the first longest run (the
     # smallest value), its index the one sorted last in that run
     order = _sort_indices(rows, False, False)
-    if a.dtype.kind == "f" and n <= _INSERTION:
-        # std::sort is an insertion sort here; with NaNs (unordered by `<`) it is replayed
+    if a.dtype.kind == "f":
+        # with NaNs (unordered by `<`) std::sort is replayed (up to 16: an insertion sort)
         nans = np.flatnonzero(np.isnan(rows).any(axis=1))
         if nans.size:
-            order[nans] = _insertion_order(rows[nans])
+            sort = _insertion_order if n <= _INSERTION else _nan_sort_order
+            order[nans] = sort(rows[nans])
     s = np.take_along_axis(rows, order, -1)
     starts = np.ones(s.shape, bool)
     starts[:, 1:] = s[:, 1:] != s[:, :-1]

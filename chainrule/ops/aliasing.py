@@ -748,7 +748,8 @@ declare("transpose_copy(Tensor input, int dim0, int dim1)",
                                    "(Tensor input, int dim, *, Tensor out = None)",
                                    "(Tensor input, tuple of ints dim, *, Tensor out = None)"],
                   fast=(0, 1)), method=False)
-declare("select_scatter(Tensor input, Tensor src, int dim, SymInt index)",
+declare("narrow_copy(Tensor input, int dim, SymInt start, SymInt length)",
+        "select_scatter(Tensor input, Tensor src, int dim, SymInt index)",
         "slice_scatter(Tensor input, Tensor src, int dim=0, SymInt? start=None, "
         "SymInt? end=None, SymInt step=1)",
         "diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)")

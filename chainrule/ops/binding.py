@@ -9,8 +9,8 @@ would often take those values silently (a bool is an int to Python and NumPy), s
 functions declare the same signature here and check it first.
 
 A `Signature` is written as PyTorch prints it: `Signature("chunk(Tensor input, int chunks,
-int dim=0)")`. The kinds checked are those the parser is strict about; others (Scalar,
-str, ScalarType, ...) pass unchecked, the op checks them itself:
+int dim=0)")`. The kinds checked are those the parser is strict about; others (Layout,
+MemoryFormat, Generator, ...) pass unchecked, the op checks them itself:
 
     Tensor     a Tensor
     int        an int or NumPy integer or 0-d integer Tensor, not a bool
@@ -19,6 +19,7 @@ str, ScalarType, ...) pass unchecked, the op checks them itself:
     float      a real number or bool, or a 0-d Tensor
     bool       a Python bool only
     str        a str
+    ScalarType a dtype, or Python's float, int, bool or complex (printed "torch.dtype")
     Scalar     a number (bool and complex included) or a 0-d Tensor
     Tensor[]   a tuple or list of Tensors (an element of another type is refused at once,
                naming its index and the argument's, from 0)
@@ -47,6 +48,7 @@ import re
 
 import numpy as np
 
+from .._dtype import dtype as _dtype_class
 from .._tensor import Size, Tensor
 
 
@@ -117,6 +119,12 @@ def _scalar(v):
     return f"must be Number, not {type_name(v)}"
 
 
+def _scalar_type(v):
+    if isinstance(v, _dtype_class) or any(v is t for t in (float, int, bool, complex)):
+        return None
+    return f"must be torch.dtype, not {type_name(v)}"
+
+
 def _str(v):
     return None if isinstance(v, str) else f"must be str, not {type_name(v)}"
 
@@ -160,11 +168,12 @@ def _optional(check):
 
 
 _KINDS = {"Tensor": _tensor, "int": _int, "SymInt": _int, "float": _float, "bool": _bool,
-          "str": _str, "Scalar": _scalar}
+          "str": _str, "Scalar": _scalar, "ScalarType": _scalar_type}
 _PARAM = re.compile(r"\s*(\w+)(?:\[(\d*)\])?(\??)\s+(\w+)\s*(?:=\s*(.*))?")
 # the exact types taken without a closer look, by kind: the bound functions' fast path
 _FAST = {"Tensor": (Tensor,), "int": (int,), "SymInt": (int,), "float": (float, int),
-         "bool": (bool,), "str": (str,), "Scalar": (float, int, bool, complex)}
+         "bool": (bool,), "str": (str,), "Scalar": (float, int, bool, complex),
+         "ScalarType": (_dtype_class,)}
 
 
 def _kind_check(kind, size, optional, index):
@@ -245,7 +254,12 @@ class Signature:
             if v is _MISSING:
                 if i < self.required:
                     return False
-            elif check is not None and check(v) is not None:
+            elif check is not None:
+                tail = check(v)
+                if tail is None:
+                    continue
+                if tail.startswith("failed"):   # the list matched; its unpacking fails
+                    raise TypeError(f"{_argument(self.name, name, None)} {tail}")
                 return False
         return True
 

@@ -1191,6 +1191,7 @@ declare("index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar
         "scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, "
         "bool include_self=True)",
         "masked_select(Tensor input, Tensor mask)", "take(Tensor input, Tensor index)",
+        "index_select(Tensor input, int dim, Tensor index)",
         "take_along_dim(Tensor input, Tensor indices, int? dim=None)")
 declare("index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
         "index_reduce_(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, "

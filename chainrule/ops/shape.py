@@ -18,7 +18,8 @@ from .._tensor import (Size, Tensor, contiguous_format, is_in_format, make_tenso
                        to_memory_format)
 from ..autograd.grad_mode import no_grad
 from .._dims import sizes_str, wrap_dim, wrap_dims
-from .binding import Overloads, Signature, declare
+from .binding import Overloads, Signature, _ints, declare
+from .binding import _is_int as _parser_int
 from .registry import PROMOTE, check_broadcast, op, out_cast, public
 
 # out= dtype rule of cat and stack, in their words (Note [out=] in registry.py)
@@ -108,11 +109,19 @@ _unsafe_view = op("_unsafe_view", "UnsafeViewBackward0", "self, size",
                   self=lambda grad, self_shape: grad.reshape(self_shape))
 
 
+_VIEW_SIZE = Signature("view(Tensor input, SymInt[] size)")
+_VIEW = Overloads("view", [], method_lines=["(torch.dtype dtype)", "(tuple of ints size)"])
+
+
 @public("view", function=False)
 def view(self, *shape, dtype=None):
     """A view with a new shape (no copy), or of the same memory as another dtype."""
     if dtype is not None and not shape:
+        if not isinstance(dtype, _dtype.dtype):
+            _VIEW.check((), {"dtype": dtype}, method=True)
         shape = (dtype,)
+    if not _plain_ints(shape):
+        _varargs(_VIEW_SIZE, self, shape, _VIEW)
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         from .views import view_dtype
         return view_dtype(self, shape[0])
@@ -125,9 +134,14 @@ _reshape_alias = op("_reshape_alias", "ReshapeAliasBackward0", "self, size", _vi
                     self=lambda grad, self_shape: grad.reshape(self_shape))
 
 
+_RESHAPE = Signature("reshape(Tensor input, SymInt[] shape)")
+
+
 @public("reshape")
 def reshape(input, *shape):
     """A view with a new shape when possible, else a contiguous copy."""
+    if not _plain_ints(shape):
+        _varargs(_RESHAPE, input, shape)
     a = input._data
     shape = _infer_shape(_shape_args(shape), a.size)
     if a.flags.c_contiguous:
@@ -137,6 +151,9 @@ def reshape(input, *shape):
     except AttributeError:
         return _unsafe_view(clone(input, memory_format=contiguous_format), shape)
     return _reshape_alias(input, shape)
+
+
+_OTHER = "(Tensor input, Tensor other)"
 
 
 @public("view_as", function=False)
@@ -229,11 +246,16 @@ expand_ = op("expand", "ExpandBackward0", "self, size", _expand, view=True, func
              self=lambda grad, self_shape: grad.sum_to_size(self_shape))
 
 
+_EXPAND = Signature("expand(Tensor input, SymInt[] size, *, bool implicit=False)")
+
+
 @public("expand", function=False)
 def expand(self, *sizes):
     """A broadcast view with the given sizes (-1 keeps a dim)."""
     if not sizes:
         raise TypeError('expand() missing 1 required positional arguments: "size"')
+    if not _plain_ints(sizes):
+        _varargs(_EXPAND, self, sizes)
     first = sizes[0]
     if type(first) is bool or not isinstance(first, (int, tuple, list)):
         # PyTorch's parser on a first size that is no int (a bool, a float, a tensor)
@@ -358,8 +380,13 @@ def permute(input, dims):
     return permute_(input, tuple(dims))
 
 
+_PERMUTE = Signature("permute(Tensor input, int[] dims)")
+
+
 @public("permute", function=False)
 def _permute_method(self, *dims):
+    if not _plain_ints(dims):
+        _varargs(_PERMUTE, self, dims)
     return permute_(self, _required(dims, "permute", "dims"))
 
 
@@ -534,14 +561,34 @@ repeat_ = op("repeat", "RepeatBackward0", "self, repeats", _repeat, function=Fal
 _REPEAT = Signature("repeat(Tensor input, SymInt[] repeats)")
 
 
-def _varargs(sig, self, values):
-    """A method's `*values` as the parser reads them for its one int-list parameter: one
-    value stands for itself, several are the list."""
+def _plain_ints(values):
+    """Whether a method's `*values` are Python ints (the usual view and reshape call), tested
+    without a loop for up to three of them."""
+    n = len(values)
+    if n > 3:
+        return _ints(values)
+    return n and type(values[0]) is int and (n == 1 or type(values[1]) is int and (
+        n == 2 or type(values[2]) is int))
+
+
+def _varargs(sig, self, values, overloads=None):
+    """A method's `*values` as the parser reads them for its one int-list parameter `sig`
+    (or one of `overloads`, view's): one value stands for itself, several starting with an
+    int are the list, others are too many arguments."""
     if len(values) == 1:
-        if type(values[0]) is not int:
-            sig.check(self, values[0], first=0)
-    elif values and not all(type(v) is int for v in values):
-        sig.check(self, values, first=0)
+        if type(values[0]) is not int and not _ints(values[0]):
+            if overloads is None:
+                sig.check(self, values[0], first=0)
+            else:
+                overloads.check(values, {}, method=True)
+    elif values and not _ints(values):
+        if _parser_int(values[0]):
+            sig.check(self, values, first=0)
+        elif overloads is None:
+            raise TypeError(f"{sig.name}() takes 1 positional argument but {len(values)} "
+                            "were given")
+        else:
+            overloads.check(values, {}, method=True)
 
 
 @public("repeat", function=False)
@@ -1326,4 +1373,9 @@ declare("chunk(Tensor input, int chunks, int dim=0)", "unbind(Tensor input, int 
         *(Overloads(name, ["(Tensor input, int source, int destination)",
                            "(Tensor input, tuple of ints source, tuple of ints destination)"])
           for name in ("movedim", "moveaxis")))
-declare("flip(Tensor input, int[] dims)", "tile(Tensor input, SymInt[] dims)", method=False)
+declare("flip(Tensor input, int[] dims)", "tile(Tensor input, SymInt[] dims)",
+        "permute(Tensor input, int[] dims)", "cat(Tensor[] tensors, int dim=0)",
+        "stack(Tensor[] tensors, int dim=0)", method=False)
+declare(*(f"{name}{_OTHER}" for name in ("view_as", "reshape_as", "expand_as")),
+        function=False)
+declare("split_with_sizes(Tensor input, SymInt[] split_sizes, int dim=0)")

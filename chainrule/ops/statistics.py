@@ -1740,6 +1740,7 @@ declare("logcumsumexp(Tensor input, int dim)", "cummax(Tensor input, int dim)",
         "nansum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)",
         "nanmean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)",
         "aminmax(Tensor input, *, int? dim=None, bool keepdim=False)",
+        "diff(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None)",
         Overloads("count_nonzero", ["(Tensor input, int dim = None)",
                                     "(Tensor input, tuple of ints dim)"]))
 declare(*(Overloads(name, _MOMENT, fast=(1, 0)) for name in ("std_mean", "var_mean")),

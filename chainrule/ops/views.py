@@ -251,7 +251,8 @@ def view_dtype(self, dtype):
 class CopySlices(Node):
     """The history of a base after an in-place op on one of its views; see Note [In-place
     on views]. Edges: the base's old history, then the op node's other edges."""
-    __slots__ = ("fn", "view_index", "base_shape", "split", "strided")
+    __slots__ = ("fn", "view_index", "base_shape", "split", "strided",
+                 "_real_part_for_real_inputs")
 
     def __init__(self, base, view, fn):
         # a complex base under a real view (or the reverse) is placed in real units: the
@@ -276,6 +277,9 @@ class CopySlices(Node):
         self.view_index = where[_positions(*view_geometry) - lo]
         self.base_shape = b.shape
         self.fn = fn
+        # its other edges are the op's: the op's rule for their gradients' real parts (kept
+        # here, as the engine asks after the node ran and may have released fn)
+        self._real_part_for_real_inputs = getattr(fn, "_real_part_for_real_inputs", False)
         self._seq = next(_sequence)
         self._hooks = None
         self._next = (edge_of(base),) + fn._next[1:]
@@ -283,11 +287,6 @@ class CopySlices(Node):
 
     def name(self):
         return "torch::autograd::CopySlices"
-
-    @property
-    def _real_part_for_real_inputs(self):
-        # its other edges are the op's: the op's rule for their gradients' real parts
-        return getattr(self.fn, "_real_part_for_real_inputs", False)
 
     def _apply(self, grads, create_graph):
         if self.fn is None:

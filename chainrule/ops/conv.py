@@ -15,6 +15,7 @@ gradient.
 
 import functools
 import math
+import operator
 import threading
 
 import numpy as np
@@ -2203,7 +2204,16 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
 
 def _lp_pool(d, input, norm_type, kernel_size, stride, ceil_mode):
     from .pointwise import relu, sign
-    kernel = _arg_ints(kernel_size, d)
+    from ..nn.modules.utils import _pair, _triple
+    # the window's size as nn.functional reads it, in Python: the argument itself (1-d), or
+    # the product of its pair / triple (unpacked before pooling, multiplied after)
+    sizes = (kernel_size,)
+    if d == 2:
+        kw, kh = _pair(kernel_size)
+        sizes = kw, kh
+    elif d == 3:
+        kd, kw, kh = _triple(kernel_size)
+        sizes = kd, kw, kh
     pools = {1: (max_pool1d, avg_pool1d), 2: (max_pool2d, avg_pool2d),
              3: (lambda *a: FUNCTIONS["max_pool3d"](*a), avg_pool3d)}[d]
     if isinstance(norm_type, (int, float)):
@@ -2215,7 +2225,8 @@ def _lp_pool(d, input, norm_type, kernel_size, stride, ceil_mode):
         out = pools[1](input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:
         out = pools[1](input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
-    return (sign(out) * relu(out.abs())).mul(int(np.prod(kernel))).pow(1.0 / norm_type)
+    return (sign(out) * relu(out.abs())).mul(functools.reduce(operator.mul, sizes)).pow(
+        1.0 / norm_type)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):

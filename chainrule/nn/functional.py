@@ -1012,7 +1012,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = var * _ones_like(input)
-    elif (var < 0).any():
+    elif _FUNCTIONS["any"](var < 0):     # torch.any: its TypeError for a number
         raise ValueError("var has negative entry/entries")
     if var.size() != input.size():
         # one dimension short (homoscedastic), or one mismatched dimension of size 1

@@ -17,8 +17,10 @@ matter). The comparators see only the order of values, so the kernels here rank 
 of three moved to the front, then Hoare's partition -- on the ranks, vectorized over all
 rows and segments at once; the insertion sorts that finish both are stable, which one
 stable argsort reproduces. partial_sort's heap is replayed in rows with ties (a loop over
-the elements that enter the heap, vectorized over rows). Not replayed: the heap sorts at
-introsort's depth limit; there ties keep index order, which can differ from PyTorch.
+the elements that enter the heap, vectorized over rows) where at most 1,024 elements may
+enter it. Not replayed: rows where more may (ascending rows for the largest) and the heap
+sorts at introsort's depth limit; there ties keep index order, which can differ from
+PyTorch.
 """
 import math
 
@@ -345,7 +347,8 @@ def _heap_partial_sort(K, k):
 def _heap_partial_sort_rows(rows, k, largest):
     """_heap_partial_sort of rows under topk's comparator, on ranks of the elements that may
     enter the heap only: the first k, and later ones better than the k-th best before the
-    block they are in (blocks doubling in length), which the heap's top is never below."""
+    block they are in (blocks doubling in length), which the heap's top is never below.
+    Returns (the rows replayed, their positions chosen)."""
     m, n = rows.shape
     may = np.ones(rows.shape, bool)
     start = k
@@ -363,11 +366,20 @@ def _heap_partial_sort_rows(rows, k, largest):
             may[:, start:stop] = x > t if largest else x < t
         start = stop
     counts = may.sum(axis=1)
+    # each element that enters a heap is a step of a loop: rows where too many may (an
+    # ascending row, for the largest) keep the fast path's order of ties
+    replayed = np.flatnonzero(counts <= _HEAP_REPLAY_LIMIT)
+    if not replayed.size:
+        return replayed, np.zeros((0, k), np.int64)
+    rows, may, counts = rows[replayed], may[replayed], counts[replayed]
     pos = np.argsort(~may, axis=1, kind="stable")[:, :counts.max()]
     vals = np.take_along_axis(rows, pos, -1)
     K, _ = _rank_keys(vals, _stable_order(vals, largest))
     K[np.arange(pos.shape[1]) >= counts[:, None]] = pos.shape[1]    # padding: never enters
-    return np.take_along_axis(pos, _heap_partial_sort(K, k), -1)
+    return replayed, np.take_along_axis(pos, _heap_partial_sort(K, k), -1)
+
+
+_HEAP_REPLAY_LIMIT = 1024
 
 
 def _topk(a, k, dim, largest, sorted):
@@ -391,7 +403,8 @@ def _topk(a, k, dim, largest, sorted):
         redo = np.flatnonzero(~_differs(np.take_along_axis(rows, idx, -1)).all(axis=1))
         idx = idx[:, :k].copy()
         if redo.size:
-            idx[redo] = _heap_partial_sort_rows(rows[redo], k, largest)
+            replayed, chosen = _heap_partial_sort_rows(rows[redo], k, largest)
+            idx[redo[replayed]] = chosen
     else:
         order = _stable_order(rows, largest)
         idx = order[:, :k].copy()

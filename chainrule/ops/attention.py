@@ -102,7 +102,12 @@ def _flash_backward(g, q, k, v, out, lse, mask, dropout_p, is_causal, scale, out
     if output_mask[0] or output_mask[1]:
         vr = np.repeat(v, reps, axis=-3).astype(dt, copy=False)
         dp = _bmm(g, np.swapaxes(vr, -1, -2))
-        ds = p * (dp - (g * out.astype(dt, copy=False)).sum(-1, keepdims=True))
+        # the kernel's rowsum(g * out) is rowsum(p * dp) (out = p @ v): taken from dp, a row
+        # whose softmax is one-hot (a huge score) cancels exactly, as in exact arithmetic,
+        # where rounding residues of two summation orders times the huge query would remain;
+        # a half out was rounded, and the kernel reads it
+        d = (p * dp if dt == out.dtype else g * out.astype(dt)).sum(-1, keepdims=True)
+        ds = p * (dp - d)
         if output_mask[0]:
             kr = np.repeat(k, reps, axis=-3).astype(dt, copy=False)
             dq = (_bmm(ds, kr) * s).astype(q.dtype)

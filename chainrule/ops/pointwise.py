@@ -649,8 +649,15 @@ _ONES = {}
 
 
 def _tanh_backward(grad_output, output):
+    _not_for(output, "biu", "tanh_backward_cpu")
     if output.dtype.kind == "c":
         return grad_output * np.conj(1 - output * output)
+    if output.dtype == np.float16:     # PyTorch's kernel: in float32, rounded once
+        return _tanh_backward(grad_output.astype(np.float32),
+                              output.astype(np.float32)).astype(np.float16)
+    if output.dtype == np.float32:
+        # the kernel's 1 - y * y is one fused multiply-add: y * y is exact in double
+        return grad_output * (1 - np.square(output, dtype=np.float64)).astype(np.float32)
     return grad_output * (_one(output.dtype) - output * output)
 
 
@@ -662,7 +669,7 @@ def _sigmoid_backward(grad_output, output):
 
 tanh_backward = op(
     "tanh_backward", "TanhBackwardBackward0", "grad_output, output", _tanh_backward,
-    function=False, method=False,
+    promote=PROMOTE, function=False, method=False,
     grad_output=lambda grad, output: tanh_backward(grad, _conj(output)),
     output=lambda grad, grad_output, output: (
         _conj(grad) * _conj(-2 * _conj(output) * grad_output)))

@@ -317,8 +317,6 @@ OPEN = {
     # nn.functional's Python arithmetic on the arguments before the binding
     **{(f"F.lp_pool{d}d", 1): "Tensor.pow's refusal of a non-number exponent"
        for d in (1, 2, 3)},
-    **{(f"F.max_unpool{d}d", i): "_unpool_output_size's Python arithmetic"
-       for d in (1, 2, 3) for i in range(1, 6)},
 }
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import _dtype
+from .._check import _check_value
 from .aliasing import view_as_real
 from .binding import Overloads, Signature
 from .nn_ops import _nonempty_grad, mul_scalar
@@ -1978,17 +1979,25 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size):
                 raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
                                  f'{min_size} and {max_size})')
         ret = output_size
-    for d in range(len(kernel_size)):
-        if ret[d] < 0:
-            raise ValueError("max_unpooling: output_size must contain non-negative spatial "
-                             f"dimensions, but got output_size[{d}]={ret[d]}")
+    for d in range(len(kernel_size)):       # torch._check_value, as nn.functional's
+        _check_value(ret[d] >= 0, lambda: "max_unpooling: output_size must contain non-negative "
+                     f"spatial dimensions, but got output_size[{d}]={ret[d]}")
     return ret
 
 
 def _unpool_args(dims, kernel_size, stride, padding):
-    kernel = _arg_ints(kernel_size, dims)
-    return kernel, (kernel if stride is None else _arg_ints(stride, dims)), \
-        _arg_ints(padding, dims)
+    """kernel_size, stride, padding as nn.functional's _single / _pair / _triple read them
+    (a sequence as it is, anything else repeated): the binding checks the arithmetic's
+    results."""
+    from ..nn.modules.utils import _ntuple
+    kernel = _ntuple(dims)(kernel_size)
+    return kernel, (kernel if stride is None else _ntuple(dims)(stride)), \
+        _ntuple(dims)(padding)
+
+
+_MAX_UNPOOL2D = _checker("max_unpool2d(Tensor input, Tensor indices, int[2] output_size)")
+_MAX_UNPOOL3D = _checker("max_unpool3d(Tensor input, Tensor indices, int[3] output_size, "
+                         "int[3] stride, int[3] padding)")
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -2000,6 +2009,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool2d_functional(input, indices, output_size):
     """torch._C._nn.max_unpool2d."""
+    _MAX_UNPOOL2D(input, indices, output_size)
     size = tuple(_arg_ints(output_size, 1))
     _check_unpool(input, indices, size, 2)
     return max_unpool2d_row(input, indices, size)
@@ -2015,7 +2025,9 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """nn.functional.max_unpool3d: max_pool3d's values put back at their indices."""
     kernel, stride, padding = _unpool_args(3, kernel_size, stride, padding)
-    size = tuple(_unpool_output_size(input, kernel, stride, padding, output_size))
+    size = _unpool_output_size(input, kernel, stride, padding, output_size)
+    _MAX_UNPOOL3D(input, indices, size, stride, padding)
+    size, stride = tuple(_arg_ints(size, 1)), _arg_ints(stride, 1)
     if min(stride) <= 0:
         raise RuntimeError(f"strides should be greater than zero, but got stride: "
                            f"{list(stride)}")

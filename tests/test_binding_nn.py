@@ -312,7 +312,6 @@ OPEN = {
     ("torch.log_softmax", 1): _ROWS, ("F.softmin", 1): _ROWS,
     ("F.elu", 1): "a complex alpha: PyTorch's kernel refuses it with a RuntimeError",
     ("F.celu", 1): "a complex alpha: PyTorch's kernel refuses it with a RuntimeError",
-    ("gru data", 1): "a 0-d batch_sizes: PyTorch's IndexError",
     ("F.gaussian_nll_loss", 4): "Tensor.clamp_'s refusal of a non-number bound",
     # nn.functional's Python arithmetic on the arguments before the binding
     **{(f"F.lp_pool{d}d", 1): "Tensor.pow's refusal of a non-number exponent"

@@ -268,6 +268,8 @@ def _one_hidden_rnn(name, cell):
 
 
 def _batch_sizes(t):
+    if t.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     return [int(v) for v in t._data]
 
 

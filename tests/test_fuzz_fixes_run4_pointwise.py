@@ -4,7 +4,7 @@ on the input found (or one built like it)."""
 import numpy as np
 import pytest
 
-from helpers import same
+from helpers import same, same_error
 
 _COMPLEX_LOGS = [complex(-np.inf, 0), complex(-1e38, 0), -0.0, 1e-40, complex(np.inf, np.inf),
                  complex(-np.inf, -np.inf), complex(1, np.inf), 3 - 5j, -2, 0.62847375]
@@ -60,3 +60,16 @@ def _mode_rows(T):
 
 def test_mode_of_rows_holding_nan():
     same(_mode_rows, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("dtype, exponent", [
+    ("int8", 2 ** 40), ("uint8", 256), ("int16", 70000), ("uint8", 2 ** 63), ("bool", 2 ** 63),
+    ("int64", 2 ** 64 - 1), ("float16", 2 ** 40), ("float16", 65520.0), ("float16", -2 ** 63)])
+@pytest.mark.parametrize("size", [0, 2])
+def test_pow_converts_the_exponent_to_the_tensors_dtype(dtype, exponent, size):
+    # checked (even for an empty tensor); an integer tensor's exponent as int64 first
+    same_error(lambda T: T.ones(size, dtype=getattr(T, dtype)) ** exponent)
+
+
+def test_pow_of_complex_half_is_not_implemented():
+    same_error(lambda T: T.ones(2, dtype=T.float16) ** (2 + 0j))

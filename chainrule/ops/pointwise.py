@@ -385,12 +385,17 @@ def _int_pow(a, b):
 
 
 def _pow_tensor_scalar(a, exponent):
+    _not_for(a, "W", "pow")
+    if a.dtype == np.float16:
+        _checked_scalar(exponent, a.dtype)      # the kernel converts it to the tensor's dtype
     if a.dtype.kind in "biu":
         if isinstance(exponent, (int, np.integer)) and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if isinstance(exponent, (int, np.integer)) and exponent >= 2 ** 63:   # (toLong)
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
         if a.dtype.kind == "b":     # a bool exponent keeps bool (NumPy's power gives int8)
             return np.power(a, exponent).astype(np.bool_, copy=False)
-        return np.power(a, exponent)
+        return np.power(a, _checked_scalar(exponent, a.dtype))
     # PyTorch's kernel special-cases these exponents; they differ from pow at -0.0 and -inf
     if a.dtype != np.float16:
         if exponent == 0.5:

@@ -73,3 +73,18 @@ def test_pow_converts_the_exponent_to_the_tensors_dtype(dtype, exponent, size):
 
 def test_pow_of_complex_half_is_not_implemented():
     same_error(lambda T: T.ones(2, dtype=T.float16) ** (2 + 0j))
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("factor", [
+    [[-0.0, 0, 0], [1, 0, 0], [2, 3, 1]], [[1.0, 0, 0], [1, 2, 0], [2, 3, 0]],
+    [[[1.0, 0], [0, 1]], [[1, 0], [2, 0]]], [[[0.0, 0], [0, 0]]]])
+def test_cholesky_inverse_refuses_a_zero_diagonal_element(factor, upper):
+    # LAPACK's potri: the first exactly zero diagonal element (of the first such batch element)
+    same_error(lambda T: T.cholesky_inverse(T.tensor(factor, dtype=T.float64).mT if upper
+                                            else T.tensor(factor, dtype=T.float64), upper=upper))
+
+
+def test_cholesky_inverse_of_a_tiny_diagonal_element_computes():
+    same(lambda T: (T.cholesky_inverse(T.tensor([[1.0, 0], [2, 1e-320]], dtype=T.float64)),
+                    T.cholesky_inverse(T.zeros(2, 0, 0))))

@@ -680,6 +680,11 @@ def _cholesky_inverse(L, upper):
                            "dimensions.")
     _check_square("cholesky_inverse", L)
     _lapack_kernel(L, "cholesky_inverse_out_cpu")
+    # LAPACK's potri refuses a factor with an exactly zero diagonal element (the first one)
+    zero = np.diagonal(L, axis1=-2, axis2=-1) == 0
+    if zero.any():
+        _check_errors(np.where(zero.any(-1), zero.argmax(-1) + 1, 0), "cholesky_inverse",
+                      L.ndim > 2, "lu")
     eye = np.broadcast_to(np.eye(L.shape[-1], dtype=L.dtype), L.shape)
     return _cholesky_solve(eye, L, upper)
 

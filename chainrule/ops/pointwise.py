@@ -2248,7 +2248,8 @@ _real_part, _imag_part = _complex_part(0), _complex_part(1)
 @public("real", method=False)
 def real(input):
     """The real part of input: a view when input is complex, input itself otherwise."""
-    return _real_part(input) if input._data.dtype.kind in "cW" else input   # W: complex32
+    # (is_complex, not _data: a vmap-batched tensor has none)
+    return _real_part(input) if input.is_complex() else input
 
 
 @public("imag", method=False)

@@ -1262,7 +1262,7 @@ _conj_row = op("conj", "ConjBackward0", "self", _conj_forward, function=False, m
 @public("conj")
 def conj(input):
     """Complex conjugate; real tensors are returned as they are."""
-    if input._data.dtype.kind != "c":
+    if not input.is_complex():     # (not _data: a vmap-batched tensor has none)
         return input
     return _conj_row(input)
 

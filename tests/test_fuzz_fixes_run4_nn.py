@@ -83,3 +83,20 @@ def test_flash_attention_of_a_one_hot_row_has_no_rounding_residue():
     # the one-hot row adds exactly 0 to the key gradient, as in PyTorch's here (elsewhere its
     # rowsum(g * out) and its gemm's dp differ by rounding: a residue times the huge query)
     same(_one_hot_attention, atol=1e-7, rtol=1e-7)
+
+
+def _inf_score_row(T):
+    # row 2 of the causal attention scores -inf, +inf, +inf: its softmax (so its logsumexp)
+    # is NaN, and the key the row cannot see keeps a finite value gradient
+    q = T.tensor([[[[0.3, 1.7], [-0.7, 0.3], [-0.05, -float("inf")], [0.5, 1.4]]]],
+                 dtype=T.float64, requires_grad=True)
+    k = T.tensor([[[[0.27, 0.78], [1.6, -0.47], [0.08, -0.39], [0.9, -0.86]]]],
+                 dtype=T.float64, requires_grad=True)
+    v = T.tensor([[[[0.1, -0.2], [0.3, 0.4], [-0.5, 0.6], [0.7, 0.8]]]], dtype=T.float64,
+                 requires_grad=True)
+    out = T.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.7)
+    return out, T.autograd.grad(out, (q, k, v), T.ones_like(out))
+
+
+def test_flash_attention_of_an_infinite_score_row():
+    same(_inf_score_row)

@@ -76,7 +76,8 @@ def _group_sum(g, heads):
 def _flash_forward(q, k, v, mask, dropout_p, is_causal, scale):
     scores, _ = _scores(q, k, mask, is_causal, scale)
     m = scores.max(-1, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)
+    # a fully masked row (max -inf) gets zeros; a +inf score makes the row NaN, lse too
+    m = np.where(np.isneginf(m), 0, m)
     e = np.exp(scores - m)
     total = e.sum(-1, keepdims=True)
     v = np.repeat(v, q.shape[-3] // v.shape[-3], axis=-3).astype(scores.dtype, copy=False)
@@ -96,6 +97,8 @@ def _flash_backward(g, q, k, v, out, lse, mask, dropout_p, is_causal, scale, out
     g = g.astype(dt, copy=False)
     lse = lse[..., None]
     p = np.where(np.isneginf(lse), 0, np.exp(scores - np.where(np.isneginf(lse), 0, lse)))
+    if is_causal:     # the kernel fills the keys after the diagonal with 0, even for a NaN lse
+        p = np.where(np.tri(*p.shape[-2:], dtype=bool), p, 0)
     dq, dk, dv = np.zeros_like(q), np.zeros_like(k), np.zeros_like(v)
     if output_mask[2]:
         dv = _group_sum(_bmm(np.swapaxes(p, -1, -2), g), v.shape[-3]).astype(v.dtype)

@@ -18,7 +18,7 @@ from .._tensor import Tensor, make_tensor
 from .._dims import wrap_dim, wrap_dims
 from ..autograd import grad_mode
 from .indexing import _accumulate, _index_select, index_select
-from .binding import Signature
+from .binding import Signature, declare
 from .padding import _fill_value
 from .pointwise import (_conj, _erf_erfc, _neg, _not_for, _opmath, _refuse_bool_sub, _zeros, mul,
                         threshold_backward, where)
@@ -1526,6 +1526,9 @@ def prelu(input, weight):
             shape[1] = weight.numel()
         weight = weight.reshape(shape)
     return _prelu_kernel(input, weight)
+
+
+declare("prelu(Tensor input, Tensor weight)")
 
 
 # rrelu: rrelu_with_noise, whose training forward draws each non-positive element's slope

@@ -100,3 +100,23 @@ def _inf_score_row(T):
 
 def test_flash_attention_of_an_infinite_score_row():
     same(_inf_score_row)
+
+
+def _unpool_into_nothing(T, dims, index, args):
+    """max_unpool into an output of no element (kernel 0, or padding eating the size)."""
+    shape = (2, 3) + (2,) * dims
+    x = T.ones(shape, dtype=T.float64, requires_grad=True)
+    fn = getattr(T.nn.functional, f"max_unpool{dims}d")
+    return fn(x, T.full(shape, index, dtype=T.int64), *args), x
+
+
+@pytest.mark.parametrize("dims, args", [(2, (0,)), (2, (1, 1, 1)), (3, (1, 1, 1))])
+@pytest.mark.parametrize("index", [0, 11, -1])
+def test_max_unpool_into_an_empty_output_reads_no_index(dims, args, index):
+    same(lambda T: _unpool_into_nothing(T, dims, index, args)[0])
+    # the backward's gather still refuses the index
+
+    def backward(T):
+        y, x = _unpool_into_nothing(T, dims, index, args)
+        return T.autograd.grad(y.sum(), x)
+    same_error(backward)

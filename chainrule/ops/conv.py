@@ -1910,8 +1910,8 @@ def _max_unpool(x, indices, output_size):
     planes = int(np.prod(lead))
     vol = int(np.prod(output_size))
     out = np.zeros((planes, vol), x.dtype)
-    np.put_along_axis(out, indices.reshape(planes, -1 if planes else 0),
-                      x.reshape(planes, -1 if planes else 0), 1)
+    if out.size:     # an empty output reads no index
+        np.put_along_axis(out, indices.reshape(planes, -1), x.reshape(planes, -1), 1)
     return out.reshape(lead + tuple(output_size))
 
 
@@ -1953,7 +1953,7 @@ def _check_unpool(input, indices, output_size, dims):
     vol = int(np.prod(output_size))
     a = indices._data
     bad = (a < 0) | (a >= vol)
-    if bad.any():
+    if vol and bad.any():     # an empty output reads no index
         raise RuntimeError(f"Found an invalid max index: {a[bad].flat[0]} (output volumes are "
                            f"of size {'x'.join(map(str, output_size))})")
 

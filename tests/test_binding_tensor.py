@@ -170,3 +170,11 @@ def test_complex_logcumsumexp_scans_as_pytorch(rows):
     # strict fuzz entry logcumsumexp: one shift per row (nan, or far larger than the first
     # values) gave inf, nan or -inf where PyTorch's step-by-step scan does not
     same(lambda T: T.tensor(rows, dtype=T.complex128).logcumsumexp(1))
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.ones(3).sum(axis=None, out=None),
+    lambda T: T.ones(3).sum(0, axis=1),
+], ids=["numpy's sum keywords", "an unknown keyword after a valid call"])
+def test_unexpected_keyword_of_the_one_overload_that_fits(prog):
+    same_error(prog)

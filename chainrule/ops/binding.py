@@ -266,6 +266,9 @@ class Signature:
     def raise_for(self, args, kwargs, first):
         self.check(*args, first=first)
         self.check_keywords(kwargs)
+        for k in kwargs:    # the parser's last check, once every parameter is bound
+            if k not in self.names:
+                raise TypeError(f"{self.name}() got an unexpected keyword argument '{k}'")
 
     def bind(self, fn, method=False):
         """`fn` checked before it runs: its positional arguments numbered (from 1 after self

@@ -120,3 +120,17 @@ def test_max_unpool_into_an_empty_output_reads_no_index(dims, args, index):
         y, x = _unpool_into_nothing(T, dims, index, args)
         return T.autograd.grad(y.sum(), x)
     same_error(backward)
+
+
+def test_poisson_nll_loss_stirling_term_of_a_half_target():
+    # 0.5 * log(2 pi target): a half tensor times a number computes in float32 (the number
+    # not rounded to half); the draw's reduced float64 loss showed it
+    t = np.array([[0.6387, 2.35, 2.107, 0.7183], [2.744, 3.484, 2.576, 1.41]], np.float16)
+    same(lambda T: T.poisson_nll_loss(T.tensor(t * 0.7, dtype=T.float64), T.tensor(t), False,
+                                      True, 1e-8, 0), atol=0, rtol=0)
+
+
+def test_half_tensor_over_a_number_in_the_c_compositions():
+    # gradient's div.Scalar by the spacing: PyTorch computes half / number in float32
+    x = np.random.default_rng(0).standard_normal((4, 50)).astype(np.float16)
+    same(lambda T: T.gradient(T.tensor(x), spacing=0.3, dim=1, edge_order=2), atol=0, rtol=0)

@@ -68,6 +68,8 @@ def _bool_arg(fn, name, v, position, optional=False):
 
 
 # ---- Tensor-Scalar arithmetic, as the C++ compositions (cross_entropy) record it ----------
+# (for a half tensor, mul and div by a number compute in float32 with the number as it is;
+# add and sub round the number to half first)
 
 add_scalar = op("add.Scalar", "AddBackward1", "self, other", lambda a, other: a + other,
                 promote=PROMOTE, promote_with=("other",), function=False, method=False,
@@ -77,11 +79,11 @@ sub_scalar = op("sub.Scalar", "SubBackward1", "self, other", lambda a, other: a 
                 promote=PROMOTE, promote_with=("other",), function=False, method=False,
                 self=lambda grad: grad)
 
-mul_scalar = op("mul.Scalar", "MulBackward1", "self, other", lambda a, other: a * other,
+mul_scalar = op("mul.Scalar", "MulBackward1", "self, other", _opmath(lambda a, other: a * other),
                 promote=PROMOTE, promote_with=("other",), function=False, method=False,
                 self=lambda grad, other: mul_scalar(grad, _conj(other)))
 
-div_scalar = op("div.Scalar", "DivBackward1", "self, other", lambda a, other: a / other,
+div_scalar = op("div.Scalar", "DivBackward1", "self, other", _opmath(lambda a, other: a / other),
                 promote=PROMOTE_FLOAT, promote_with=("other",), function=False, method=False,
                 self=lambda grad, other: div_scalar(grad, _conj(other)))
 

@@ -134,3 +134,14 @@ def test_half_tensor_over_a_number_in_the_c_compositions():
     # gradient's div.Scalar by the spacing: PyTorch computes half / number in float32
     x = np.random.default_rng(0).standard_normal((4, 50)).astype(np.float16)
     same(lambda T: T.gradient(T.tensor(x), spacing=0.3, dim=1, edge_order=2), atol=0, rtol=0)
+
+
+def test_poisson_nll_loss_adds_stirling_in_place():
+    # loss += stirling term: a half loss stays half with a float32 term (an int32 target)
+    def prog(T):
+        x = T.tensor([[1.8, 1.3, 0.36], [0.0, 0.66, -0.66]], dtype=T.float16,
+                     requires_grad=True)
+        out = T.poisson_nll_loss(x, T.tensor([[70, 1, 2], [3, 0, 5]], dtype=T.int32),
+                                 True, True, 1e-8, 0)
+        return out, T.autograd.grad(out.sum(), x)
+    same(prog, atol=1e-3, rtol=1e-3)

@@ -734,7 +734,7 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     if full:
         stirling = target * target.log() - target + mul_scalar(
             mul_scalar(target, 2 * math.pi).log(), 0.5)
-        loss = loss + stirling.masked_fill(target <= 1, 0)
+        loss.add_(stirling.masked_fill(target <= 1, 0))     # in place: loss keeps its dtype
     return _apply_loss_reduction(loss, reduction)
 
 

@@ -1059,3 +1059,13 @@ def test_rms_norm_adds_eps_in_the_computing_type(dtype):
         y.backward(T.ones_like(y))
         return T.rms_norm(x, [3], eps=1e-9).float(), y.float(), w.grad
     same(prog)
+
+
+def test_integer_promoted_to_float16_overflows_silently():
+    import chainrule
+    import torch
+    from helpers import warnings_of
+    for T in (torch, chainrule):
+        assert warnings_of(lambda: T.tensor([2147483647], dtype=T.int32)
+                           * T.ones(1, dtype=T.float16)) == []
+    same(lambda T: T.tensor([2147483647, 3], dtype=T.int32) * T.ones(2, dtype=T.float16))

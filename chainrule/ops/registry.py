@@ -494,7 +494,8 @@ def _promote(op, inputs, arrays, params):
     out = []
     for a in arrays:
         if type(a) is _ndarray and a.dtype != t:
-            a = a.astype(t)
+            # an integer past float16's range becomes inf, silently in PyTorch
+            a = _quietly(a.astype, t) if t is _F16 and a.dtype.kind in "iu" else a.astype(t)
         elif t.isbuiltin == 2 and a is not None and type(a) is not _ndarray:
             a = _asarray(a, t)    # a number with an ml_dtypes target (bfloat16 default dtype)
         out.append(a)

@@ -23,6 +23,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import _dtype
 from .._check import _check_value
+from .._dims import wrap_dim
+from ..autograd import grad_mode
 from .aliasing import view_as_real
 from .binding import Overloads, Signature
 from .nn_ops import _nonempty_grad, mul_scalar
@@ -996,19 +998,28 @@ def _fold_kernel_dtype(name, x):
         _no_kernel(name, x)
 
 
+def _read_size(dim, ndim):
+    """PyTorch's size(dim) errors: a 0-d tensor has no size to read."""
+    if not ndim:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    wrap_dim(dim, ndim)
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """nn.functional.unfold (im2col): the sliding blocks of (N, C, H, W) or (C, H, W) input
     as columns (N, C * prod(kernel_size), L)."""
     kernel, dilation, padding, stride = _sizes("im2col", (
         ("kernel_size", _pair(kernel_size)), ("dilation", _pair(dilation)),
         ("padding", _pair(padding)), ("stride", _pair(stride))), 2)
-    _check_fold_params(kernel, dilation, padding, stride, False)
     shape = list(input.shape)
     ndim = len(shape)
+    # PyTorch's autograd saves the last two sizes (for col2im) before im2col checks anything
+    if input.requires_grad and grad_mode.state.grad_enabled:
+        for d in (-1, -2):
+            _read_size(d, ndim)
+    _check_fold_params(kernel, dilation, padding, stride, False)
     for i in (1, 2):     # PyTorch reads these sizes before testing the dims
-        if i >= ndim:
-            raise IndexError(f"Dimension out of range (expected to be in range of "
-                             f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {i})")
+        _read_size(i, ndim)
     if not ((ndim == 3 and shape[0] and shape[1] and shape[2])
             or (ndim == 4 and shape[1] and shape[2] and shape[3])):
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "

@@ -9,6 +9,7 @@ import numbers
 from .._tensor import Tensor as _Tensor
 from ..ops import decompositions as _d
 from ..ops import linalg as _l
+from ..ops.binding import Signature as _Signature
 from ..ops.decompositions import LinAlgError
 from ..ops.reduction import vector_norm as _vector_norm_row
 from ..ops.registry import CAST as _CAST, EXACT as _EXACT, out_cast as _out_cast
@@ -131,7 +132,8 @@ matmul = _public(_matmul, _l._MATMUL_OUT, "matmul")
 matrix_exp = _l.matrix_exp
 matrix_norm = _public(_d.matrix_norm, _matrix_norm_out("linalg.matrix_norm"),
                       "linalg_matrix_norm", True)
-matrix_power = _public(_matrix_power, _EXACT, "matmul")
+matrix_power = _public(_Signature("linalg_matrix_power(Tensor input, int n)").bind(_matrix_power),
+                       _EXACT, "matmul")
 matrix_rank = _public(_d.matrix_rank, _CAST, "linalg_matrix_rank", True)
 multi_dot = _public(_l.multi_dot, _out_exact("multi_dot(): expected out tensor to have dtype "
                                                  "{expected_cpp} but got {got_cpp}"),

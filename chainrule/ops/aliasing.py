@@ -748,6 +748,14 @@ declare("transpose_copy(Tensor input, int dim0, int dim1)",
                                    "(Tensor input, int dim, *, Tensor out = None)",
                                    "(Tensor input, tuple of ints dim, *, Tensor out = None)"],
                   fast=(0, 1)), method=False)
+declare("as_strided_copy(Tensor input, SymInt[] size, SymInt[] stride, "
+        "SymInt? storage_offset=None)",
+        "split_copy(Tensor input, SymInt split_size, int dim=0)",
+        "split_with_sizes_copy(Tensor input, SymInt[] split_sizes, int dim=0)",
+        "unbind_copy(Tensor input, int dim=0)", method=False)
+declare("as_strided(Tensor input, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)",
+        "as_strided_scatter(Tensor input, Tensor src, SymInt[] size, SymInt[] stride, "
+        "SymInt? storage_offset=None)")
 declare("narrow_copy(Tensor input, int dim, SymInt start, SymInt length)",
         "select_scatter(Tensor input, Tensor src, int dim, SymInt index)",
         "slice_scatter(Tensor input, Tensor src, int dim=0, SymInt? start=None, "

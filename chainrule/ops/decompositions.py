@@ -828,6 +828,9 @@ def _householder(a, tau):
     if a.ndim - tau.ndim != 1:
         raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but "
                            f"got tau.ndim equal to {tau.ndim} and input.ndim is equal to {a.ndim}")
+    if a.shape[:-2] != tau.shape[:-1]:
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {sizes_str(tau.shape[:-1])}")
     if a.dtype != tau.dtype:
         raise RuntimeError(f"{name}: tau dtype {_name(tau)} does not match input dtype "
                            f"{_name(a)}")

@@ -1114,8 +1114,10 @@ def clamp(input, min=None, max=None):
 public("clip", out=True, out_name="clamp")(clamp)
 
 
-def _check_clamp_(self, *bounds):
+def _check_clamp_(self, *bounds, one_bound=False):
     # With number bounds PyTorch names self's C++ type in this message ('long int').
+    if self.is_floating_point() or one_bound and any(isinstance(b, complex) for b in bounds):
+        return  # the kernel reads the bounds as self's dtype / refuses a complex bound first
     result = _dtype.result_type([self] + [b for b in bounds if b is not None])
     if not _dtype.can_cast(result, self.dtype):
         raise RuntimeError(f"result type {result.legacy} can't be cast to the desired output "
@@ -1152,7 +1154,7 @@ def clamp_min_(self, min):
     from .inplace import dispatch_inplace
     if isinstance(min, Tensor):
         return dispatch_inplace(clamp_min_tensor.op, (self, min), ())
-    _check_clamp_(self, min)
+    _check_clamp_(self, min, one_bound=True)
     return dispatch_inplace(clamp_min_scalar.op, (self,), (min,))
 
 
@@ -1161,7 +1163,7 @@ def clamp_max_(self, max):
     from .inplace import dispatch_inplace
     if isinstance(max, Tensor):
         return dispatch_inplace(clamp_max_tensor.op, (self, max), ())
-    _check_clamp_(self, max)
+    _check_clamp_(self, max, one_bound=True)
     return dispatch_inplace(clamp_max_scalar.op, (self,), (max,))
 
 
@@ -1294,13 +1296,25 @@ def where(condition, input=None, other=None):
         t = _dtype.result_type((input, other)).np
         input, other = make_tensor(np.asarray(input, t)), make_tensor(np.asarray(other, t))
     _check_condition(condition, 4)     # the user's line: above where's out= wrapper
-    return where_(condition, input, other)
+    return where_(condition, *_number_overload(input, other))
+
+
+def _number_overload(input, other):
+    """where's overloads taking a number cast the tensor to the result dtype first (a
+    recorded copy, ToCopyBackward0, whose gradient takes a complex gradient's real part)."""
+    if isinstance(input, Tensor) != isinstance(other, Tensor):
+        dt = _dtype.result_type((input, other))
+        if isinstance(input, Tensor):
+            input = input.to(dt) if input.dtype is not dt else input
+        else:
+            other = other.to(dt) if other.dtype is not dt else other
+    return input, other
 
 
 @public("where", function=False)
 def _where_method(self, condition, y):
     _check_condition(condition, 3)
-    return where_(condition, self, y)
+    return where_(condition, *_number_overload(self, y))
 
 
 # ---- comparisons -------------------------------------------------------------------------

@@ -14,8 +14,10 @@ from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from .._dims import sizes_str, wrap_dim
+from .binding import Signature, declare
 from .inplace import dispatch_inplace
-from .registry import _OUT_RESIZED, EXACT, FUNCTIONS, PROMOTE, op, out_exact, public
+from .registry import (_OUT_RESIZED, EXACT, FUNCTIONS, PROMOTE, check_broadcast, op,
+                       out_exact, public)
 from .shape import _expand, _unsafe_view, _view, _warn_once
 
 # out= dtype rule of dot and matmul, in their words (Note [out=] in registry.py)
@@ -800,10 +802,10 @@ def _linalg_cross(a, b, dim):
     if a.shape[d] != 3 or b.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{a.shape[d]} and {b.shape[d]}")
+    shape = check_broadcast((a, b))     # the shapes broadcast before the kernel runs
     _no_bool(a, "cross")    # the kernel's refusal comes before the dtype check
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_name(a)} but found {_name(b)}")
-    shape = np.broadcast_shapes(a.shape, b.shape)
     a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
     return np.cross(a, b, axis=d)
 
@@ -1357,6 +1359,10 @@ def _matrix_power(a, n):
 def matrix_power(input, n):
     """input raised to the integer power n (negative powers invert first)."""
     return _matrix_power(input, n)
+
+
+# Note [Argument parser checks]
+declare("matrix_power(Tensor input, int n)")
 
 
 # ---- matrix_exp ---------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .nn_ops import _along, _softmax_array, _softmax_kernel, softmax_backward_data
+from .binding import Signature
 from .registry import NOT_IMPLEMENTED, no_derivative, op
 
 
@@ -29,6 +30,9 @@ def _safe_softmax(a, axis):
 safe_softmax = op("_safe_softmax", "SafeSoftmaxBackward0", "self, dim",
                   _along(_safe_softmax), function=False, method=False,
                   self=lambda grad, result, dim: softmax_backward_data(grad, result, dim))
+# Note [Argument parser checks]
+safe_softmax = Signature("_safe_softmax(Tensor input, int dim, ScalarType? dtype=None)").bind(
+    safe_softmax)
 
 
 # ---- CPU flash attention --------------------------------------------------------------------

@@ -21,6 +21,7 @@ MemoryFormat, Generator, ...) pass unchecked, the op checks them itself:
     str        a str
     ScalarType a dtype, or Python's float, int, bool or complex (printed "torch.dtype")
     Scalar     a number (bool and complex included) or a 0-d Tensor
+    float[]    a tuple or list of numbers (an element's error is reported as the list's)
     Tensor[]   a tuple or list of Tensors (an element of another type is refused at once,
                naming its index and the argument's, from 0)
     T?         T or None
@@ -163,6 +164,12 @@ def _int_list(size):
     return check
 
 
+def _float_list(v):
+    if isinstance(v, (tuple, list)) and all(_float(e) is None for e in v):
+        return None
+    return f"must be tuple of floats, not {type_name(v)}"
+
+
 def _optional(check):
     return lambda v: None if v is None else check(v)
 
@@ -180,7 +187,8 @@ def _kind_check(kind, size, optional, index):
     if size is None:
         check = _KINDS.get(kind)
     else:
-        check = _tensor_list(index) if kind == "Tensor" else _int_list(int(size or 0))
+        check = (_tensor_list(index) if kind == "Tensor" else _float_list if kind == "float"
+                 else _int_list(int(size or 0)))
     if check is None:
         return None
     return _optional(check) if optional else check
@@ -188,8 +196,9 @@ def _kind_check(kind, size, optional, index):
 
 def _fast_types(kind, size, optional):
     """What the bound functions' fast path takes for this kind (None: any value)."""
-    if size is not None:     # a list of Tensors is looked at closely; a list of ints: _ints
-        types = () if kind == "Tensor" else _INT_LIST_SIZED if size else _INT_LIST
+    if size is not None:     # a list of Tensors or floats is looked at closely; of ints: _ints
+        types = (() if kind in ("Tensor", "float") else _INT_LIST_SIZED if size
+                 else _INT_LIST)
     else:
         types = _FAST.get(kind)
         if types is None:
@@ -374,8 +383,8 @@ def _fast_term(value, types, name, env):
 # ---- several declarations (overloads) ------------------------------------------------------
 
 # PyTorch's printed kinds, in Signature's spelling
-_PRINTED = {"tuple of ints": "int[]", "torch.dtype": "ScalarType",
-            "tuple of Tensors": "Tensor[]"}
+_PRINTED = {"tuple of ints": "int[]", "tuple of floats": "float[]",
+            "torch.dtype": "ScalarType", "tuple of Tensors": "Tensor[]"}
 
 
 def _as_declaration(param):

@@ -26,7 +26,7 @@ from .._check import _check_value
 from .._dims import wrap_dim
 from ..autograd import grad_mode
 from .aliasing import view_as_real
-from .binding import Overloads, Signature
+from .binding import Overloads, Signature, _not_tensor
 from .nn_ops import _nonempty_grad, mul_scalar
 from .padding import constant_pad_nd
 from .pointwise import _zeros, _zeros_of
@@ -908,7 +908,8 @@ def _int_list(fname, arg, position, v, n):
         raise TypeError(f"{fname}(): argument '{arg}' (position {position}) must be tuple of "
                         f"ints, not {type(v).__name__}")
     for i, e in enumerate(v):
-        if not isinstance(e, (int, np.integer)):
+        # the parser refuses a bool first element; later ones are read as ints
+        if not isinstance(e, (int, np.integer)) or i == 0 and isinstance(e, (bool, np.bool_)):
             if i == 0:
                 raise TypeError(f"{fname}(): argument '{arg}' (position {position}) must be "
                                 f"tuple of ints, but found element of type {type(e).__name__} "
@@ -1008,6 +1009,8 @@ def _read_size(dim, ndim):
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """nn.functional.unfold (im2col): the sliding blocks of (N, C, H, W) or (C, H, W) input
     as columns (N, C * prod(kernel_size), L)."""
+    if not isinstance(input, Tensor):   # the parser's first check
+        raise _not_tensor("im2col", "input", 1, input)
     kernel, dilation, padding, stride = _sizes("im2col", (
         ("kernel_size", _pair(kernel_size)), ("dilation", _pair(dilation)),
         ("padding", _pair(padding)), ("stride", _pair(stride))), 2)
@@ -1038,6 +1041,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """nn.functional.fold (col2im): columns (N, C * prod(kernel_size), L) summed back into
     (N, C, *output_size), the adjoint of unfold."""
+    if not isinstance(input, Tensor):   # the parser's first check
+        raise _not_tensor("col2im", "input", 1, input)
     size, kernel, dilation, padding, stride = _sizes("col2im", (
         ("output_size", _pair(output_size)), ("kernel_size", _pair(kernel_size)),
         ("dilation", _pair(dilation)), ("padding", _pair(padding)), ("stride", _pair(stride))),

@@ -1192,9 +1192,17 @@ declare("index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar
         "bool include_self=True)",
         "masked_select(Tensor input, Tensor mask)", "take(Tensor input, Tensor index)",
         "index_select(Tensor input, int dim, Tensor index)",
-        "take_along_dim(Tensor input, Tensor indices, int? dim=None)")
+        "take_along_dim(Tensor input, Tensor indices, int? dim=None)",
+        "index_copy(Tensor input, int dim, Tensor index, Tensor source)",
+        "masked_scatter(Tensor input, Tensor mask, Tensor source)",
+        "put(Tensor input, Tensor index, Tensor source, bool accumulate=False)",
+        "scatter_add(Tensor input, int dim, Tensor index, Tensor src)")
 declare("index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
         "index_reduce_(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, "
         "bool include_self=True)",
         "scatter_reduce_(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, "
-        "bool include_self=True)", function=False)
+        "bool include_self=True)",
+        "index_copy_(Tensor input, int dim, Tensor index, Tensor source)",
+        "masked_scatter_(Tensor input, Tensor mask, Tensor source)",
+        "put_(Tensor input, Tensor index, Tensor source, bool accumulate=False)",
+        "scatter_add_(Tensor input, int dim, Tensor index, Tensor src)", function=False)

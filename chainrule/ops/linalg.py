@@ -246,6 +246,9 @@ def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
     return dispatch_inplace(addmm.op, (self, mat1, mat2), (beta, alpha))
 
 
+# Note [Argument parser checks]
+declare("addmm_(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)",
+        function=False)
 
 
 # ---- composites ---------------------------------------------------------------------------
@@ -908,6 +911,10 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):
     return dispatch_inplace(addmv.op, (input, mat, vec), (beta, alpha))
 
 
+# Note [Argument parser checks]
+declare("addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)")
+
+
 def _addr_scalar(value, name, dtype):
     if isinstance(value, bool) and dtype.kind != "b":
         raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
@@ -963,6 +970,11 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
         raise RuntimeError(f"size mismatch, input: {sizes_str(self.shape)}, v1: "
                            f"{sizes_str(vec1.shape)}, v2: {sizes_str(vec2.shape)}")
     return dispatch_inplace(addr.op, (self, vec1, vec2), (beta, alpha))
+
+
+# Note [Argument parser checks]
+declare("addr_(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)",
+        function=False)
 
 
 def _check_batches(b1, b2):
@@ -1297,9 +1309,15 @@ _CHAIN_MATMUL = ("torch.chain_matmul is deprecated and will be removed in a futu
                  "tensors rather than multiple parameters.")
 
 
+_CHAIN_MATMUL_SIGNATURE = Signature("chain_matmul(Tensor[] matrices, *, Tensor? out=None)")
+
+
 @public("chain_matmul", method=False)
 def chain_matmul(*matrices, out=None):
     """Deprecated: torch.linalg.multi_dot of 2-D matrices."""
+    # Note [Argument parser checks]: the parser's, before the kernel's warning
+    _CHAIN_MATMUL_SIGNATURE.check(matrices)
+    _CHAIN_MATMUL_SIGNATURE.check_keywords({"out": out})
     _warn_once(_CHAIN_MATMUL)
     for t in matrices:
         if t.dim() != 2:
@@ -1634,6 +1652,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 @public("cosine_similarity", method=False)
+@Signature("cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08)").bind
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Cosine of the angle between x1 and x2 along dim (each divided by its norm, clamped to
     eps, first)."""

@@ -12,7 +12,7 @@ from .._dims import wrap_dim
 from ..autograd import grad_mode
 from .._dtype import FROM_NP, OPMATH
 from .._tensor import channels_last, channels_last_3d, contiguous_format, is_in_format
-from .binding import Signature
+from .binding import Signature, declare
 from .nn_ops import add_scalar, div_scalar, mul_scalar
 from .registry import NOT_IMPLEMENTED, no_derivative, op, public
 from .shape import _warn_once
@@ -590,6 +590,9 @@ native_group_norm = op(
     "input, weight, bias, N, C, HxW, group, eps", _group_norm, returns=list, method=False,
     out=False, input=_gn_formula("input"), weight=_gn_formula("weight"),
     bias=_gn_formula("bias"))
+# Note [Argument parser checks]
+declare("native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, "
+        "SymInt HxW, int group, float eps)", method=False)
 
 
 def _size(input, dim):

@@ -430,6 +430,7 @@ pack_padded_sequence_row = op(
 
 
 @public("_pack_padded_sequence", method=False)
+@Signature("_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first)").bind
 def _pack_padded_sequence(input, lengths, batch_first):
     """(data, batch_sizes) of a padded batch whose lengths are sorted in decreasing order."""
     if batch_first:

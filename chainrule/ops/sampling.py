@@ -21,6 +21,7 @@ import numpy as np
 
 from .._tensor import Tensor, make_tensor
 from . import conv
+from .binding import Signature
 from .registry import FUNCTIONS, NOT_IMPLEMENTED, no_derivative, op, public
 
 __all__ = ["grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator",
@@ -757,6 +758,8 @@ def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners
 
 
 @public(method=False)
+@Signature("grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, "
+           "bool align_corners)").bind
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     """at::grid_sampler: grid_sampler_2d for 4-D input, grid_sampler_3d otherwise."""
     if input.dim() == 4:

@@ -9,16 +9,11 @@ from ..._dtype import bfloat16, bool as _bool, float16, float32, float64
 from ...backends import cuda as _cuda
 from ...ops import attention as _attention
 from ...ops import nn_ops as _nn_ops
+from ...ops.binding import Signature
 from .. import functional as F
 from .bias import CausalBias
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
-
-
-def _check_arg(value, name, kinds, kind_name):
-    if not isinstance(value, kinds) or (bool not in kinds and isinstance(value, bool)):
-        raise TypeError(f"scaled_dot_product_attention(): argument '{name}' must be "
-                        f"{kind_name}, not {type(value).__name__}")
 
 
 def _validate(query, key, value, attn_mask):
@@ -192,6 +187,10 @@ def _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable
     return _torch.matmul(attn, value).to(origin)
 
 
+# Note [Argument parser checks]
+@Signature("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, "
+           "Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, "
+           "float? scale=None, bool enable_gqa=False)").bind
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, *, scale=None, enable_gqa=False):
     """Attention softmax(q k^T * scale + mask) v, with PyTorch's CPU choice of kernel: the
@@ -200,11 +199,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         # a causal bias chooses its own call (PyTorch's CausalBias.__torch_function__)
         return attn_mask._dispatch(query, key, value, attn_mask, dropout_p, is_causal,
                                    scale=scale, enable_gqa=enable_gqa)
-    _check_arg(dropout_p, "dropout_p", (float, int), "float")
-    _check_arg(is_causal, "is_causal", (bool,), "bool")
-    _check_arg(enable_gqa, "enable_gqa", (bool,), "bool")
-    if scale is not None:
-        _check_arg(scale, "scale", (float, int), "float")
     _validate(query, key, value, attn_mask)
     out_shape = tuple(query.shape[:-1]) + (value.size(-1),)
     if value.numel() == 0 or query.size(-2) == 0:

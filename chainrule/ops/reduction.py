@@ -416,8 +416,7 @@ def _moment(name, finish):
             real = a.dtype
             # PyTorch accumulates in double: a float32 var may overflow where its std does not
             a = a.astype(_MOMENT_ACC.get(a.dtype, a.dtype), copy=False)
-            return finish(_squared_deviations(a, dims, n, keepdim)
-                          / (n - c if n > c else 0)).astype(real)
+            return finish(_squared_deviations(a, dims, n, keepdim) / _dof(n, c)).astype(real)
     return forward
 
 
@@ -435,7 +434,13 @@ def _variance(a, dims, n, c, keepdim):
     dtype, accumulated as PyTorch's. A complex variance sums its parts' (so with n <= c,
     the imaginary part's 0 / 0 makes it NaN where a real one is inf)."""
     acc = a.astype(_MOMENT_ACC.get(a.dtype, a.dtype), copy=False)
-    return (_squared_deviations(acc, dims, n, keepdim) / (n - c if n > c else 0)).astype(a.dtype)
+    return (_squared_deviations(acc, dims, n, keepdim) / _dof(n, c)).astype(a.dtype)
+
+
+def _dof(n, c):
+    """The divisor n - c, 0 when not positive, and 0 for no elements whatever the correction
+    (PyTorch's variance of nothing is NaN)."""
+    return n - c if n and n > c else 0
 
 
 def _var_backward(grad, self, dim, correction, keepdim):

@@ -36,7 +36,7 @@ from .pointwise import _checked_scalar, _promoted, _refuse_bool_sub, where
 from .reduction import (_evenly_distribute_backward, _reduce_dims, _select_backward,
                         _squared_deviations, _sum_backward, _MOMENT_ACC, _unsqueeze_to, _numel,
                         _vector_norm, _vector_norm_backward, _acc_dtype, _amax_backward,
-                        _correction, _std_backward, _var_backward, vector_norm)
+                        _correction, _dof, _std_backward, _var_backward, vector_norm)
 from .registry import (EXACT, FUNCTIONS, NOT_IMPLEMENTED, OPS, check_out_kind, dispatch,
                        no_derivative, not_implemented, op, out_as_dtype, out_exact, out_variant,
                        public, write_out)
@@ -425,7 +425,7 @@ def _moment_mean(name, finish):
         real, dtype = a.real.dtype, a.dtype
         a = a.astype(_MOMENT_ACC.get(a.dtype, a.dtype), copy=False)    # as std and var do
         with np.errstate(invalid="ignore", divide="ignore"):   # inf or nan, as in PyTorch
-            v = _squared_deviations(a, dims, n, keepdim) / (n - c if n > c else 0)
+            v = _squared_deviations(a, dims, n, keepdim) / _dof(n, c)
             mean = _welford_mean(a, dims, keepdim, n)
         return finish(v).astype(real, copy=False), mean.astype(dtype, copy=False)
     return forward
@@ -1746,6 +1746,12 @@ declare("logcumsumexp(Tensor input, int dim)", "cummax(Tensor input, int dim)",
 declare(*(Overloads(name, _MOMENT, fast=(1, 0)) for name in ("std_mean", "var_mean")),
         "norm_except_dim(Tensor v, int pow=2, int dim=0)", method=False)
 declare("renorm_(Tensor input, Scalar p, int dim, Scalar maxnorm)", function=False)
+declare("cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)",
+        Overloads("histogram", [
+            "(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, "
+            "tuple of Tensors out = None)",
+            "(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
+            "bool density = False, tuple of Tensors out = None)"], fast=(1, 0)))
 # softmax's rows are nn_ops', which this module follows
 declare("softmax(Tensor input, int dim, ScalarType? dtype=None)",
         "log_softmax(Tensor input, int dim, ScalarType? dtype=None)")

@@ -1746,6 +1746,12 @@ declare("logcumsumexp(Tensor input, int dim)", "cummax(Tensor input, int dim)",
 declare(*(Overloads(name, _MOMENT, fast=(1, 0)) for name in ("std_mean", "var_mean")),
         "norm_except_dim(Tensor v, int pow=2, int dim=0)", method=False)
 declare("renorm_(Tensor input, Scalar p, int dim, Scalar maxnorm)", function=False)
+declare("cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)",
+        Overloads("histogram", [
+            "(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, "
+            "tuple of Tensors out = None)",
+            "(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
+            "bool density = False, tuple of Tensors out = None)"], fast=(1, 0)))
 # softmax's rows are nn_ops', which this module follows
 declare("softmax(Tensor input, int dim, ScalarType? dtype=None)",
         "log_softmax(Tensor input, int dim, ScalarType? dtype=None)")

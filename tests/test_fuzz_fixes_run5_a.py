@@ -82,3 +82,24 @@ def test_clamp_inplace_reads_a_real_complex_bound_as_double():
 ])
 def test_check_order(prog):
     same_error(prog)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_reciprocal_complex_zero_and_subnormal(dtype):
+    # PyTorch's complex division: 1 / 0j is inf+nanj (NumPy's reciprocal: nan+nanj)
+    same(lambda T: T.tensor([1e-40 + 0j, complex(-0.0, 0.0), 0j, 2 + 0j, 1e-20 + 0j,
+                             1e-310 + 0j, 1e-40j], dtype=getattr(T, dtype)).reciprocal())
+
+
+_INF = float("inf")
+
+
+def test_cumprod_complex_infinity_starts_from_one():
+    # the running product starts at 1: (1+infj) * 1 is nan+infj
+    same(lambda T: [T.tensor([[complex(1, _INF), complex(1, _INF), 2 + 0j],
+                              [complex(_INF, 0), 2j, 1 + 0j]]).cumprod(d) for d in (0, 1)])
+
+
+def test_vander_complex_infinity():
+    same(lambda T: T.vander(T.tensor([2.04091912 + 0j, complex(1, _INF), 0.41809885 + 0j,
+                                      -0.56776961 + 0j])))

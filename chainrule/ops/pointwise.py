@@ -266,7 +266,13 @@ neg = op("neg", "NegBackward0", "self", _neg, method=("neg", "negative"),
          function=("neg", "negative"), dunders=("__neg__",), inplace="neg_", out=SAME_DTYPE,
          self=lambda grad: -grad)
 
-reciprocal = op("reciprocal", "ReciprocalBackward0", "self", np.reciprocal, promote=FLOAT,
+def _reciprocal(a):
+    # a complex zero (or a subnormal whose squared norm underflows) gives PyTorch's inf+nanj
+    # through the complex division 1 / a; NumPy's reciprocal gives nan+nanj or inf-0j there
+    return 1 / a if a.dtype.kind == "c" else np.reciprocal(a)
+
+
+reciprocal = op("reciprocal", "ReciprocalBackward0", "self", _reciprocal, promote=FLOAT,
                 inplace="reciprocal_",
                 self=lambda grad, result: -grad * _conj(result * result))
 
@@ -403,7 +409,7 @@ def _pow_tensor_scalar(a, exponent):
         if exponent == -0.5:
             return 1 / np.sqrt(a)
         if exponent == -1:
-            return 1 / a if a.dtype.kind == "c" else np.reciprocal(a)   # 1 / 0j: inf+nanj
+            return _reciprocal(a)
         if exponent == 2:
             return a * a
         if exponent == 3:

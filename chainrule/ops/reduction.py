@@ -702,8 +702,19 @@ cumsum = op("cumsum", "CumsumBackward0", "self, dim, *, dtype=None",
             _cumulative("cumsum", np.ndarray.cumsum),
             inplace="cumsum_", self=_cumsum_backward, out=_REDUCE_OUT)
 
+def _running_product(a, axis, dtype):
+    """np.cumprod, with the first element multiplied by 1 as PyTorch's kernel starts its
+    running product: for a complex infinity (a + bi)(1 + 0i) = (a - b*0) + (a*0 + b)i is not
+    the element (1+infj gives nan+infj)."""
+    if np.dtype(dtype).kind == "c" and a.shape[axis]:
+        a = a.astype(dtype)
+        first = (slice(None),) * axis + (slice(0, 1),)
+        a[first] = a[first] * np.ones((), dtype)
+    return np.cumprod(a, axis=axis, dtype=dtype)
+
+
 cumprod = op("cumprod", "CumprodBackward0", "self, dim, *, dtype=None",
-             _cumulative("cumprod", np.ndarray.cumprod), inplace="cumprod_", self=_cumprod_backward,
+             _cumulative("cumprod", _running_product), inplace="cumprod_", self=_cumprod_backward,
              out=_REDUCE_OUT)
 
 

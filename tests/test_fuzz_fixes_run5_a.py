@@ -103,3 +103,13 @@ def test_cumprod_complex_infinity_starts_from_one():
 def test_vander_complex_infinity():
     same(lambda T: T.vander(T.tensor([2.04091912 + 0j, complex(1, _INF), 0.41809885 + 0j,
                                       -0.56776961 + 0j])))
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.vander(T.ones(3), True),
+    lambda T: T.vander(T.ones(3), 2, 1),
+    lambda T: T.vander(T.ones(3), N=2.0),
+    lambda T: T.linalg.vander(T.ones(3), N=True),
+])
+def test_vander_arguments(prog):
+    same_error(prog)

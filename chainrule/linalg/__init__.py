@@ -152,7 +152,7 @@ svdvals = _public(_d.svdvals, _EXACT, "_linalg_svd")
 tensorinv = _public(_d.tensorinv, _castable("tensorinv"), "linalg_tensorinv", True)
 tensorsolve = _public(_d.tensorsolve, _castable("tensorsolve"), "linalg_tensorsolve",
                       True)
-vander = _vander
+vander = _Signature("linalg_vander(Tensor x, *, SymInt? N=None)").bind(_vander)
 vecdot = _public(_l.linalg_vecdot,
                  _out_exact("linalg.vecdot: Expected out of dtype{expected} but found {got}"),
                  "sum")

@@ -1699,6 +1699,10 @@ def vander(x, N=None, increasing=False):
     return result if increasing else result.flip(1)
 
 
+# Note [Argument parser checks]
+declare("vander(Tensor x, SymInt? N=None, bool increasing=False)", method=False)
+
+
 # last: matmul squeezes its mm result in place (squeeze_), an intermediate nobody else sees,
 # so squeeze_'s row called out of place gives PyTorch's graph
 from .aliasing import _squeeze_dim_inplace as _squeeze_  # noqa: E402

@@ -1,5 +1,6 @@
 """Regression tests for the fuzz run 5 mismatches of group a (issue 12): each compares
 chainrule with PyTorch on the drawn input."""
+import numpy as np
 import pytest
 
 from helpers import same, same_error
@@ -113,3 +114,15 @@ def test_vander_complex_infinity():
 ])
 def test_vander_arguments(prog):
     same_error(prog)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cross_rounds_as_a_fused_multiply_add(dtype):
+    # equal products cancel to the rounding error of one of them, as PyTorch's kernel
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((6, 3))
+    b = a * (1 + 1e-3 * rng.standard_normal((6, 3)))
+    same(lambda T: (T.linalg.cross(T.tensor(a, dtype=getattr(T, dtype)),
+                                   T.tensor(b, dtype=getattr(T, dtype))),
+                    T.cross(T.tensor([-_INF, -1e38, 1e38]), T.tensor([-_INF, -1e38, 1e38]),
+                            dim=0)), atol=0, rtol=0)

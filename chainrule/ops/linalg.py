@@ -810,6 +810,13 @@ def _linalg_cross(a, b, dim):
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_name(a)} but found {_name(b)}")
     a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
+    if a.dtype in (np.float32, np.float64):
+        # PyTorch's kernel computes a_j b_k - a_k b_j as one fused multiply-add (its rounding
+        # shows where the two products cancel)
+        from .special import _fma
+        at, bt = ([np.take(x, [i], axis=d) for i in range(3)] for x in (a, b))
+        return np.concatenate([_fma(at[j], bt[k], -(at[k] * bt[j]))
+                               for j, k in ((1, 2), (2, 0), (0, 1))], axis=d)
     return np.cross(a, b, axis=d)
 
 

@@ -18,7 +18,7 @@ from .autograd import grad_mode as _grad_mode
 from .autograd.graph import refresh_view_history
 from .ops import registry
 from .ops.inplace import _rebase, check_inplace
-from .ops.registry import _OUT_RESIZED, NONE, Op, check_out_kind, public
+from .ops.registry import _OUT_RESIZED, NONE, Op, check_broadcast, check_out_kind, public
 
 _grad_state = _grad_mode.state
 
@@ -1327,6 +1327,7 @@ def _checked_parts(name, a, b):
         d = _complex_check(a._data, b._data)
         if d is _dtype.complex32:
             if name == "polar":
+                check_broadcast((a._data, b._data))     # TensorIterator's shapes first
                 raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")
             _dtype.warn_complex32(5)
 
@@ -1988,7 +1989,6 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
 
 
 def _broadcast(a, b):
-    from .ops.registry import check_broadcast
     check_broadcast([a._data, b._data])
     return np.broadcast_shapes(a._data.shape, b._data.shape)
 

@@ -1069,3 +1069,12 @@ def test_integer_promoted_to_float16_overflows_silently():
         assert warnings_of(lambda: T.tensor([2147483647], dtype=T.int32)
                            * T.ones(1, dtype=T.float16)) == []
     same(lambda T: T.tensor([2147483647, 3], dtype=T.int32) * T.ones(2, dtype=T.float16))
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.polar(T.ones(5, dtype=T.float16), T.ones(0, dtype=T.float16)),
+    lambda T: T.pairwise_distance(T.ones(3), 1),
+    lambda T: T.pairwise_distance(T.ones(3), T.ones(3), 2, 1e-6, 1),
+], ids=["polar shapes before half", "pairwise_distance number", "pairwise_distance keepdim"])
+def test_fifth_run_refusals(prog):
+    same_error(prog)

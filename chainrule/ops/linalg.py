@@ -1648,6 +1648,8 @@ _norm_dim = op("norm.ScalarOpt_dim", "NormBackward1", "self, p, dim, keepdim=Fal
 
 
 @public("pairwise_distance", method=False)
+@Signature("pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, "
+           "bool keepdim=False)").bind
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """p-norm of x1 - x2 + eps over the last dim."""
     from .nn_ops import add_scalar

@@ -1078,3 +1078,18 @@ def test_integer_promoted_to_float16_overflows_silently():
 ], ids=["polar shapes before half", "pairwise_distance number", "pairwise_distance keepdim"])
 def test_fifth_run_refusals(prog):
     same_error(prog)
+
+
+def test_binary_cross_entropy_checks_the_weight_shape_before_the_dtype():
+    same_error(lambda T: T.nn.functional.binary_cross_entropy(
+        T.zeros(3, 4, dtype=T.int8), T.ones(3, 4, dtype=T.int8), T.ones(0, dtype=T.float16)))
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.ones(3).norm(2, True), lambda T: T.ones(3).norm(2, (0, True)),
+    lambda T: T.linalg.vector_norm(T.ones(3), 2, True),
+    lambda T: T.linalg.vector_norm(T.ones(3), dim=True),
+    lambda T: T.linalg.vector_norm(T.ones(3), 2, 0, 1),
+], ids=["norm bool dim", "norm later bool", "vector_norm bool dim", "keyword", "keepdim int"])
+def test_vector_norm_binding(prog):
+    same_error(prog)

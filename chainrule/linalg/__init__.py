@@ -4,7 +4,6 @@ torch.inverse is linalg.inv, torch.qr is linalg.qr, ...), on the same op rows
 matrix_norm, cond, matrix_rank, tensorinv, tensorsolve, vecdot, vander). out= follows each
 function's own dtype rule and messages (Note [out=] in ops/registry.py)."""
 import functools
-import numbers
 
 from .._tensor import Tensor as _Tensor
 from ..ops import decompositions as _d
@@ -90,11 +89,10 @@ def _matmul(input, other):
     return _l._matmul_impl(input, other)
 
 
+@_Signature("linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, "
+            "bool keepdim=False, *, ScalarType? dtype=None)").bind
 def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """torch.linalg.vector_norm: the ord-norm of x over dim (all of x by default)."""
-    if not isinstance(ord, (numbers.Number, _Tensor)):
-        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
-                        f"{type(ord).__name__}")
     return _vector_norm_row(x, ord, dim, keepdim, dtype=dtype)
 
 

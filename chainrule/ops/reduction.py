@@ -17,7 +17,7 @@ from .._creation import arange, ones, zeros_like
 from .._dtype import FROM_NP
 from ..autograd import grad_mode
 from .._dims import sizes_str, wrap_dim, wrap_dims
-from .binding import Overloads, declare
+from .binding import Overloads, declare, type_name
 from .pointwise import where
 from .registry import EXACT, FLOAT, FUNCTIONS, op, out_as_dtype, out_cast, out_exact, public
 from .shape import cat
@@ -617,6 +617,12 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector norm over `dim` (all dims for None): p a number, inf, -inf, 0, or 'fro' (2)."""
     if isinstance(dim, int):
         dim = (dim,)
+    if dim and type(dim[0]) in (bool, np.bool_):
+        # PyTorch's Python norm passes dim on as a list, which linalg_vector_norm's parser reads
+        raise TypeError("linalg_vector_norm(): argument 'dim' (position 3) must be tuple of "
+                        f"ints, but found element of type {type_name(dim[0])} at pos 0")
+    if dim is not None:
+        dim = tuple(int(d) if type(d) is bool else d for d in dim)    # later bools are ints
     if isinstance(p, str):
         if p == "fro" and (dim is None or len(dim) <= 2):
             return vector_norm(input, 2, dim, keepdim, dtype=dtype)

@@ -1093,3 +1093,11 @@ def test_binary_cross_entropy_checks_the_weight_shape_before_the_dtype():
 ], ids=["norm bool dim", "norm later bool", "vector_norm bool dim", "keyword", "keepdim int"])
 def test_vector_norm_binding(prog):
     same_error(prog)
+
+
+def test_addr_promotes_a_0d_self_as_expanded():
+    # PyTorch's kernel expands self to the outer product's shape before promoting
+    same(lambda T: T.addr(T.tensor(1.5, dtype=T.float64), T.ones(2, dtype=T.float16),
+                          T.full((3,), 2.0, dtype=T.float16)))
+    same(lambda T: T.addr(T.tensor(1.5, dtype=T.float64), T.zeros(0, dtype=T.uint8),
+                          T.zeros(0, dtype=T.float16)))

@@ -482,6 +482,9 @@ def _promote(op, inputs, arrays, params):
     """Cast arrays to PyTorch's result dtype where NumPy would pick another."""
     kind = op.promote
     operands = inputs
+    if op.name in _EXPANDS_SELF and inputs[0]._data.ndim == 0:
+        # self is expanded to the result's shape first: it promotes as a dimensioned tensor
+        operands = (np.empty(1, inputs[0]._data.dtype),) + tuple(inputs[1:])
     if op.promote_with:
         operands = tuple(inputs) + tuple(params[i] for i in op.promote_with)
     if kind is FLOAT:
@@ -692,6 +695,10 @@ _NO_COMPLEX_AUTOGRAD = frozenset((
     "grid_sampler_2d", "index_reduce", "median", "mode", "nan_to_num", "nanmedian",
     "native_dropout", "scatter_reduce", "select_copy", "select_scatter", "silu", "slice_copy",
     "slice_inverse", "slice_scatter", "soft_margin_loss"))
+
+
+# rows whose kernel expands a 0-d self to the result's shape before promoting (addr)
+_EXPANDS_SELF = frozenset(("addr",))
 
 
 # rows whose promotion does not tell whether they broadcast their inputs element-wise

@@ -1101,3 +1101,9 @@ def test_addr_promotes_a_0d_self_as_expanded():
                           T.full((3,), 2.0, dtype=T.float16)))
     same(lambda T: T.addr(T.tensor(1.5, dtype=T.float64), T.zeros(0, dtype=T.uint8),
                           T.zeros(0, dtype=T.float16)))
+
+
+@pytest.mark.parametrize("name", ["div", "logaddexp", "pow", "xlogy"])
+def test_promotion_into_complex32_takes_its_kernel_table(name):
+    # a complex 0-d with half tensors promotes to complex32, which these kernels lack
+    same_error(lambda T: getattr(T, name)(T.tensor(-0.2 + 0j), T.ones(3, dtype=T.float16)))

@@ -638,6 +638,9 @@ def dispatch(op, inputs, params):
         arrays, forward = prepared
     elif op.promote is not NONE and _needs_promotion(op, first, mixed, number_category):
         arrays = _promote(op, inputs, arrays, params)
+        if _special.involved(arrays):
+            # promoted into a special dtype (a complex 0-d with half tensors: complex32)
+            arrays, forward = _special.prepare(op, inputs, arrays, params)
     try:
         if _errors_get() is _QUIET:     # Note [NumPy warnings]
             out = forward(arrays, *params) if op.list_input else forward(*arrays, *params)

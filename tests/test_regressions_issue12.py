@@ -1107,3 +1107,11 @@ def test_addr_promotes_a_0d_self_as_expanded():
 def test_promotion_into_complex32_takes_its_kernel_table(name):
     # a complex 0-d with half tensors promotes to complex32, which these kernels lack
     same_error(lambda T: getattr(T, name)(T.tensor(-0.2 + 0j), T.ones(3, dtype=T.float16)))
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.polygamma(-1, 2.0), lambda T: T.polygamma(1.5, 2.0),
+    lambda T: T.istft(T.ones(5, 3, dtype=T.complex64), 8, window=1),
+], ids=["polygamma input before n's value", "polygamma n's type first", "istft window"])
+def test_seventh_run_refusals(prog):
+    same_error(prog)

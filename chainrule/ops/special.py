@@ -1770,10 +1770,11 @@ def _check_n(n, fn):
 @public("polygamma", method=False, out=True)
 def polygamma(n, input):
     """The n-th derivative of the digamma function (n = 0: digamma itself)."""
-    _check_n(n, "polygamma")
-    if not isinstance(input, Tensor):
+    _check_int(n, "polygamma", "n", 1)
+    if not isinstance(input, Tensor):       # the parser's type checks before n's value
         raise TypeError("polygamma(): argument 'input' (position 2) must be Tensor, not "
                         f"{type(input).__name__}")
+    _check_n(n, "polygamma")
     return _polygamma_row(int(n), input)
 
 

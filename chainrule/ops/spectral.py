@@ -432,6 +432,9 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     _istft_int("n_fft", 2, n_fft, optional=False)
     _istft_int("hop_length", 0, hop_length)
     _istft_int("win_length", 0, win_length)
+    if window is not None and not isinstance(window, Tensor):
+        # (torch.istft passes window on by keyword: no position)
+        raise TypeError(f"istft(): argument 'window' must be Tensor, not {_type_of(window)}")
     _istft_int("length", 0, length)
     if window is None:
         _warn_once(_ISTFT_WINDOW_WARNING)

@@ -1115,3 +1115,15 @@ def test_promotion_into_complex32_takes_its_kernel_table(name):
 ], ids=["polygamma input before n's value", "polygamma n's type first", "istft window"])
 def test_seventh_run_refusals(prog):
     same_error(prog)
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.where(T.tensor([True, False]), T.tensor([1, 2], dtype=T.int32), 2 ** 40),
+    lambda T: T.where(T.tensor([True, False]), 2 ** 40, T.tensor([1, 2], dtype=T.int32)),
+], ids=["other", "input"])
+def test_where_number_overflowing_an_integer_result(prog):
+    same_error(prog)
+
+
+def test_where_number_wraps_into_uint8_as_pytorch():
+    same(lambda T: T.where(T.tensor([True, False]), T.tensor([1, 2], dtype=T.uint8), -1))

@@ -1310,10 +1310,13 @@ def _number_overload(input, other):
     recorded copy, ToCopyBackward0, whose gradient takes a complex gradient's real part)."""
     if isinstance(input, Tensor) != isinstance(other, Tensor):
         dt = _dtype.result_type((input, other))
+        # the number is converted to an integer result with c10's overflow check
+        checked = (lambda v: _checked_scalar(v, dt.np) if dt.np.kind in "iu"
+                   and type(v) is builtins.int else v)
         if isinstance(input, Tensor):
-            input = input.to(dt) if input.dtype is not dt else input
+            input, other = input.to(dt) if input.dtype is not dt else input, checked(other)
         else:
-            other = other.to(dt) if other.dtype is not dt else other
+            input, other = checked(input), other.to(dt) if other.dtype is not dt else other
     return input, other
 
 

@@ -1127,3 +1127,14 @@ def test_where_number_overflowing_an_integer_result(prog):
 
 def test_where_number_wraps_into_uint8_as_pytorch():
     same(lambda T: T.where(T.tensor([True, False]), T.tensor([1, 2], dtype=T.uint8), -1))
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.tensordot(T.ones(2, 3), 1.0, dims=([0], [0])),
+    lambda T: T.tensordot(1.0, T.ones(2, 3), dims=([0], [0])),
+    lambda T: T.ones(2, 3).as_strided_((2, 2), (1, 2), True),
+    lambda T: T.ones(2, 3).as_strided_((2, 2), (1, 2), storage_offset=True),
+    lambda T: T.as_strided_(T.ones(2, 3), (2, 2), (1, 2), True),
+], ids=["tensordot other", "tensordot input", "as_strided_ method", "keyword", "function"])
+def test_tensordot_and_as_strided__binding(prog):
+    same_error(prog)

@@ -260,6 +260,10 @@ def as_strided_(input, size, stride, storage_offset=None):
                                                    geometry(input._data)))
 
 
+declare("as_strided_(Tensor input, SymInt[] size, SymInt[] stride, "
+        "SymInt? storage_offset=None)")
+
+
 # ---- resize_, set_ ------------------------------------------------------------------------
 
 def _check_resizable(self):

@@ -1183,7 +1183,12 @@ def tensordot(a, b, dims=2, out=None):
     dims1, dims2 = dims
     dims1 = [dims1] if isinstance(dims1, int) else list(dims1)
     dims2 = [dims2] if isinstance(dims2, int) else list(dims2)
+    _TENSORDOT.check(a, b, dims1, dims2)    # PyTorch's binding, reached with the dim lists
     return _tensordot_out(_tensordot(a, b, dims1, dims2), out)
+
+
+_TENSORDOT = Signature("tensordot(Tensor input, Tensor other, int[] dims_self, "
+                       "int[] dims_other)")
 
 
 def _inner(input, other):

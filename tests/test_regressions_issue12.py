@@ -1138,3 +1138,7 @@ def test_where_number_wraps_into_uint8_as_pytorch():
 ], ids=["tensordot other", "tensordot input", "as_strided_ method", "keyword", "function"])
 def test_tensordot_and_as_strided__binding(prog):
     same_error(prog)
+
+
+def test_ldexp__checks_self_shape_before_the_kernel_dtype():
+    same_error(lambda T: T.tensor(float("nan")).ldexp_(T.zeros(0, dtype=T.bool)))

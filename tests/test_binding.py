@@ -124,3 +124,12 @@ def test_str_matches_pytorch(value):
     except TypeError as e:
         ours = str(e)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("prog", [
+    lambda T: T.linalg.vander(T.ones(3), 2), lambda T: T.chunk(T.ones(3), 2, 0, 1),
+    lambda T: T.ones(3).chunk(2, 0, 1), lambda T: T.ones(3).unfold(0, 1, 1, 1),
+], ids=["keyword-only parameter", "function", "method", "all required"])
+def test_too_many_positional_arguments(prog):
+    from helpers import same_error
+    same_error(prog)

@@ -282,13 +282,24 @@ class Signature:
     def bind(self, fn, method=False):
         """`fn` checked before it runs: its positional arguments numbered (from 1 after self
         for a Tensor method), its keyword arguments by name."""
-        first = 0 if method else 1
+        first, skip = (0, 1) if method else (1, 0)
 
         def slow(args, kwargs):
+            if len(args) > self.positional:
+                self.too_many(len(args) - skip, skip)
             self.check(*args, first=first)
             if kwargs:
                 self.check_keywords(kwargs)
-        return _bound(fn, (self,), slow, skip=1 if method else 0)
+        return _bound(fn, (self,), slow, skip=skip)
+
+    def too_many(self, given, skip=0):
+        """The parser's error for more positional arguments than the declaration has (a
+        method's counted without self)."""
+        least, most = self.required - skip, self.positional - skip
+        takes = (f"{most} positional argument{'s' * (most != 1)}" if least == most
+                 else f"from {least} to {most} positional arguments")
+        raise TypeError(f"{self.name}() takes {takes} but {given} "
+                        f"{'was' if given == 1 else 'were'} given")
 
 
 _MISSING = object()

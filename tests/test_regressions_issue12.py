@@ -1142,3 +1142,8 @@ def test_tensordot_and_as_strided__binding(prog):
 
 def test_ldexp__checks_self_shape_before_the_kernel_dtype():
     same_error(lambda T: T.tensor(float("nan")).ldexp_(T.zeros(0, dtype=T.bool)))
+
+
+@pytest.mark.parametrize("name", ["relu", "silu", "mish"])
+def test_none_for_the_input_tensor(name):
+    same_error(lambda T: getattr(T.nn.functional, name)(None))

@@ -655,6 +655,13 @@ def dispatch(op, inputs, params):
         if op.broadcasts:
             check_broadcast(arrays)
         raise
+    except AttributeError:
+        if not op.list_input and inputs and inputs[0] is None:
+            # None for a required tensor (optional ones are None too, so this is checked
+            # only when the kernel has failed on it)
+            raise TypeError(f"{op.name.split('.')[0]}(): argument 'input' (position 1) must "
+                            "be Tensor, not NoneType") from None
+        raise
     if op.n_outputs == 1:
         if type(out) is not _ndarray:
             out = _asarray(out)

@@ -679,20 +679,30 @@ def _renorm(a, p, dim, maxnorm):
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     if a.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {a.ndim} dimensions")
-    norm = _vector_norm(a, p, _renorm_dims(a.ndim, dim), True, None)
+    # a half input's norm and factor are computed in float32 (a norm past 65504 stays finite)
+    wide = _dtype.float32 if a.dtype == np.float16 else None
+    norm = _vector_norm(a, p, _renorm_dims(a.ndim, dim), True, wide)
     real = norm.dtype.type
     with np.errstate(all="ignore"):
         factor = np.where(norm > maxnorm, real(maxnorm) / (norm + real(1e-7)), real(1))
-    return a * factor.astype(norm.dtype)
+    return a * factor.astype(np.abs(a[:0]).dtype)
+
+
+# the backward's norm and sum accumulate in the CPU accumulation type (float32 gives float64:
+# a float32 norm that overflows is finite there); the engine casts the gradient back
+_RENORM_BACKWARD_ACC = {"float16": "float32", "bfloat16": "float32", "float32": "float64",
+                        "complex32": "complex64", "complex64": "complex128"}
 
 
 def _renorm_backward(grad, self, p, dim, maxnorm):
     dims = _renorm_dims(self.dim(), dim)
-    norm = vector_norm(self, p, dims, True)
+    acc = _RENORM_BACKWARD_ACC.get(str(self.dtype).replace("torch.", ""))
+    acc = acc and getattr(_dtype, acc)
+    norm = vector_norm(self, p, dims, True, dtype=acc)
     grad_output = self.conj() * grad
     if grad_output.is_complex():
         grad_output = grad_output.real
-    grad_output = grad_output.sum(dims, keepdim=True)
+    grad_output = grad_output.sum(dims, keepdim=True, dtype=acc and norm.dtype)
     nb = _vector_norm_backward(grad_output, self, p, norm, dims, True)
     invnorm = (norm + 1e-7).reciprocal()
     factor = invnorm * maxnorm

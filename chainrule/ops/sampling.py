@@ -555,6 +555,7 @@ def _axis_taps(coord, size, mode, padding_mode, align_corners, dims, backward):
             taps.append((index, valid, w[k], dw[k] * unit, d2w[k] * unit * unit))
         return taps
     ix, mult = _pad_coordinates(ix, size, padding_mode, align_corners, dims, backward)
+    ix = ix.astype(np.float64)
     mult = mult * unit
     zero = np.zeros_like(ix)
     if mode == 1:                                    # nearest: round half to even
@@ -573,6 +574,10 @@ def _combos(x_shape, grid, mode, padding_mode, align_corners, backward=False):
     (D, ...) first derivatives dW/dgrid and (D, D, ...) second derivatives)."""
     sizes = x_shape[2:]
     d = len(sizes)
+    # PyTorch unnormalizes and pads a float32 grid's coordinates in float32: a huge coordinate
+    # reflects to another place than in float64
+    if grid.dtype != np.float32:
+        grid = grid.astype(np.float64)
     # grid's last dim holds (x, y[, z]): the last spatial dim first
     per_axis = [_axis_taps(grid[..., d - 1 - i], n, mode, padding_mode, align_corners, d,
                            backward) for i, n in enumerate(sizes)]
@@ -634,17 +639,15 @@ def _grid_sample(x, grid, mode, padding_mode, align_corners):
     out = np.zeros(x.shape[:2] + grid.shape[1:-1], np.float64)
     if not out.size:        # any dtypes (_check_grid_sampler)
         return out.astype(t)
-    g = grid.astype(np.float64)
-    for flat, valid, w, _, _ in _combos(x.shape, g, mode, padding_mode, align_corners):
+    for flat, valid, w, _, _ in _combos(x.shape, grid, mode, padding_mode, align_corners):
         out += w[:, None] * _gather(x, flat, valid)
     return out.astype(t)
 
 
 def _grid_sample_backward(g_out, x, grid, mode, padding_mode, align_corners, output_mask):
-    gg = grid.astype(np.float64)
     gi = np.zeros(x.shape, np.float64)
     ggrid = np.zeros(grid.shape, np.float64)
-    for flat, valid, w, grads, _ in _combos(x.shape, gg, mode, padding_mode, align_corners,
+    for flat, valid, w, grads, _ in _combos(x.shape, grid, mode, padding_mode, align_corners,
                                             backward=True):
         if output_mask[0]:
             gi += _scatter(w[:, None] * g_out, flat, valid, x.shape)
@@ -658,12 +661,11 @@ def _grid_sample_backward(g_out, x, grid, mode, padding_mode, align_corners, out
 def _grid_sample_double_backward(g_out, x, grid, ggi, gggrid, mode, padding_mode,
                                  align_corners):
     """(d grad_output, d input, d grid) of <ggi, grad_input> + <gggrid, grad_grid>."""
-    g = grid.astype(np.float64)
     d_out = np.zeros(g_out.shape, np.float64)
     d_x = np.zeros(x.shape, np.float64)
     d_grid = np.zeros(grid.shape, np.float64)
     b = gggrid.astype(np.float64)
-    for flat, valid, w, grads, hess in _combos(x.shape, g, mode, padding_mode, align_corners):
+    for flat, valid, w, grads, hess in _combos(x.shape, grid, mode, padding_mode, align_corners):
         vx, va = _gather(x, flat, valid), _gather(ggi, flat, valid)
         directional = sum(dw * b[..., i] for i, dw in enumerate(grads))
         d_out += w[:, None] * va + directional[:, None] * vx

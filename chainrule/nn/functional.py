@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from .._creation import arange as _arange
+from .._dims import sizes_str as _sizes_str
 from .._dtype import bfloat16 as _bfloat16, float32 as _float32, int64 as _int64
 from .._tensor import Tensor as _Tensor, make_tensor
 from ..ops import nn_ops as _ops, registry as _registry
@@ -306,6 +307,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise RuntimeError("Expected floating point type for target with class probabilities, "
                            f"got {target.dtype.legacy}")
     class_dim = 0 if input.dim() == 1 else 1
+    if probabilities and input.dim() == 0:     # its class dim 1, checked before the weight
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+    # checked before log_softmax refuses the input's dtype
+    if probabilities and weight is not None and tuple(weight.shape) != (input.shape[class_dim],):
+        raise RuntimeError("cross_entropy: weight tensor should be defined either for all "
+                           f"{input.shape[class_dim]} classes or no classes but got weight "
+                           f"tensor of shape: {_sizes_str(weight.shape)}")
     logp = _ops.log_softmax(input, class_dim)
     if probabilities:
         n_classes = input.shape[class_dim]

@@ -1964,9 +1964,9 @@ def _check_unpool(input, indices, output_size, dims):
             raise RuntimeError(f"max_unpooling{dims}d_forward_out_cpu(): Expected input to have "
                                f"non-zero size for non-batch dimensions, but got "
                                f"{list(input.shape)} with dimension {i} being empty.")
-    if input._data.dtype.kind not in "fV" and input.numel():
-        _no_kernel(f"max_unpool{dims}d", input)
     vol = int(np.prod(output_size))
+    if input._data.dtype.kind not in "fV" and input.numel() and vol:     # (an empty output
+        _no_kernel(f"max_unpool{dims}d", input)                         # runs no kernel)
     a = indices._data
     bad = (a < 0) | (a >= vol)
     if vol and bad.any():     # an empty output reads no index

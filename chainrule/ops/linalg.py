@@ -393,14 +393,15 @@ def _matmul_impl(t1, t2):
 
 def linear(input, weight, bias=None):
     """PyTorch's at::linear: addmm for 2-d input with bias, a flattened addmm for other
-    contiguous input with a bias of one dimension (or one that is not 1), matmul otherwise
-    (the bias added in place, so it may not broadcast the product to a larger shape)."""
+    contiguous input with a contiguous bias of one dimension (or one that is not 1), matmul
+    otherwise (the bias added in place, so it may not broadcast the product to a larger
+    shape)."""
     if input.dim() == 0 or weight.dim() == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
                            f"{input.dim()}D and {weight.dim()}D")
     if bias is not None and input.dim() == 2:
         return addmm(bias, input, weight.t())
-    if (bias is not None and input.is_contiguous()
+    if (bias is not None and input.is_contiguous() and bias.is_contiguous()
             and (bias.dim() == 1 or sum(n != 1 for n in bias.shape) == 1)):
         # no -1 in the reshape: an empty batch leaves it ambiguous
         rows = int(np.prod(input.shape[:-1]))

@@ -237,6 +237,14 @@ def _channel_count_of_1d():
     raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
 
 
+def _check_channel_sizes(channels, *params):
+    """The element-wise path broadcasts each 1-d parameter over the channels."""
+    for t in params:
+        if t is not None and t.size not in (1, channels):
+            raise RuntimeError(f"The size of tensor a ({channels}) must match the size of "
+                               f"tensor b ({t.size}) at non-singleton dimension 1")
+
+
 def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps):
     if x.ndim == 0:     # PyTorch's kernel sizes a list of ndim - 1 reduced dims
         raise RuntimeError("SmallVector unable to grow. Requested capacity (18446744073709551615) "
@@ -255,7 +263,12 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     a = _float(x, "batch_norm")
     mixed = _check_dtypes(x, weight, bias, running_mean, running_var)
     stats = np.float32 if mixed else x.dtype     # a half input's with float parameters
+    # PyTorch's CPU kernel for dense operands, else its element-wise path
+    fast = dense and all(t is None or t.flags.c_contiguous
+                         for t in (weight, bias, running_mean, running_var))
     if not training and not x.size:     # evaluation of nothing reads no channel count
+        if not fast and x.ndim > 1:     # but the element-wise path broadcasts its parameters
+            _check_channel_sizes(x.shape[1], running_mean, running_var, weight, bias)
         return x.copy(), np.empty(0, stats), np.empty(0, stats)
     if x.ndim == 1:
         _channel_count_of_1d()
@@ -285,17 +298,18 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     else:
         mean, invstd = running_mean, 1 / np.sqrt(running_var + eps)
         save_mean = save_invstd = np.empty(0, a.dtype)
-    if dense and all(t is None or t.flags.c_contiguous
-                     for t in (weight, bias, running_mean, running_var)):
-        # out = x * alpha + beta per channel, as PyTorch's CPU kernel computes it
-        alpha = invstd if weight is None else invstd * weight
-        beta = -mean * alpha if bias is None else bias - mean * alpha
+    if fast:
+        # out = x * alpha + beta per channel, as PyTorch's CPU kernel computes it; it reads
+        # an empty parameter's null data pointer as no parameter
+        alpha = invstd if weight is None or not weight.size else invstd * weight
+        beta = -mean * alpha if bias is None or not bias.size else bias - mean * alpha
         out = a * alpha.reshape(shape) + beta.reshape(shape)
     else:     # its element-wise path for strided operands: ((x - mean) * invstd) * w + b
         if any(t is not None and np.ndim(t) != 1 for t in (mean, invstd, weight, bias)):
             raise RuntimeError('t.defined() && t.dim() == 1 INTERNAL ASSERT FAILED at "/__w/'
                                'pytorch/pytorch/aten/src/ATen/native/Normalization.cpp":162, '
                                'please report a bug to PyTorch. ')
+        _check_channel_sizes(a.shape[1], mean, invstd, weight, bias)
         out = (a - mean.reshape(shape)) * invstd.reshape(shape)
         if weight is not None:
             out *= weight.reshape(shape)

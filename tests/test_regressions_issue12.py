@@ -1147,3 +1147,8 @@ def test_ldexp__checks_self_shape_before_the_kernel_dtype():
 @pytest.mark.parametrize("name", ["relu", "silu", "mish"])
 def test_none_for_the_input_tensor(name):
     same_error(lambda T: getattr(T.nn.functional, name)(None))
+
+
+def test_ldexp_complex_self_refuses_complex32_before_shapes():
+    # self * pow(2, other): pow refuses ComplexHalf before the product's shapes are checked
+    same_error(lambda T: T.ldexp(T.ones(3, 4, dtype=T.complex64), T.ones(0, 4, dtype=T.float16)))

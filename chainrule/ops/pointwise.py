@@ -1770,6 +1770,10 @@ def ldexp_(self, other):
         raise _not_tensor("ldexp_", "other", 1, other)
     if self._data.dtype.kind not in "fc":
         raise RuntimeError(f"ldexp can't be cast to the desired output type {self.dtype.legacy}")
+    if self._data.dtype.kind == "f" and other._data.dtype.kind in "biu":
+        # the integer-exponent kernel is a TensorIterator writing into self: its shapes first
+        from .inplace import _check_output_shape
+        _check_output_shape((self._data, other._data), self._data)
     return dispatch_inplace(_ldexp_row.op, (self, other), ())
 
 

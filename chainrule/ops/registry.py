@@ -713,7 +713,7 @@ _EXPANDS_SELF = frozenset(("addr",))
 
 # rows whose promotion does not tell whether they broadcast their inputs element-wise
 _BROADCASTS = {"addr": False, "clamp.Tensor": True, "clamp_min.Tensor": True,
-               "clamp_max.Tensor": True, "dist": True, "ldexp.Tensor": True}
+               "clamp_max.Tensor": True, "dist": True}
 
 
 def _check_recordable(op, dtype):

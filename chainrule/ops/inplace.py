@@ -22,6 +22,7 @@ from ..autograd import grad_mode
 from ..autograd.graph import (SavedInput, SavedOutput, SavedViewOutput, rebase_history,
                               refresh_view_history)
 from . import registry
+from .binding import _not_tensor
 
 __all__ = ["make_inplace", "check_inplace"]
 
@@ -153,9 +154,7 @@ def _check_tensor_inputs(op, inputs):
         x = inputs[i]
         if x is not None and not isinstance(x, Tensor):
             name = op.name.split(".")[0]
-            raise TypeError(f"{name if name.endswith('_') else name + '_'}(): argument "
-                            f"'{op.inputs[i]}' (position {i}) must be Tensor, not "
-                            f"{type(x).__name__}")
+            raise _not_tensor(name if name.endswith("_") else name + "_", op.inputs[i], i, x)
 
 
 def _check_output_shape(arrays, target):

@@ -45,8 +45,9 @@ from ..autograd import grad_mode
 from ..autograd.anomaly_mode import state as _anomaly
 from ..autograd.graph import (ERR_BACKWARD_TWICE, HOOKED, RELEASED, _ZERO_NRS, Node,
                               SavedHooked, SavedInput, SavedOutput, SavedViewOutput, _sequence,
-                              accumulator_of, current_hooks, raw_saved, refresh_view_history, unpack,
-                              unpack_hooked, unpack_input, unpack_output)
+                              accumulator_of, current_hooks, raw_saved, refresh_view_history,
+                              unpack, unpack_hooked, unpack_input, unpack_output)
+from .binding import _not_tensor
 
 __all__ = ["op", "OPS", "FUNCTIONS", "public", "dispatch", "PROMOTE", "FLOAT", "NONE", "CAST",
            "EXACT", "SAME_DTYPE", "out_cast", "out_exact", "out_as_dtype", "out_variant",
@@ -331,7 +332,8 @@ def requires_grad_key(inputs):
     return sum(1 << i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad)
 
 
-_INPUT, _LIST, _LIST_SHAPES, _OUTPUT, _SHAPE, _PARAM, _STRIDES, _DTYPE = range(8)  # save-plan kinds
+# save-plan kinds
+_INPUT, _LIST, _LIST_SHAPES, _OUTPUT, _SHAPE, _PARAM, _STRIDES, _DTYPE = range(8)
 _NOTHING_SAVED = types.MappingProxyType({})   # shared by nodes that save nothing; read-only
 
 
@@ -620,9 +622,8 @@ def dispatch(op, inputs, params):
                 number_category = c
         else:
             name = op.inputs[len(arrays)]
-            raise TypeError(f"{op.name.split('.')[0]}(): argument "
-                            f"'{'input' if name == 'self' else name}' (position {len(arrays) + 1}) "
-                            f"must be Tensor, not {type(x).__name__}")
+            raise _not_tensor(op.name.split(".")[0], "input" if name == "self" else name,
+                              len(arrays) + 1, x)
     if first is not None and first.kind in "iu" and op.name in _WRAPPED_INTS and (
             number_category == 1 or any(type(params[i]) is int for i in _WRAPPED_INTS[op.name])):
         # (only with a Python int to wrap: the result type of uint16 and bool is itself an
@@ -659,8 +660,7 @@ def dispatch(op, inputs, params):
         if not op.list_input and inputs and inputs[0] is None:
             # None for a required tensor (optional ones are None too, so this is checked
             # only when the kernel has failed on it)
-            raise TypeError(f"{op.name.split('.')[0]}(): argument 'input' (position 1) must "
-                            "be Tensor, not NoneType") from None
+            raise _not_tensor(op.name.split(".")[0], "input", 1, None) from None
         raise
     if op.n_outputs == 1:
         if type(out) is not _ndarray:

@@ -23,6 +23,7 @@ from .._dims import sizes_str, wrap_dim
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from .aliasing import unfold_backward, view_as_complex, view_as_real
+from .binding import _not_tensor
 from .padding import constant_pad_nd
 from .pointwise import where
 from .registry import FUNCTIONS, op, public
@@ -434,7 +435,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     _istft_int("win_length", 0, win_length)
     if window is not None and not isinstance(window, Tensor):
         # (torch.istft passes window on by keyword: no position)
-        raise TypeError(f"istft(): argument 'window' must be Tensor, not {_type_of(window)}")
+        raise _not_tensor("istft", "window", None, window)
     _istft_int("length", 0, length)
     if window is None:
         _warn_once(_ISTFT_WINDOW_WARNING)

@@ -26,6 +26,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
+from .binding import Signature
 from .pointwise import _conj, _not_for, where
 from . import registry
 from .registry import (FLOAT, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, check_broadcast,
@@ -1763,18 +1764,22 @@ def _check_int(value, fn, name, position):
 
 def _check_n(n, fn):
     _check_int(n, fn, "n", 1)
+    _nonnegative_n(n)
+
+
+def _nonnegative_n(n):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+
+
+_POLYGAMMA = Signature("polygamma(int n, Tensor input)")
 
 
 @public("polygamma", method=False, out=True)
 def polygamma(n, input):
     """The n-th derivative of the digamma function (n = 0: digamma itself)."""
-    _check_int(n, "polygamma", "n", 1)
-    if not isinstance(input, Tensor):       # the parser's type checks before n's value
-        raise TypeError("polygamma(): argument 'input' (position 2) must be Tensor, not "
-                        f"{type(input).__name__}")
-    _check_n(n, "polygamma")
+    _POLYGAMMA.check(n, input)      # the parser's type checks, before n's value
+    _nonnegative_n(n)
     return _polygamma_row(int(n), input)
 
 

@@ -10,7 +10,7 @@ from ..ops import decompositions as _d
 from ..ops import linalg as _l
 from ..ops.binding import Signature as _Signature
 from ..ops.decompositions import LinAlgError
-from ..ops.reduction import vector_norm as _vector_norm_row
+from ..ops.reduction import VECTOR_NORM as _VECTOR_NORM, vector_norm as _vector_norm_row
 from ..ops.registry import CAST as _CAST, EXACT as _EXACT, out_cast as _out_cast
 from ..ops.registry import out_exact as _out_exact
 from ..ops.registry import check_out_grad as _check_out_grad, check_out_kind as _check_out_kind
@@ -89,8 +89,7 @@ def _matmul(input, other):
     return _l._matmul_impl(input, other)
 
 
-@_Signature("linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, "
-            "bool keepdim=False, *, ScalarType? dtype=None)").bind
+@_VECTOR_NORM.bind
 def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """torch.linalg.vector_norm: the ord-norm of x over dim (all of x by default)."""
     return _vector_norm_row(x, ord, dim, keepdim, dtype=dtype)

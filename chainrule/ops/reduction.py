@@ -17,7 +17,7 @@ from .._creation import arange, ones, zeros_like
 from .._dtype import FROM_NP
 from ..autograd import grad_mode
 from .._dims import sizes_str, wrap_dim, wrap_dims
-from .binding import Overloads, declare, type_name
+from .binding import Overloads, Signature, declare
 from .pointwise import where
 from .registry import EXACT, FLOAT, FUNCTIONS, op, out_as_dtype, out_cast, out_exact, public
 from .shape import cat
@@ -612,15 +612,17 @@ vector_norm = op("linalg_vector_norm", "LinalgVectorNormBackward0",
                  function=False, method=False, self=_vector_norm_backward)
 
 
+VECTOR_NORM = Signature("linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, "
+                        "bool keepdim=False, *, ScalarType? dtype=None)")
+
+
 @public("norm", out=EXACT, out_name="linalg_vector_norm")
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector norm over `dim` (all dims for None): p a number, inf, -inf, 0, or 'fro' (2)."""
     if isinstance(dim, int):
         dim = (dim,)
-    if dim and type(dim[0]) in (bool, np.bool_):
-        # PyTorch's Python norm passes dim on as a list, which linalg_vector_norm's parser reads
-        raise TypeError("linalg_vector_norm(): argument 'dim' (position 3) must be tuple of "
-                        f"ints, but found element of type {type_name(dim[0])} at pos 0")
+    # PyTorch's Python norm passes dim on, as a list, to linalg_vector_norm's binding
+    VECTOR_NORM.check(input, 2, dim)
     if dim is not None:
         dim = tuple(int(d) if type(d) is bool else d for d in dim)    # later bools are ints
     if isinstance(p, str):

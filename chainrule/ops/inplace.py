@@ -61,6 +61,10 @@ def check_inplace(self, records):
                            "operation.")
 
 
+# in-place rows that give an integer or bool self no history (PyTorch's copy_ checks)
+_NO_INT_HISTORY = frozenset(("copy",))
+
+
 def dispatch_inplace(op, inputs, params):
     if registry.FORWARD_AD is not None:
         return registry.FORWARD_AD(op, inputs, params, dispatch_inplace)
@@ -190,9 +194,6 @@ def _check_common_dtype(op, inputs, params, target):
 # Views that overlap without a zero stride (as_strided) PyTorch cannot detect cheaply and
 # lets through; so does chainrule.
 _OVERLAP_OK = frozenset(("zero", "fill_.Scalar"))
-
-# in-place rows that give an integer or bool self no history (PyTorch's copy_ checks)
-_NO_INT_HISTORY = frozenset(("copy",))
 _OVERLAP_DEPRECATED = {"index_put": "index_put_", "_index_put_impl_": "index_put_",
                        "masked_fill.Scalar": "masked_fill_", "masked_fill.Tensor": "masked_fill_"}
 

@@ -626,13 +626,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     return out
 
 
-# torch.embedding_bag's declaration of nine arguments
-_EMBEDDING_BAG = _checker("embedding_bag(Tensor weight, Tensor indices, Tensor offsets, "
-                          "bool scale_grad_by_freq, int mode, bool sparse, "
-                          "Tensor? per_sample_weights, bool include_last_offset, "
-                          "int? padding_idx)")
-
-
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
                   mode="mean", sparse=False, per_sample_weights=None,
                   include_last_offset=False, padding_idx=None):
@@ -686,8 +679,6 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                   "per_sample_weights is only supported for mode='sum' "
                                   f"(got mode='{mode}'). Please open a feature request on "
                                   "GitHub.")
-    _EMBEDDING_BAG(weight, input, offsets, scale_grad_by_freq, mode_enum, sparse,
-                   per_sample_weights, include_last_offset, padding_idx)
     return _ops.embedding_bag(weight, input, offsets, scale_grad_by_freq, mode_enum, sparse,
                               per_sample_weights, include_last_offset, padding_idx)[0]
 

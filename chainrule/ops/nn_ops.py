@@ -18,7 +18,7 @@ from .._tensor import Tensor, make_tensor
 from .._dims import wrap_dim, wrap_dims
 from ..autograd import grad_mode
 from .indexing import _accumulate, _index_select, index_select
-from .binding import Signature, declare
+from .binding import Overloads, Signature, declare
 from .padding import _fill_value
 from .pointwise import (_conj, _erf_erfc, _neg, _not_for, _opmath, _refuse_bool_sub, _zeros, mul,
                         threshold_backward, where)
@@ -2061,6 +2061,12 @@ def _embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=Fal
 
 
 @public(method=False)
+@Overloads("embedding_bag", [
+    "(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, "
+    "bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx)",
+    "(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = False, "
+    "int mode = 0, bool sparse = False, Tensor per_sample_weights = None, "
+    "bool include_last_offset = False)"], method_lines=[], fast=(1,)).bind
 def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
                   per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sums, means or maxima of bags of embedding rows (bag i: indices[offsets[i]:

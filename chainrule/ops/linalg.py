@@ -905,7 +905,12 @@ addmv = op("addmv", "AddmvBackward0", "self, mat, vec, *, beta=1, alpha=1", _add
            vec=lambda grad, mat, alpha: _times(mat.t().conj().mv(grad), alpha))
 
 
-def _bad_inplace(self, shape):
+def _bad_inplace(self, shape, dtype=None):
+    """The structured kernels' check of an in-place result: the dtype the op computes in
+    (when it is not self's own), then the shape."""
+    if dtype is not None and dtype != self.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {self.dtype.cpp} and output "
+                           f"tensor dtype {dtype.cpp} should match")
     if tuple(self.shape) != tuple(shape):
         raise RuntimeError(f"Bad in-place call: input tensor size {sizes_str(self.shape)} and "
                            f"output tensor size {sizes_str(shape)} should match")
@@ -1034,7 +1039,8 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     out-of-place checks; a self of more dimensions fails in expand)."""
     if all(isinstance(t, Tensor) for t in (self, batch1, batch2)) and self.dim() <= 3:
         _baddbmm_checks(self._data, batch1._data, batch2._data)
-        _bad_inplace(self, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+        # the result takes batch2's dtype
+        _bad_inplace(self, (batch1.shape[0], batch1.shape[1], batch2.shape[2]), batch2.dtype)
     return dispatch_inplace(baddbmm.op, (self, batch1, batch2), (beta, alpha))
 
 

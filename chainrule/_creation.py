@@ -274,7 +274,14 @@ def is_tensor(obj):
 
 
 def numel(input):
-    return input._data.size
+    try:
+        return input._data.size
+    except AttributeError:
+        # the parser's error (numel is hot: a bound declaration would cost it more than half)
+        if isinstance(input, Tensor):
+            raise
+        from .ops.binding import _not_tensor
+        raise _not_tensor("numel", "input", 1, input) from None
 
 
 def _size(size, name, keyword=None):
@@ -518,7 +525,13 @@ def _like_array(input, dtype, memory_format, fname):
     lays out others as suggest_memory_format says; other formats as asked."""
     from ._tensor import memory_format_arg, preserve_format, suggest_memory_format
     from ._tensor import to_memory_format
-    a = input._data
+    try:
+        a = input._data
+    except AttributeError:     # zeros_like(None): the parser's error, at no cost otherwise
+        if isinstance(input, Tensor):
+            raise
+        from .ops.binding import _not_tensor
+        raise _not_tensor(fname, "input", 1, input) from None
     d = (dtype or input.dtype).np
     if memory_format is None and a.flags.c_contiguous and 1 not in a.shape and a.size:
         # preserve_format of a contiguous input, directly (a dim of size 1 or 0 may carry

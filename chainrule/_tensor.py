@@ -259,7 +259,14 @@ class Tensor:
 
     def detach(self):
         """A tensor sharing memory and version counter, outside the graph."""
-        return make_tensor(self._data, False, None, 0, self._vc)
+        try:
+            return make_tensor(self._data, False, None, 0, self._vc)
+        except AttributeError:
+            # torch.detach(None) (this is torch.detach too): the parser's error, at no cost
+            if isinstance(self, Tensor):
+                raise
+            from .ops.binding import _not_tensor
+            raise _not_tensor("detach", "input", 1, self) from None
 
     def detach_(self):
         """Detach this tensor from the graph in place, making it a leaf."""

@@ -17,7 +17,7 @@ from ..ops.binding import Signature as _Signature
 from ..ops.conv import _checker
 from ..ops.linalg import linear as _linear, matmul as _matmul
 from ..ops.registry import attach_not_implemented, check_broadcast
-from ..ops.pointwise import relu as _relu, sigmoid, tanh, where as _where
+from ..ops.pointwise import relu as _relu, where as _where
 from ..ops import padding as _padding
 from ..ops.conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
                         conv1d, conv2d, functional_max_pool1d as max_pool1d,
@@ -114,8 +114,18 @@ def relu(input, inplace=False):
     return input.relu_() if inplace else _relu(input)
 
 
+@_Signature("relu_(Tensor input)").bind
 def relu_(input):
     return input.relu_()
+
+
+# PyTorch's are Python functions calling the method: a non-Tensor is an AttributeError
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def tanh(input):
+    return input.tanh()
 
 
 def _number(v):
@@ -519,6 +529,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 # ---- the rest -----------------------------------------------------------------------------
 
+@_Signature("one_hot(Tensor input, int num_classes=-1)").bind
 def one_hot(tensor, num_classes=-1):
     if tensor.dtype != _int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")

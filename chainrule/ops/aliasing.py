@@ -765,3 +765,5 @@ declare("narrow_copy(Tensor input, int dim, SymInt start, SymInt length)",
         "slice_scatter(Tensor input, Tensor src, int dim=0, SymInt? start=None, "
         "SymInt? end=None, SymInt step=1)",
         "diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)")
+declare("detach_(Tensor input)", "view_as_complex_copy(Tensor input, *, Tensor? out=None)",
+        method=False)

@@ -14,6 +14,7 @@ import numpy as np
 from .._dims import sizes_str, wrap_dim
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
+from .binding import Overloads, _not_tensor, declare
 from .linalg import _broadcast_batch, _copy_out, _matmul_impl as _mm
 from .registry import (EXACT, FUNCTIONS, NOT_IMPLEMENTED, no_derivative, not_implemented,
                        op, out_cast, public)
@@ -1801,6 +1802,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """torch.linalg.matrix_norm: 'fro', 'nuc', 2, -2 (largest / smallest singular value),
     1, -1, inf, -inf (max / min absolute column / row sum), composed as PyTorch does."""
     from ..ops.reduction import vector_norm
+    if not isinstance(A, Tensor):
+        # the parser's error (both of PyTorch's declarations take a lone input)
+        raise _not_tensor("linalg_matrix_norm", "input", 1, A)
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
@@ -2271,7 +2275,12 @@ def _removed(name):
     message, method = _REMOVED[name]
 
     def deco(f):
+        # PyTorch's Python function binds its arguments before it raises: torch.lstsq(x) is
+        # Python's TypeError for the missing argument, under the function's name
+        f.__qualname__ = name
+
         def function(*args, **kwargs):
+            f(*args, **kwargs)
             raise RuntimeError(message)
         function.__name__ = function.__qualname__ = name
         function.__signature__ = __import__("inspect").signature(f)
@@ -2361,3 +2370,11 @@ def pca_lowrank(A, q=None, center=True, niter=2):
     if not center:
         return _svd_lowrank(A, q, niter)
     return _svd_lowrank(A - A.mean(dim=(-2,), keepdim=True), q, niter)
+
+
+# Note [Argument parser checks]: PyTorch's declarations of the functions above
+declare("logdet(Tensor input)", "svd(Tensor input, bool some=True, bool compute_uv=True)",
+        Overloads("nuclear_norm", ["(Tensor input, tuple of ints dim, bool keepdim = False, *, "
+                                   "Tensor out = None)",
+                                   "(Tensor input, bool keepdim = False, *, Tensor out = None)"],
+                  fast=(0, 1)), method=False)

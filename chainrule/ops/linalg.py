@@ -1633,6 +1633,7 @@ _pdist_row = op("_pdist_forward", "PdistBackward0", "self, p=2", _pdist_forward,
 
 
 @public("pdist", method=False)
+@Signature("pdist(Tensor input, float p=2)").bind    # (bound here: F.pdist is this function)
 def pdist(input, p=2):
     """p-norm distances between each pair of rows of a 2-D input (upper triangle, row order)."""
     if input.dim() != 2:

@@ -1608,6 +1608,8 @@ def rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generato
 
 
 @public(method=False)
+@Signature("rrelu_(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, "
+           "bool training=False, Generator? generator=None)").bind
 def rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
     """In-place rrelu."""
     from .inplace import dispatch_inplace

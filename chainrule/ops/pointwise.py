@@ -17,7 +17,7 @@ from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from . import registry
-from .binding import _bad_arguments, _not_tensor
+from .binding import Overloads, _bad_arguments, _not_tensor, declare
 from .registry import (FLOAT, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE,
                        no_derivative, op, out_cast, out_exact, out_without_derivative, public)
 
@@ -2276,7 +2276,12 @@ _real_part, _imag_part = _complex_part(0), _complex_part(1)
 def real(input):
     """The real part of input: a view when input is complex, input itself otherwise."""
     # (is_complex, not _data: a vmap-batched tensor has none)
-    return _real_part(input) if input.is_complex() else input
+    try:
+        return _real_part(input) if input.is_complex() else input
+    except AttributeError:    # the parser's error, at no cost to a call with a Tensor
+        if isinstance(input, Tensor):
+            raise
+        raise _not_tensor("real", "input", 1, input) from None
 
 
 @public("imag", method=False)
@@ -2297,3 +2302,26 @@ def _set_imag(self, value):
 
 Tensor.real = property(real, _set_real, doc="The real part (a view of a complex tensor).")
 Tensor.imag = property(imag, _set_imag, doc="The imaginary part (a view of a complex tensor).")
+
+
+# Note [Argument parser checks]: the functions above that PyTorch binds by declaration; a
+# non-Tensor input is the parser's TypeError, not an AttributeError from inside
+declare("abs_(Tensor input)", "positive(Tensor input)", "resolve_conj(Tensor input)",
+        "resolve_neg(Tensor input)", "imag(Tensor input)",
+        "conj_physical(Tensor input, *, Tensor? out=None)",
+        *(Overloads(name, ["(Tensor input, Tensor min = None, Tensor max = None)",
+                           "(Tensor input, Number min = None, Number max = None)"], fast=(1,))
+          for name in ("clamp_", "clip_")),
+        Overloads("where", ["(Tensor condition)",
+                            "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
+                            "(Tensor condition, Number self, Tensor other)",
+                            "(Tensor condition, Tensor input, Number other)",
+                            "(Tensor condition, Number self, Number other)"], fast=(1, 0)),
+        method=False)
+# an alias's own name is the one PyTorch's parser reports (the row's is the op's)
+declare(*(f"{name}(Tensor input, *, Tensor? out=None)" for name in (
+            "absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "fix",
+            "negative", "square")),
+        *(f"{name}_(Tensor input)" for name in (
+            "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "fix", "negative",
+            "square")), method=False)

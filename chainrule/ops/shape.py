@@ -18,7 +18,7 @@ from .._tensor import (Size, Tensor, contiguous_format, is_in_format, make_tenso
                        to_memory_format)
 from ..autograd.grad_mode import no_grad
 from .._dims import sizes_str, wrap_dim, wrap_dims
-from .binding import Overloads, Signature, _ints, declare
+from .binding import Overloads, Signature, _ints, _not_tensor, declare
 from .binding import _is_int as _parser_int
 from .registry import PROMOTE, check_broadcast, op, out_cast, public
 
@@ -142,7 +142,14 @@ def reshape(input, *shape):
     """A view with a new shape when possible, else a contiguous copy."""
     if not _plain_ints(shape):
         _varargs(_RESHAPE, input, shape)
-    a = input._data
+    try:
+        a = input._data
+    except AttributeError:
+        # torch.reshape(None, ...): the parser's error, at no cost (a bound declaration's
+        # check of the shape would cost reshape a tenth)
+        if isinstance(input, Tensor):
+            raise
+        raise _not_tensor("reshape", "input", 1, input) from None
     shape = _infer_shape(_shape_args(shape), a.size)
     if a.flags.c_contiguous:
         return view_(input, shape)
@@ -1262,8 +1269,15 @@ _conj_row = op("conj", "ConjBackward0", "self", _conj_forward, function=False, m
 @public("conj")
 def conj(input):
     """Complex conjugate; real tensors are returned as they are."""
-    if not input.is_complex():     # (not _data: a vmap-batched tensor has none)
-        return input
+    try:
+        if not input.is_complex():     # (not _data: a vmap-batched tensor has none)
+            return input
+    except AttributeError:
+        # the parser's error, at no cost to a call with a Tensor (conj is hot; a bound
+        # declaration would cost it more than half again)
+        if isinstance(input, Tensor):
+            raise
+        raise _not_tensor("conj", "input", 1, input) from None
     return _conj_row(input)
 
 
@@ -1379,3 +1393,5 @@ declare("flip(Tensor input, int[] dims)", "tile(Tensor input, SymInt[] dims)",
 declare(*(f"{name}{_OTHER}" for name in ("view_as", "reshape_as", "expand_as")),
         function=False)
 declare("split_with_sizes(Tensor input, SymInt[] split_sizes, int dim=0)")
+declare("ravel(Tensor input)", "adjoint(Tensor input)", "fliplr(Tensor input)",
+        "flipud(Tensor input)", method=False)

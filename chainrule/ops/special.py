@@ -26,7 +26,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, make_tensor
 from ..autograd import grad_mode
-from .binding import Signature
+from .binding import Signature, declare
 from .pointwise import _conj, _not_for, where
 from . import registry
 from .registry import (FLOAT, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, check_broadcast,
@@ -2219,3 +2219,7 @@ _dirichlet_grad = op(
     "_dirichlet_grad", NOT_IMPLEMENTED, "x, alpha, total", _dirichlet_grad_forward,
     method=False, out=False, x=no_derivative("aten::_dirichlet_grad"),
     alpha=no_derivative("aten::_dirichlet_grad"), total=no_derivative("aten::_dirichlet_grad"))
+
+
+# Note [Argument parser checks]: PyTorch's declarations of the functions above
+declare("i0_(Tensor input)", "sinc_(Tensor input)", method=False)

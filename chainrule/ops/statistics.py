@@ -31,7 +31,7 @@ from ..autograd import grad_mode
 from .aliasing import (_squeeze_dim_inplace as _squeeze_, _transpose_row as _transpose_,
                        _unsqueeze_row as _unsqueeze_)
 from .nn_ops import div_scalar, mul_scalar
-from .binding import Overloads, _bad_arguments, declare
+from .binding import Overloads, _bad_arguments, _not_tensor, declare
 from .pointwise import _checked_scalar, _promoted, _refuse_bool_sub, where
 from .reduction import (_evenly_distribute_backward, _reduce_dims, _select_backward,
                         _squared_deviations, _sum_backward, _MOMENT_ACC, _unsqueeze_to, _numel,
@@ -1050,6 +1050,10 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """Estimates of the derivative of `input` along each of `dim` (all dims for None) by
     central differences, one-sided at the edges (first or second order), with unit, scalar,
     per-dim scalar or coordinate spacing. Returns one tensor per dim."""
+    if not isinstance(input, Tensor):
+        # the one overload of PyTorch's seven that takes a lone input names it (the spacing
+        # kinds are more than a Signature spells: none is declared)
+        raise _not_tensor("gradient", "input", 1, input)
     if input.dtype is _dtype.uint8:
         raise RuntimeError("torch.gradient does not support uint8 input.")
     listed = isinstance(spacing, (list, tuple))
@@ -1102,21 +1106,15 @@ def _check_dx(name, dx):
         raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
 
 
+# PyTorch's declarations, bound at the bottom (Note [Argument parser checks])
 _TRAPEZOID_OVERLOADS = ("(Tensor y, Tensor x, *, int dim = -1)",
                         "(Tensor y, *, Number dx = 1, int dim = -1)")
 _TRAPZ_OVERLOADS = ("(Tensor y, *, float dx = 1, int dim = -1)",
                     "(Tensor y, Tensor x, *, int dim = -1)")
 
 
-def _trapezoid_args(name, y, x):
-    if x is not None and not isinstance(x, Tensor):
-        raise _bad_arguments(name, (y, x),
-                             _TRAPZ_OVERLOADS if name == "trapz" else _TRAPEZOID_OVERLOADS)
-
-
 def _trapezoid(name):
     def function(y, x=None, *, dx=None, dim=-1):
-        _trapezoid_args(name, y, x)
         d = wrap_dim(dim, y.dim())
         if x is not None and dx is not None:
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
@@ -1151,7 +1149,6 @@ trapz = public("trapz", method=False)(_trapezoid("trapz"))
 @public("cumulative_trapezoid", method=False)
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The cumulative trapezoidal rule along `dim` (samples at `x`, or `dx` apart)."""
-    _trapezoid_args("cumulative_trapezoid", y, x)
     d = wrap_dim(dim, y.dim())
     if x is None:
         if y.dtype is _dtype.bool:
@@ -1765,3 +1762,11 @@ declare("cov(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? a
 # softmax's rows are nn_ops', which this module follows
 declare("softmax(Tensor input, int dim, ScalarType? dtype=None)",
         "log_softmax(Tensor input, int dim, ScalarType? dtype=None)")
+declare("corrcoef(Tensor input)", method=False)
+declare(Overloads("trapezoid", _TRAPEZOID_OVERLOADS, fast=(0, 1)),
+        Overloads("trapz", _TRAPZ_OVERLOADS, fast=(0, 1)),
+        Overloads("cumulative_trapezoid", _TRAPEZOID_OVERLOADS, fast=(0, 1)),
+        Overloads("histogramdd", [f"(Tensor input, {bins} bins, tuple of floats range = None, "
+                                  "Tensor weight = None, bool density = False)"
+                                  for bins in ("int", "tuple of ints", "tuple of Tensors")],
+                  fast=(0, 1, 2)), method=False)

@@ -58,15 +58,7 @@ KNOWN = {
                   "norm (ops/reduction.py) checks linalg_vector_norm's declaration (TypeError)",
     "torch.addmv_": "PyTorch's one-declaration 'invalid combination' form; chainrule names the "
                     "argument (ops/inplace.py's check)",
-    **dict.fromkeys(("torch.clamp", "torch.clip"),
-                    "PyTorch lists clamp's two declarations; the clamp row (hot) names the "
-                    "input, and clip's message is clamp's"),
-    **dict.fromkeys(("torch.argwhere", "torch.msort", "torch.det", "torch.inverse", "torch.lu",
-                     "torch.matrix_exp", "torch.pinverse", "torch.qr", "torch.slogdet",
-                     "torch.selu", "torch.selu_", "torch.nn.functional.selu_",
-                     "torch.linalg.norm"), _OTHER_OP),
-    **dict.fromkeys(("torch.linalg.matrix_rank", "torch.linalg.pinv"),
-                    "PyTorch lists the declarations (tensor or float tolerances): not declared"),
+    **dict.fromkeys(("torch.argwhere", "torch.msort"), _OTHER_OP + " (ops/sorting.py)"),
     **dict.fromkeys(("torch.special.airy_ai", "torch.special.scaled_modified_bessel_k0",
                      "torch.special.scaled_modified_bessel_k1",
                      "torch.special.spherical_bessel_j0"), _NONE_NAMED_INPUT),

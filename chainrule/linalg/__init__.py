@@ -8,7 +8,7 @@ import functools
 from .._tensor import Tensor as _Tensor
 from ..ops import decompositions as _d
 from ..ops import linalg as _l
-from ..ops.binding import Signature as _Signature
+from ..ops.binding import Overloads as _Overloads, Signature as _Signature
 from ..ops.decompositions import LinAlgError
 from ..ops.reduction import VECTOR_NORM as _VECTOR_NORM, vector_norm as _vector_norm_row
 from ..ops.registry import CAST as _CAST, EXACT as _EXACT, out_cast as _out_cast
@@ -172,4 +172,19 @@ for _text in ("linalg_diagonal(Tensor A, *, int offset=0, int dim1=-2, int dim2=
     _sig = _Signature(_text)
     _name = _sig.name[len("linalg_"):]
     globals()[_name] = _sig.bind(globals()[_name])
-del _text, _sig, _name
+_TOLERANCES = ("(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, "
+               "Tensor out = None)",
+               "(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, "
+               "Tensor out = None)",
+               "(Tensor input, Tensor {0}, bool hermitian = False, *, Tensor out = None)",
+               "(Tensor input, float {0}, bool hermitian = False, *, Tensor out = None)")
+_NORM_DIMS = ("tuple of ints[1] dim = None, bool keepdim = False, *, torch.dtype dtype = None, "
+              "Tensor out = None)")
+for _sig in (_Overloads("linalg_matrix_rank", [t.format("tol") for t in _TOLERANCES],
+                        fast=(0, 1)),
+             _Overloads("linalg_pinv", [t.format("rcond") for t in _TOLERANCES], fast=(0, 1)),
+             _Overloads("linalg_norm", [f"(Tensor input, Number ord = None, {_NORM_DIMS}",
+                                        f"(Tensor input, str ord, {_NORM_DIMS}"], fast=(0,))):
+    _name = _sig.name[len("linalg_"):]
+    globals()[_name] = _sig.bind(globals()[_name])
+del _text, _sig, _name, _TOLERANCES, _NORM_DIMS

@@ -1235,6 +1235,9 @@ _LU = ("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg
 @public("lu", method=False)
 def lu(A, pivot=True, get_infos=False, out=None):
     """Deprecated: (LU, pivots), and infos with get_infos=True."""
+    if not isinstance(A, Tensor):
+        # PyTorch's Python lu passes A on to _lu_with_info, whose parser refuses it
+        raise _not_tensor("_lu_with_info", "input", 1, A)
     return _lu(A, pivot, get_infos, out)
 
 
@@ -2374,6 +2377,9 @@ def pca_lowrank(A, q=None, center=True, niter=2):
 
 # Note [Argument parser checks]: PyTorch's declarations of the functions above
 declare("logdet(Tensor input)", "svd(Tensor input, bool some=True, bool compute_uv=True)",
+        "det(Tensor input)", "inverse(Tensor input, *, Tensor? out=None)",
+        "slogdet(Tensor input)", "pinverse(Tensor input, float rcond=1e-15)",
+        "qr(Tensor input, bool some=True)",
         Overloads("nuclear_norm", ["(Tensor input, tuple of ints dim, bool keepdim = False, *, "
                                    "Tensor out = None)",
                                    "(Tensor input, bool keepdim = False, *, Tensor out = None)"],

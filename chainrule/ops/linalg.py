@@ -1757,3 +1757,8 @@ def linalg_vander(x, *, N=None):
     result = x_.unsqueeze(-1).expand(shape + [n - 1]).cumprod(-1)
     ones = result.new_ones(shape + [1])
     return _cat([ones, result], -1)
+
+
+# Note [Argument parser checks]: torch.matrix_exp is named as itself (its row's name is
+# linalg_matrix_exp)
+declare("matrix_exp(Tensor input)", method=False)

@@ -1384,12 +1384,14 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 @public(method=False)
+@Signature("selu(Tensor input)").bind
 def selu(input):
     """selu: elu with PyTorch's SELU constants (its node is EluBackward0)."""
     return elu(input, SELU_ALPHA, SELU_SCALE, 1.0)
 
 
 @public(method=False)
+@Signature("selu_(Tensor input)").bind   # (bound here: F.selu_ is this function)
 def selu_(input):
     """In-place selu (EluBackward1)."""
     return _inplace(elu_inplace, input, SELU_ALPHA, SELU_SCALE, 1.0)

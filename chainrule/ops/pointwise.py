@@ -2312,6 +2312,11 @@ declare("abs_(Tensor input)", "positive(Tensor input)", "resolve_conj(Tensor inp
         *(Overloads(name, ["(Tensor input, Tensor min = None, Tensor max = None)",
                            "(Tensor input, Number min = None, Number max = None)"], fast=(1,))
           for name in ("clamp_", "clip_")),
+        *(Overloads(name, ["(Tensor input, Tensor min = None, Tensor max = None, *, "
+                           "Tensor out = None)",
+                           "(Tensor input, Number min = None, Number max = None, *, "
+                           "Tensor out = None)"], fast=(1,))
+          for name in ("clamp", "clip")),
         Overloads("where", ["(Tensor condition)",
                             "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
                             "(Tensor condition, Number self, Tensor other)",

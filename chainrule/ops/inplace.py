@@ -71,7 +71,11 @@ def dispatch_inplace(op, inputs, params):
     self = inputs[0]
     if not op.number_inputs:
         _check_tensor_inputs(op, inputs)
-    if self._data.dtype.kind in "iu" and op.name in registry._WRAPPED_INTS:
+    try:
+        kind = self._data.dtype.kind
+    except AttributeError:      # torch.exp_(None): the parser's error, at no cost otherwise
+        raise _not_tensor(_inplace_name(op), "input", 1, self) from None
+    if kind in "iu" and op.name in registry._WRAPPED_INTS:
         inputs, params = registry.wrap_ints(op, inputs, params, self._data.dtype)
     # a view requires grad when its base does (even one made in no_grad mode); an integer
     # or bool self records too (`int_tensor.lt_(x)` gets LtBackward1 in PyTorch; what it
@@ -79,7 +83,7 @@ def dispatch_inplace(op, inputs, params):
     records = _state.grad_enabled and op.node_cls is not None and (any(
         isinstance(x, Tensor) and x._requires_grad for x in inputs) or (
         self._base is not None and self._base._requires_grad)) and (
-        self._data.dtype.kind in registry._DIFFERENTIABLE_KINDS
+        kind in registry._DIFFERENTIABLE_KINDS
         or op.name not in _NO_INT_HISTORY)
     check_inplace(self, records)
     if self._base is not None:
@@ -157,8 +161,12 @@ def _check_tensor_inputs(op, inputs):
     for i in range(1, len(inputs)):
         x = inputs[i]
         if x is not None and not isinstance(x, Tensor):
-            name = op.name.split(".")[0]
-            raise _not_tensor(name if name.endswith("_") else name + "_", op.inputs[i], i, x)
+            raise _not_tensor(_inplace_name(op), op.inputs[i], i, x)
+
+
+def _inplace_name(op):
+    name = op.name.split(".")[0]
+    return name if name.endswith("_") else name + "_"
 
 
 def _check_output_shape(arrays, target):

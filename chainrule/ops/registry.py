@@ -610,6 +610,8 @@ def dispatch(op, inputs, params):
             elif a.dtype is not first:
                 mixed = True
         elif x is None:
+            if not arrays:      # an op's first input is never optional
+                raise _not_tensor(op.name.split(".")[0], "input", 1, None)
             arrays.append(x)
         elif op.number_inputs:
             c = _NUMBER_CATEGORY.get(type(x), 9)    # 9: not a plain number, promote fully
@@ -655,12 +657,6 @@ def dispatch(op, inputs, params):
     except NotImplementedError:     # a kernel refusing a dtype
         if op.broadcasts:
             check_broadcast(arrays)
-        raise
-    except AttributeError:
-        if not op.list_input and inputs and inputs[0] is None:
-            # None for a required tensor (optional ones are None too, so this is checked
-            # only when the kernel has failed on it)
-            raise _not_tensor(op.name.split(".")[0], "input", 1, None) from None
         raise
     if op.n_outputs == 1:
         if type(out) is not _ndarray:

@@ -1,5 +1,6 @@
-"""Regression tests for what the eighth long fuzz run left open (issue 12): torch.embedding_bag's
-declarations, baddbmm_'s in-place dtype check."""
+"""Regression tests for what the eighth and ninth long fuzz runs left open (issue 12):
+torch.embedding_bag's declarations, baddbmm_'s in-place dtype check, dist promoting into
+complex32."""
 import pytest
 
 from helpers import same, same_error
@@ -52,3 +53,18 @@ def test_baddbmm__result_takes_batch2s_dtype(n, dtypes):
 def test_baddbmm__of_matching_dtypes_runs():
     same(lambda T: T.zeros(0, 3, 5, dtype=T.float16).baddbmm_(
         T.ones(0, 3, 4, dtype=T.float16), T.ones(0, 4, 5, dtype=T.float16)))
+
+
+@pytest.mark.parametrize("p", [2, 1, 0, 3, float("inf")])
+@pytest.mark.parametrize("z", [1 + 1j, complex(1, float("inf"))])
+def test_dist_promoting_into_complex32(p, z):
+    # a complex 0-d with half tensors promotes to complex32, whose norm PyTorch computes
+    same(lambda T: T.dist(T.tensor(z, dtype=T.complex64),
+                          T.tensor([-1.46, -0.596], dtype=T.float16, requires_grad=True), p))
+
+
+def test_dist_promoting_into_complex32_backward_refuses():
+    def prog(T):
+        b = T.tensor([-1.46, -0.596], dtype=T.float16, requires_grad=True)
+        T.dist(T.tensor(1 + 1j, dtype=T.complex64), b).backward()
+    same_error(prog)

@@ -640,6 +640,9 @@ def _dist(a, b, p):
     # norm(self - other): sub refuses bools before anything is promoted
     _refuse_bool_sub(a, b)
     a, b = _promoted(a, b)
+    if a.dtype.kind == "W":
+        # promoted into complex32 (a complex 0-d with half): its norm's special-dtype path
+        return vector_norm(make_tensor(np.subtract(a, b)), p)._data
     if a.dtype.kind not in "fc":
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {_legacy(a)} instead.")

@@ -49,19 +49,11 @@ SKIPPED = {
 }
 _SKIP = tuple(p for group in SKIPPED.values() for p in group)
 
-# differences not fixed (all but torch.norm's in the message only), with the reason
-_OTHER_OP = "computed by another op, whose name (and first argument's) the error shows"
-_NONE_NAMED_INPUT = ("dispatch names a None first input 'input', not the row's first input "
-                     "(ops/registry.py)")
+# differences not fixed (in the message only), with the reason
 KNOWN = {
-    "torch.norm": "PyTorch's Python norm reads input.layout first (AttributeError); chainrule's "
-                  "norm (ops/reduction.py) checks linalg_vector_norm's declaration (TypeError)",
-    "torch.addmv_": "PyTorch's one-declaration 'invalid combination' form; chainrule names the "
-                    "argument (ops/inplace.py's check)",
-    **dict.fromkeys(("torch.argwhere", "torch.msort"), _OTHER_OP + " (ops/sorting.py)"),
-    **dict.fromkeys(("torch.special.airy_ai", "torch.special.scaled_modified_bessel_k0",
-                     "torch.special.scaled_modified_bessel_k1",
-                     "torch.special.spherical_bessel_j0"), _NONE_NAMED_INPUT),
+    "torch.addmv_": "PyTorch's parser has a hidden (deprecated) declaration too, so one argument "
+                    "fits none and it prints the 'invalid combination' form; chainrule's in-place "
+                    "check (ops/inplace.py) names the argument",
 }
 
 # Python's own errors for a call with too few (or too many) arguments: PyTorch's parser words

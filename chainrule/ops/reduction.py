@@ -619,6 +619,7 @@ VECTOR_NORM = Signature("linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? 
 @public("norm", out=EXACT, out_name="linalg_vector_norm")
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector norm over `dim` (all dims for None): p a number, inf, -inf, 0, or 'fro' (2)."""
+    input.layout    # noqa: B018  (read first by PyTorch's Python norm: an AttributeError)
     if isinstance(dim, int):
         dim = (dim,)
     # PyTorch's Python norm passes dim on, as a list, to linalg_vector_norm's binding

@@ -611,7 +611,9 @@ def dispatch(op, inputs, params):
                 mixed = True
         elif x is None:
             if not arrays:      # an op's first input is never optional
-                raise _not_tensor(op.name.split(".")[0], "input", 1, None)
+                name = op.inputs[0]
+                raise _not_tensor(op.name.split(".")[0], "input" if name == "self" else name,
+                                  1, None)
             arrays.append(x)
         elif op.number_inputs:
             c = _NUMBER_CATEGORY.get(type(x), 9)    # 9: not a plain number, promote fully

@@ -460,6 +460,10 @@ def argwhere(input):
     return _nonzero_row(input)
 
 
+# Note [Argument parser checks]: their own names in the parser's messages, not the ops'
+declare("msort(Tensor input, *, Tensor? out=None)", "argwhere(Tensor input)", method=False)
+
+
 # ---- unique -------------------------------------------------------------------------------
 
 def _no_derivative(name):

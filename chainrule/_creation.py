@@ -278,10 +278,8 @@ def numel(input):
         return input._data.size
     except AttributeError:
         # the parser's error (numel is hot: a bound declaration would cost it more than half)
-        if isinstance(input, Tensor):
-            raise
-        from .ops.binding import _not_tensor
-        raise _not_tensor("numel", "input", 1, input) from None
+        from .ops.binding import not_tensor_input
+        raise not_tensor_input("numel", input) from None
 
 
 def _size(size, name, keyword=None):
@@ -528,10 +526,8 @@ def _like_array(input, dtype, memory_format, fname):
     try:
         a = input._data
     except AttributeError:     # zeros_like(None): the parser's error, at no cost otherwise
-        if isinstance(input, Tensor):
-            raise
-        from .ops.binding import _not_tensor
-        raise _not_tensor(fname, "input", 1, input) from None
+        from .ops.binding import not_tensor_input
+        raise not_tensor_input(fname, input) from None
     d = (dtype or input.dtype).np
     if memory_format is None and a.flags.c_contiguous and 1 not in a.shape and a.size:
         # preserve_format of a contiguous input, directly (a dim of size 1 or 0 may carry

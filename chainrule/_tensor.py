@@ -263,10 +263,8 @@ class Tensor:
             return make_tensor(self._data, False, None, 0, self._vc)
         except AttributeError:
             # torch.detach(None) (this is torch.detach too): the parser's error, at no cost
-            if isinstance(self, Tensor):
-                raise
-            from .ops.binding import _not_tensor
-            raise _not_tensor("detach", "input", 1, self) from None
+            from .ops.binding import not_tensor_input
+            raise not_tensor_input("detach", self) from None
 
     def detach_(self):
         """Detach this tensor from the graph in place, making it a leaf."""

@@ -79,6 +79,15 @@ def _not_tensor(name, arg, position, value):
     return TypeError(f"{_argument(name, arg, position)} must be Tensor, not {type_name(value)}")
 
 
+def not_tensor_input(name, value):
+    """Called from `except AttributeError:` around a hot function's first read of its input
+    (a check that costs nothing when the input is a Tensor): the parser's error for a
+    non-Tensor; a Tensor's own AttributeError goes on."""
+    if isinstance(value, Tensor):
+        raise       # noqa: PLE0704  (the AttributeError being handled)
+    return _not_tensor(name, "input", 1, value)
+
+
 # ---- the kinds: each returns None when the value is taken, else the error's tail ----------
 
 def _is_int(v):

@@ -22,7 +22,7 @@ from ..autograd import grad_mode
 from ..autograd.graph import (SavedInput, SavedOutput, SavedViewOutput, rebase_history,
                               refresh_view_history)
 from . import registry
-from .binding import _not_tensor
+from .binding import _not_tensor, not_tensor_input
 
 __all__ = ["make_inplace", "check_inplace"]
 
@@ -73,8 +73,8 @@ def dispatch_inplace(op, inputs, params):
         _check_tensor_inputs(op, inputs)
     try:
         kind = self._data.dtype.kind
-    except AttributeError:      # torch.exp_(None): the parser's error, at no cost otherwise
-        raise _not_tensor(_inplace_name(op), "input", 1, self) from None
+    except AttributeError:      # torch.exp_(None)
+        raise not_tensor_input(_inplace_name(op), self) from None
     if kind in "iu" and op.name in registry._WRAPPED_INTS:
         inputs, params = registry.wrap_ints(op, inputs, params, self._data.dtype)
     # a view requires grad when its base does (even one made in no_grad mode); an integer

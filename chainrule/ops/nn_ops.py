@@ -1914,7 +1914,6 @@ def _embedding_bag_forward(weight, per_sample_weights, indices, offsets, scale_g
     keep = idx != padding_idx
     if fast and include_last_offset and num_bags:
         keep &= np.arange(n) < off[-1]     # the kernel stops at the last offset
-    counts = np.bincount(bags[keep], minlength=num_bags)[:num_bags].astype(idx.dtype)
     # bag sizes from the offsets (the last bag runs to the end), less the padding indices
     sizes = np.diff(np.append(off[:num_bags], n)).astype(idx.dtype)
     sizes -= np.bincount(bags[idx == padding_idx], minlength=num_bags)[:num_bags].astype(

@@ -11,7 +11,6 @@ import operator
 import numpy as np
 
 from .. import _dtype
-from .. import _dtype
 from .._tensor import make_tensor
 from .pointwise import _zeros
 from .registry import op, public

@@ -17,7 +17,7 @@ from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from . import registry
-from .binding import Overloads, _bad_arguments, _not_tensor, declare
+from .binding import Overloads, _bad_arguments, _not_tensor, declare, not_tensor_input
 from .registry import (FLOAT, NOT_IMPLEMENTED, PROMOTE, PROMOTE_FLOAT, SAME_DTYPE,
                        no_derivative, op, out_cast, out_exact, out_without_derivative, public)
 
@@ -2278,10 +2278,8 @@ def real(input):
     # (is_complex, not _data: a vmap-batched tensor has none)
     try:
         return _real_part(input) if input.is_complex() else input
-    except AttributeError:    # the parser's error, at no cost to a call with a Tensor
-        if isinstance(input, Tensor):
-            raise
-        raise _not_tensor("real", "input", 1, input) from None
+    except AttributeError:
+        raise not_tensor_input("real", input) from None
 
 
 @public("imag", method=False)

@@ -18,7 +18,7 @@ from .._tensor import (Size, Tensor, contiguous_format, is_in_format, make_tenso
                        to_memory_format)
 from ..autograd.grad_mode import no_grad
 from .._dims import sizes_str, wrap_dim, wrap_dims
-from .binding import Overloads, Signature, _ints, _not_tensor, declare
+from .binding import Overloads, Signature, _ints, declare, not_tensor_input
 from .binding import _is_int as _parser_int
 from .registry import PROMOTE, check_broadcast, op, out_cast, public
 
@@ -145,11 +145,9 @@ def reshape(input, *shape):
     try:
         a = input._data
     except AttributeError:
-        # torch.reshape(None, ...): the parser's error, at no cost (a bound declaration's
-        # check of the shape would cost reshape a tenth)
-        if isinstance(input, Tensor):
-            raise
-        raise _not_tensor("reshape", "input", 1, input) from None
+        # torch.reshape(None, ...) (a bound declaration's check of the shape would cost
+        # reshape a tenth)
+        raise not_tensor_input("reshape", input) from None
     shape = _infer_shape(_shape_args(shape), a.size)
     if a.flags.c_contiguous:
         return view_(input, shape)
@@ -1273,11 +1271,8 @@ def conj(input):
         if not input.is_complex():     # (not _data: a vmap-batched tensor has none)
             return input
     except AttributeError:
-        # the parser's error, at no cost to a call with a Tensor (conj is hot; a bound
-        # declaration would cost it more than half again)
-        if isinstance(input, Tensor):
-            raise
-        raise _not_tensor("conj", "input", 1, input) from None
+        # (conj is hot: a bound declaration would cost it more than half again)
+        raise not_tensor_input("conj", input) from None
     return _conj_row(input)
 
 

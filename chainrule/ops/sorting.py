@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import _dtype
 from .._dims import sizes_str, wrap_dim
-from .._tensor import Tensor, make_tensor
+from .._tensor import make_tensor
 from .binding import Overloads, declare
 from .registry import EXACT, op, out_exact, public
 from .shape import _warn_once

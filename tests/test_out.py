@@ -187,9 +187,6 @@ OUTS = {"matching": _matching, "empty": _empty, "wrong shape": _wrong_shape,
 # - writing tril/triu into an out whose elements alias each other: PyTorch does not refuse
 #   it and leaves whatever the last aliased write was; chainrule does not refuse either, but
 #   its values need not match that order.
-# - PyTorch's argument parser has no out= on where(condition), whose siblings have one;
-#   chainrule's one function accepts out= on it (sum, prod and argsort are bound to their
-#   overloads, Note [Argument parser checks], and refuse it as PyTorch does).
 # - diag / diagonal_copy with an input requiring grad: PyTorch writes out and gives it a
 #   NotImplemented grad_fn whose backward fails; chainrule refuses at the call, as for
 #   every other differentiable op.
@@ -206,7 +203,6 @@ UNCOMPARED = {("tril", "expanded"), ("triu", "expanded"), ("svd", "matching"), (
               ("svd", "wrong shape"), ("histc", "expanded"), ("frobenius_norm", "expanded"),
               ("kthvalue", "wrong shape"), ("mode", "wrong shape")}
 GRAD_UNCOMPARED = {"diag", "diagonal_copy"}
-PERMISSIVE = {"where"}
 PROBES = [(n, kind) for n in OUT_NAMES for kind in OUTS if (n, kind) not in UNCOMPARED]
 
 
@@ -217,9 +213,6 @@ def test_out_behaves_as_pytorch(name, kind):
         pytest.skip("no candidate argument list fits this function")
     theirs = _outcome(torch, name, k, OUTS[kind])
     ours = _outcome(chainrule, name, k, OUTS[kind])
-    if name in PERMISSIVE and theirs[0] == "raised" and "invalid combination" in theirs[2]:
-        assert ours[0] != "raised" or ours[1] != "TypeError"
-        return
     assert_same_outcome(ours, theirs)
 
 
@@ -233,8 +226,6 @@ def test_out_refuses_inputs_that_require_grad(name):
         pytest.skip("known difference, see GRAD_UNCOMPARED")
     theirs = _outcome(torch, name, k, _empty, grad=True)
     ours = _outcome(chainrule, name, k, _empty, grad=True)
-    if name in PERMISSIVE and theirs[0] == "raised" and "invalid combination" in theirs[2]:
-        return
     assert_same_outcome(ours, theirs)
 
 

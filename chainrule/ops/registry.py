@@ -116,6 +116,9 @@ class Op:
         # shapes before a kernel looks for their dtype
         self.broadcasts = _BROADCASTS.get(name, promote is not NONE and len(inputs) >= 2)
         self.out = False                        # the out= rule of its public function, see op()
+        self.optional_inputs = frozenset()      # inputs that may be None (a default), see op()
+        self.method_code = None                 # its method's own code, where that is not the
+                                                # function's (the parser counts args after self)
         self.out_name = None                    # the op its out= messages name
         self._saves = {}                        # requires-grad key -> save plan
         self._savers = {}                       # requires-grad key -> its compiled saver
@@ -587,6 +590,15 @@ def half_opmath(op, inputs, arrays, forward):
     return arrays, lambda *args: forward(*args).astype(_F16)
 
 
+def _argument_error(op, i, value):
+    """The parser's error for input i of `op` given `value`, not a Tensor: its position
+    counts from 1 after self in a method call (told by the calling wrapper's code)."""
+    name = op.inputs[i]
+    method = op.method_code is not None and sys._getframe(2).f_code is op.method_code
+    return _not_tensor(op.name.split(".")[0], "input" if name == "self" else name,
+                       i if method else i + 1, value)
+
+
 def dispatch(op, inputs, params):
     """Run `op` on `inputs` (Tensors or Python numbers) and `params`; record a node when
     grad mode is on and some input requires grad."""
@@ -610,10 +622,8 @@ def dispatch(op, inputs, params):
             elif a.dtype is not first:
                 mixed = True
         elif x is None:
-            if not arrays:      # an op's first input is never optional
-                name = op.inputs[0]
-                raise _not_tensor(op.name.split(".")[0], "input" if name == "self" else name,
-                                  1, None)
+            if len(arrays) not in op.optional_inputs:
+                raise _argument_error(op, len(arrays), None)
             arrays.append(x)
         elif op.number_inputs:
             c = _NUMBER_CATEGORY.get(type(x), 9)    # 9: not a plain number, promote fully
@@ -625,9 +635,7 @@ def dispatch(op, inputs, params):
             if c > number_category:
                 number_category = c
         else:
-            name = op.inputs[len(arrays)]
-            raise _not_tensor(op.name.split(".")[0], "input" if name == "self" else name,
-                              len(arrays) + 1, x)
+            raise _argument_error(op, len(arrays), x)
     if first is not None and first.kind in "iu" and op.name in _WRAPPED_INTS and (
             number_category == 1 or any(type(params[i]) is int for i in _WRAPPED_INTS[op.name])):
         # (only with a Python int to wrap: the result type of uint16 and bool is itself an
@@ -1018,6 +1026,8 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
     row = Op(name, node_name, inputs, params, forward, formulas, promote, returns,
              None if differentiable_outputs is None else frozenset(differentiable_outputs),
              view, numbers, promote_with, list_input, inplace_ufunc)
+    row.optional_inputs = frozenset(i for i, n in enumerate(inputs)
+                                    if params_sig.parameters[n].default is not inspect._empty)
     if name in OPS:
         raise ValueError(f"op {name} declared twice")
     OPS[name] = row
@@ -1031,6 +1041,10 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
         public_fn.op = row
         for n in _names(function, public_name):
             FUNCTIONS[n] = public_fn
+        if public_fn is not fn:
+            row.method_code = fn.__code__
+    else:
+        row.method_code = fn.__code__
     if method is not False:
         for n in _names(method, public_name):
             setattr(Tensor, n, fn)

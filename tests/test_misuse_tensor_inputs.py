@@ -13,6 +13,7 @@ import pytest
 import torch
 
 import chainrule
+from helpers import same, same_error
 
 NAMESPACES = {
     "torch": (torch, chainrule),
@@ -113,3 +114,48 @@ def test_namespaces_are_walked():
     assert {"real", "reshape", "conj", "where", "trapezoid", "svd"} <= names
     assert "relu" in set(_names(torch.nn.functional, chainrule.nn.functional))
     assert "svd" in set(_names(torch.linalg, chainrule.linalg))
+
+
+def _aten_schemas():
+    schemas = {}
+    for s in torch._C._jit_get_all_schemas():
+        name = s.name.replace("aten::", "")
+        schemas[name + ("." + s.overload_name if s.overload_name else "")] = s
+    return schemas
+
+
+def test_rows_take_none_where_aten_does():
+    # dispatch refuses None for a row's input unless it is optional (a default, or op()'s
+    # `optional=`): each of PyTorch's `Tensor?` inputs of an op with a row must be optional
+    from chainrule.ops.registry import OPS
+    schemas = _aten_schemas()
+    wrong, compared = [], 0
+    for name, row in OPS.items():
+        schema = schemas.get(name)
+        if schema is None:
+            continue
+        kinds = {a.name: str(a.type) for a in schema.arguments}
+        for i, n in enumerate(row.inputs):
+            if n in kinds:
+                compared += 1
+                if kinds[n].startswith("Optional[Tensor]") and i not in row.optional_inputs:
+                    wrong.append(f"{name}: {n}")
+    assert compared > 500
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.ones(2, 3).mm(None), lambda T: T.mm(T.ones(2, 3), None),
+    lambda T: T.ones(2).dot(None), lambda T: T.ones(2).hypot(None),
+    lambda T: T.ones(2).heaviside_(None), lambda T: T.ones(2).copy_(None),
+    lambda T: T.ones(2).copy_("a"), lambda T: T.ones(2).add_(None), lambda T: T.ones(2).atan2("a"),
+    lambda T: T.nn.functional.conv1d(T.ones(1, 1, 3), None)])
+def test_none_for_a_required_tensor_input(call):
+    # the position counts after self in a method call, from the input in a function call
+    same_error(call)
+
+
+def test_none_for_an_optional_tensor_input_runs():
+    same(lambda T: (T.conv1d(T.ones(1, 1, 3), T.ones(1, 1, 2), None),
+                    T.native_layer_norm(T.ones(2, 3), [3], None, None, 1e-5)[0],
+                    T.ones(2).copy_(other=T.zeros(2))))

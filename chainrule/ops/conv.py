@@ -389,7 +389,7 @@ convolution_backward = op(
 
 convolution_row = op(
     "convolution", "ConvolutionBackward0", "input, weight, bias, " + _CONV, _convolution,
-    function=False, method=False,
+    function=False, method=False, optional=("bias",),
     input=lambda grad, input, weight, stride, padding, dilation, transposed, output_padding,
         groups: convolution_backward(grad, input, weight, stride, padding, dilation, transposed,
                                      output_padding, groups, (True, False, False))[0],

@@ -71,6 +71,8 @@ def dispatch_inplace(op, inputs, params):
     self = inputs[0]
     if not op.number_inputs:
         _check_tensor_inputs(op, inputs)
+    elif len(inputs) != 2 or type(inputs[1]) not in _TENSOR_OR_NUMBER:
+        _check_number_inputs(op, inputs)
     try:
         kind = self._data.dtype.kind
     except AttributeError:      # torch.exp_(None)
@@ -157,10 +159,24 @@ def dispatch_inplace(op, inputs, params):
 
 
 def _check_tensor_inputs(op, inputs):
-    # PyTorch's argument parser: the tensor arguments of a method (after self) take no numbers
+    # PyTorch's argument parser: the tensor arguments of a method (after self) take no numbers,
+    # and None only where optional
     for i in range(1, len(inputs)):
         x = inputs[i]
-        if x is not None and not isinstance(x, Tensor):
+        if not isinstance(x, Tensor) and (x is not None or i not in op.optional_inputs):
+            raise _not_tensor(_inplace_name(op), op.inputs[i], i, x)
+
+
+_TENSOR_OR_NUMBER = frozenset((Tensor, float, int, bool, complex))
+
+
+def _check_number_inputs(op, inputs):
+    # the tensor arguments of an op taking numbers too: None only where optional, and no
+    # other kind (a NumPy number is a number)
+    for i in range(1, len(inputs)):
+        x = inputs[i]
+        if not isinstance(x, (Tensor, float, int, complex, np.generic)) and (
+                x is not None or i not in op.optional_inputs):
             raise _not_tensor(_inplace_name(op), op.inputs[i], i, x)
 
 

@@ -1996,7 +1996,8 @@ _embedding_bag_backward = op(
     "_embedding_bag_backward", "EmbeddingBagBackwardBackward0",
     "grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, "
     "scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1",
-    _embedding_bag_dense_backward, inputs=("grad", "per_sample_weights"), function=False,
+    _embedding_bag_dense_backward, inputs=("grad", "per_sample_weights"),
+    optional=("per_sample_weights",), function=False,
     method=False, grad=not_implemented("_embedding_bag_backward"),
     per_sample_weights=not_implemented("_embedding_bag_backward"))
 

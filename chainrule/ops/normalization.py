@@ -190,7 +190,7 @@ native_layer_norm_backward = op(
     "native_layer_norm_backward", "NativeLayerNormBackwardBackward0",
     "grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask", _layer_norm_bw,
     inputs=("grad_out", "input", "mean", "rstd", "weight", "bias"), returns=list,
-    function=False, method=False,
+    optional=("weight", "bias"), function=False, method=False,
     grad_out=lambda grads, input, weight, mean, rstd, normalized_shape, output_mask:
         _ln_double_backward("grad_out", grads, input, weight, None, mean, rstd,
                             normalized_shape, output_mask),
@@ -214,8 +214,8 @@ def _ln_grad(i):
 native_layer_norm = op(
     "native_layer_norm", "NativeLayerNormBackward0",
     "input, normalized_shape, weight, bias, eps", _layer_norm,
-    inputs=("input", "weight", "bias"), returns=list, differentiable_outputs=(0,),
-    method=False, input=_ln_grad(0), weight=_ln_grad(1), bias=_ln_grad(2))
+    inputs=("input", "weight", "bias"), optional=("weight", "bias"), returns=list,
+    differentiable_outputs=(0,), method=False, input=_ln_grad(0), weight=_ln_grad(1), bias=_ln_grad(2))
 
 
 @public(method=False)
@@ -430,6 +430,7 @@ native_batch_norm_backward = op(
     "output_mask", _batch_norm_bw,
     inputs=("grad_out", "input", "weight", "running_mean", "running_var", "save_mean",
             "save_invstd"),
+    optional=("weight", "running_mean", "running_var", "save_mean", "save_invstd"),
     returns=list, function=False, method=False,
     grad_out=_bn_formula("grad_out"), input=_bn_formula("input"), weight=_bn_formula("weight"),
     running_mean=None, running_var=None, save_mean=_none, save_invstd=_none)
@@ -446,7 +447,8 @@ def _bn_grad(i):
 native_batch_norm = op(
     "native_batch_norm", "NativeBatchNormBackward0",
     "input, weight, bias, running_mean, running_var, training, momentum, eps", _batch_norm,
-    returns=list, differentiable_outputs=(0,), method=False,
+    optional=("weight", "bias", "running_mean", "running_var"), returns=list,
+    differentiable_outputs=(0,), method=False,
     input=_bn_grad(0), weight=_bn_grad(1), bias=_bn_grad(2), running_mean=None,
     running_var=None)
 
@@ -601,7 +603,8 @@ def _gn_formula(want):
 
 native_group_norm = op(
     "native_group_norm", "NativeGroupNormBackward0",
-    "input, weight, bias, N, C, HxW, group, eps", _group_norm, returns=list, method=False,
+    "input, weight, bias, N, C, HxW, group, eps", _group_norm, optional=("weight", "bias"),
+    returns=list, method=False,
     out=False, input=_gn_formula("input"), weight=_gn_formula("weight"),
     bias=_gn_formula("bias"))
 # Note [Argument parser checks]
@@ -744,5 +747,5 @@ def _update_stats(x, running_mean, running_var, momentum):
 
 batch_norm_update_stats = op(
     "batch_norm_update_stats", NOT_IMPLEMENTED, "input, running_mean, running_var, momentum",
-    _update_stats, returns=list, method=False, out=False,
-    input=no_derivative("aten::batch_norm_update_stats"), running_mean=None, running_var=None)
+    _update_stats, optional=("running_mean", "running_var"), returns=list, method=False,
+    out=False, input=no_derivative("aten::batch_norm_update_stats"), running_mean=None, running_var=None)

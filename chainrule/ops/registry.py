@@ -976,7 +976,7 @@ _INFERENCE_SAVE = (
 def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), returns=None,
        differentiable_outputs=None, view=False, numbers=False, function=None, method=None,
        dunders=(), rdunders=(), idunders=(), inplace=None, list_input=False, inputs=None,
-       inplace_ufunc=None, out=True, out_name=None, **formulas):
+       inplace_ufunc=None, out=True, out_name=None, optional=(), **formulas):
     """Declare one op (see the module docstring). Returns the generated public function.
 
     signature: the Python signature, tensor inputs first, then parameters, e.g.
@@ -1006,6 +1006,9 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
         a tuple of rules (one per output), or False (torch's function takes no out=).
         Views and list results never take out=. out_name: the op its out= messages name,
         when not this one (PyTorch's diag reports aten::diagonal_copy).
+    optional: the inputs that may be None besides those with a default (PyTorch's `Tensor?`
+        before required parameters, convolution's bias); None for any other input is the
+        parser's TypeError.
     """
     params_sig = inspect.signature(eval(f"lambda {signature}: None"))
     names = list(params_sig.parameters)
@@ -1026,8 +1029,8 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
     row = Op(name, node_name, inputs, params, forward, formulas, promote, returns,
              None if differentiable_outputs is None else frozenset(differentiable_outputs),
              view, numbers, promote_with, list_input, inplace_ufunc)
-    row.optional_inputs = frozenset(i for i, n in enumerate(inputs)
-                                    if params_sig.parameters[n].default is not inspect._empty)
+    row.optional_inputs = frozenset(i for i, n in enumerate(inputs) if n in optional
+                                    or params_sig.parameters[n].default is not inspect._empty)
     if name in OPS:
         raise ValueError(f"op {name} declared twice")
     OPS[name] = row
@@ -1041,10 +1044,9 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
         public_fn.op = row
         for n in _names(function, public_name):
             FUNCTIONS[n] = public_fn
-        if public_fn is not fn:
+        if public_fn is not fn and method is not False:
+            # (fn is also what hand-written code calls, but never with a wrong argument)
             row.method_code = fn.__code__
-    else:
-        row.method_code = fn.__code__
     if method is not False:
         for n in _names(method, public_name):
             setattr(Tensor, n, fn)

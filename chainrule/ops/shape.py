@@ -1131,20 +1131,20 @@ def _copy(a, src, non_blocking):
     return np.broadcast_to(src, a.shape).astype(a.dtype)
 
 
-def _copy_src_grad(grad, src_dtype):
+def _copy_src_grad(grad, other_dtype):
     # cast back to src's dtype before the engine sums a broadcast src's gradient, as
     # PyTorch (a float16 gradient summed into a float32 src sums in float32)
-    if src_dtype is None or grad.dtype == src_dtype:
+    if other_dtype is None or grad.dtype == other_dtype:
         return grad
-    if grad.is_complex() and not src_dtype.is_complex:
+    if grad.is_complex() and not other_dtype.is_complex:
         grad = grad.real
-    return grad.to(src_dtype)
+    return grad.to(other_dtype)
 
 
-# x.copy_(src): src is broadcast and cast to x's dtype
-_copy_row = op("copy", "CopyBackwards", "self, src, non_blocking=False", _copy,
+# x.copy_(src): src is broadcast and cast to x's dtype (PyTorch's binding calls it `other`)
+_copy_row = op("copy", "CopyBackwards", "self, other, non_blocking=False", _copy,
                numbers=True, function=False, method=False, inplace="copy_",
-               self=lambda grad: make_tensor(np.zeros_like(grad._data)), src=_copy_src_grad)
+               self=lambda grad: make_tensor(np.zeros_like(grad._data)), other=_copy_src_grad)
 # a hand-written node in PyTorch: its class is CopyBackwards, its name() qualified
 _copy_row.op.node_cls.name = lambda self: "torch::autograd::CopyBackwards"
 

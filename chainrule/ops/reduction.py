@@ -580,7 +580,9 @@ def _norm_of_abs(x, ord, dims, keepdim):
             return x.max(axis=dims, keepdims=keepdim)
         if ord == -math.inf:
             return x.min(axis=dims, keepdims=keepdim)
-        return (x ** ord).sum(axis=dims, keepdims=keepdim) ** (1.0 / ord)
+        total = (x ** ord).sum(axis=dims, keepdims=keepdim)
+        # an empty reduction is PyTorch's fill of zeros, whatever ord (0 ** (1 / nan) is nan)
+        return total if x.size == 0 else total ** (1.0 / ord)
 
 
 def _vector_norm_backward(grad, self, ord, result, dim, keepdim):

@@ -1,6 +1,6 @@
-"""Regression tests for what the eighth and ninth long fuzz runs left open (issue 12):
+"""Regression tests for what the eighth to tenth long fuzz runs left open (issue 12):
 torch.embedding_bag's declarations, baddbmm_'s in-place dtype check, dist promoting into
-complex32."""
+complex32, the norm of an empty tensor with a nan order."""
 import pytest
 
 from helpers import same, same_error
@@ -68,3 +68,14 @@ def test_dist_promoting_into_complex32_backward_refuses():
         b = T.tensor([-1.46, -0.596], dtype=T.float16, requires_grad=True)
         T.dist(T.tensor(1 + 1j, dtype=T.complex64), b).backward()
     same_error(prog)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, e: T.dist(e, e, float("nan")),
+    lambda T, e: T.linalg.vector_norm(e, float("nan")),
+    lambda T, e: T.linalg.vector_norm(e, float("nan"), dim=0),
+    lambda T, e: T.linalg.vector_norm(e, 1.5, dim=0),
+    lambda T, e: T.norm(e, float("nan"))])
+def test_norm_of_nothing_is_zero_whatever_the_order(call):
+    # an empty reduction is filled with zeros, not 0 ** (1 / p), nan for p = nan
+    same(lambda T: call(T, T.zeros(0, 4, dtype=T.float64, requires_grad=True)))

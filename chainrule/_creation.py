@@ -17,6 +17,7 @@ from ._tensor import Size, Tensor, make_tensor
 from .autograd import grad_mode as _grad_mode
 from .autograd.graph import refresh_view_history
 from .ops import registry
+from .ops.binding import Overloads, declare
 from .ops.inplace import _rebase, check_inplace
 from .ops.registry import _OUT_RESIZED, NONE, Op, check_broadcast, check_out_kind, public
 
@@ -2006,11 +2007,6 @@ def _broadcast(a, b):
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples: 1 with probability `input` (elementwise), or with probability p."""
     if p is not None:
-        if out is not None:
-            raise TypeError("bernoulli() received an invalid combination of arguments - got "
-                            f"(Tensor, {type(p).__name__}, out=Tensor), but expected one of:\n * (Tensor "
-                            "input, *, torch.Generator generator = None, Tensor out = None)\n * "
-                            "(Tensor input, float p, *, torch.Generator generator = None)\n")
         result = make_tensor(np.empty_like(input._data))
         bernoulli_(result, p, generator=generator)
         return make_tensor(result._data)
@@ -2027,6 +2023,13 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     with _grad_mode.no_grad():
         bernoulli_(result, input, generator=generator)
     return _record_sample(_BERNOULLI, (input,), result._data)
+
+
+# Note [Argument parser checks] (p with out= fits neither declaration)
+declare(Overloads("bernoulli", ["(Tensor input, *, torch.Generator generator = None, "
+                                "Tensor out = None)",
+                                "(Tensor input, float p, *, torch.Generator generator = None)"],
+                  fast=(0, 1)))
 
 
 @public("poisson", out=False)

@@ -38,11 +38,14 @@ An op PyTorch binds with several declarations (sum, squeeze, narrow, sort, ...) 
 length)"; the method's lines drop input and out=): the first declaration that takes the
 arguments runs; when none does, the one whose argument count fits reports its argument's
 error, and when several fit, the parser's "invalid combination of arguments" list is built
-under its own rules (_Printed). `declare(...)` binds a module's public functions and Tensor
-methods to their declarations once they exist. The bound wrapper is generated per
-declaration: a call whose arguments have the exact types a declaration takes (an int, a
-tuple of ints, a bool, a Tensor) goes straight on at the cost of a few type tests (about
-50 ns, Python call included); anything else is looked at closely first.
+under its own rules (_Printed). An Overloads of one line stands for an op whose other
+declarations PyTorch hides (deprecated forms such as addmm's (Scalar beta, Tensor self, Scalar
+alpha, Tensor mat1, Tensor mat2)): the parser then lists that one line ("but expected (Tensor
+mat1, ...)") where a single declaration would name the argument. `declare(...)` binds a
+module's public functions and Tensor methods to their declarations once they exist. The bound
+wrapper is generated per declaration: a call whose arguments have the exact types a
+declaration takes (an int, a tuple of ints, a bool, a Tensor) goes straight on at the cost of
+a few type tests (about 50 ns, Python call included); anything else is looked at closely first.
 """
 import functools
 import re
@@ -282,6 +285,8 @@ class Signature:
         return True
 
     def raise_for(self, args, kwargs, first):
+        if len(args) > self.positional:     # the parser counts before it looks at types
+            self.too_many(len(args))
         self.check(*args, first=first)
         self.check_keywords(kwargs)
         for k in kwargs:    # the parser's last check, once every parameter is bound
@@ -404,7 +409,8 @@ def _fast_term(value, types, name, env):
 
 # PyTorch's printed kinds, in Signature's spelling
 _PRINTED = {"tuple of ints": "int[]", "tuple of floats": "float[]",
-            "torch.dtype": "ScalarType", "tuple of Tensors": "Tensor[]"}
+            "torch.dtype": "ScalarType", "tuple of Tensors": "Tensor[]", "Number": "Scalar",
+            "torch.Generator": "Generator"}
 
 
 def _as_declaration(param):
@@ -451,29 +457,52 @@ class _Printed:
             return t is float or t is int
         return type_name(v) == kind
 
-    def reason(self, args, kwargs):
-        """The line under this overload in the list, or "" (the parser's count test)."""
-        if len(args) + len(kwargs) != len(self.items):
-            return ""
+    def _wrong_keywords(self, kwargs):
+        # the parser looks for the keywords among the last len(kwargs) parameters only
         start = max(len(self.items) - len(kwargs), 0)
         names = [name for _, name in self.items[start:]]
-        wrong = [k for k in kwargs if k not in names]
-        if wrong:
-            return ("      didn't match because some of the keywords were incorrect: "
-                    + ", ".join(wrong) + "\n")
+        return [k for k in kwargs if k not in names]
+
+    def _marked(self, args, kwargs):
+        """The arguments' types, each one this overload does not take marked !...!."""
         got = []
         for i in range(len(args) + len(kwargs)):
             name = self.items[i][1]
             v = args[i] if i < len(args) else kwargs[name]
             text = ("" if i < len(args) else f"{name}=") + _described(v)
             got.append(text if self._matches(i, v) else f"!{text}!")
+        return _listed(got, args)
+
+    def reason(self, args, kwargs):
+        """The line under this overload in the list, or "" (the parser's count test)."""
+        if len(args) + len(kwargs) != len(self.items):
+            return ""
+        wrong = self._wrong_keywords(kwargs)
+        if wrong:
+            return ("      didn't match because some of the keywords were incorrect: "
+                    + ", ".join(wrong) + "\n")
         return ("      didn't match because some of the arguments have invalid types: "
-                + _listed(got, args) + "\n")
+                + self._marked(args, kwargs) + "\n")
+
+    def alone(self, args, kwargs):
+        """The error's tail when this is the only overload listed: the parser marks the
+        arguments in the "got" part instead of under the line."""
+        wrong = self._wrong_keywords(kwargs)
+        if wrong:
+            return "got unrecognized keyword arguments: " + ", ".join(wrong)
+        got = (self._marked(args, kwargs) if len(args) + len(kwargs) == len(self.items)
+               else _got(args, kwargs))
+        return f"got {got}, but expected {self.line}"
 
 
 def _listed(items, args):
     # PyTorch drops the trailing ", " only when there are positional arguments
     return "(" + (", ".join(items) if args else "".join(f"{t}, " for t in items)) + ")"
+
+
+def _got(args, kwargs):
+    return _listed([type_name(a) for a in args]
+                   + [f"{k}={type_name(v)}" for k, v in kwargs.items()], args)
 
 
 def _method_line(line):
@@ -509,10 +538,15 @@ class Overloads:
         fits = [sig for sig, _ in form if sig.required <= n <= len(sig.names)]
         if len(fits) == 1:
             fits[0].raise_for(args, kwargs, 1)
-        got = _listed([type_name(a) for a in args]
-                      + [f"{k}={type_name(v)}" for k, v in kwargs.items()], args)
+        kwargs = dict(reversed(kwargs.items()))     # the parser lists them last given first
+        if len(form) == 1:
+            # one line printed: the op's other declarations are hidden (deprecated ones,
+            # addmm's (Scalar beta, Tensor self, Scalar alpha, Tensor mat1, Tensor mat2)),
+            # which makes the parser list its one line rather than name the argument
+            raise TypeError(f"{self.name}() received an invalid combination of arguments - "
+                            + form[0][1].alone(args, kwargs))
         raise TypeError(f"{self.name}() received an invalid combination of arguments - got "
-                        f"{got}, but expected one of:\n"
+                        f"{_got(args, kwargs)}, but expected one of:\n"
                         + "".join(f" * {p.line}\n{p.reason(args, kwargs)}" for _, p in form))
 
     def bind(self, fn, method=False):

@@ -14,7 +14,7 @@ import numpy as np
 from .._dims import sizes_str, wrap_dim
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
-from .binding import Overloads, _not_tensor, declare
+from .binding import Overloads, Signature, _not_tensor, declare
 from .linalg import _broadcast_batch, _copy_out, _matmul_impl as _mm
 from .registry import (EXACT, FUNCTIONS, NOT_IMPLEMENTED, no_derivative, not_implemented,
                        op, out_cast, public)
@@ -1232,6 +1232,9 @@ _LU = ("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg
        "should be replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
 
 
+_LU_WITH_INFO = Signature("_lu_with_info(Tensor input, bool pivot=True, bool check_errors=True)")
+
+
 @public("lu", method=False)
 def lu(A, pivot=True, get_infos=False, out=None):
     """Deprecated: (LU, pivots), and infos with get_infos=True."""
@@ -1242,6 +1245,9 @@ def lu(A, pivot=True, get_infos=False, out=None):
 
 
 def _lu(A, pivot=True, get_infos=False, out=None):
+    if type(pivot) is not bool:
+        # PyTorch's Python lu passes pivot on by keyword
+        _LU_WITH_INFO.check_keywords({"pivot": pivot})
     _warn_once(_LU)
     LU, piv, info = lu_factor_ex_row(A, pivot=pivot)
     result = (_structseq_as("_lu_with_info", (LU, piv, info), ("LU", "pivots", "infos"))
@@ -2376,11 +2382,13 @@ def pca_lowrank(A, q=None, center=True, niter=2):
 
 
 # Note [Argument parser checks]: PyTorch's declarations of the functions above
-declare("logdet(Tensor input)", "svd(Tensor input, bool some=True, bool compute_uv=True)",
-        "det(Tensor input)", "inverse(Tensor input, *, Tensor? out=None)",
-        "slogdet(Tensor input)", "pinverse(Tensor input, float rcond=1e-15)",
-        "qr(Tensor input, bool some=True)",
+declare("logdet(Tensor input)", "det(Tensor input)", "inverse(Tensor input, *, Tensor? out=None)",
+        "slogdet(Tensor input)",
         Overloads("nuclear_norm", ["(Tensor input, tuple of ints dim, bool keepdim = False, *, "
                                    "Tensor out = None)",
                                    "(Tensor input, bool keepdim = False, *, Tensor out = None)"],
                   fast=(0, 1)), method=False)
+declare("svd(Tensor input, bool some=True, bool compute_uv=True)",
+        "pinverse(Tensor input, float rcond=1e-15)", "qr(Tensor input, bool some=True)",
+        "cholesky(Tensor input, bool upper=False)",
+        "cholesky_inverse(Tensor input, bool upper=False)")

@@ -1347,9 +1347,18 @@ def to(self, *args, **kwargs):
     return _to_copy(self, dtype, self.dtype, fmt)
 
 
-def _converter(d):
-    def convert(self, memory_format=None):
-        return to(self, d)
+def _converter(name, d):
+    # memory_format is keyword-only in PyTorch's declaration: a positional argument is refused
+    # (by the count, whatever its value); taking *args costs nothing on the common call
+    too_many = Signature(f"{name}(Tensor input, *, MemoryFormat? memory_format=None)").too_many
+
+    def convert(self, *args, memory_format=None):
+        if args:
+            too_many(len(args), skip=1)
+        if memory_format is None:
+            return to(self, d)
+        return to(self, d, memory_format=memory_format_arg(memory_format, name))
+    convert.__name__ = convert.__qualname__ = name
     return convert
 
 
@@ -1358,7 +1367,7 @@ for _n, _d in (("float", _dtype.float32), ("double", _dtype.float64), ("half", _
                ("char", _dtype.int8), ("byte", _dtype.uint8), ("bool", _dtype.bool),
                ("cfloat", _dtype.complex64), ("cdouble", _dtype.complex128),
                ("bfloat16", _dtype.bfloat16), ("chalf", _dtype.complex32)):
-    public(_n, function=False)(_converter(_d))
+    public(_n, function=False)(_converter(_n, _d))
 
 
 @public("type_as", function=False)

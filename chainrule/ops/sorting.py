@@ -29,7 +29,7 @@ import numpy as np
 from .. import _dtype
 from .._dims import sizes_str, wrap_dim
 from .._tensor import make_tensor
-from .binding import Overloads, declare
+from .binding import Overloads, Signature, declare
 from .registry import EXACT, op, out_exact, public
 from .shape import _warn_once
 
@@ -570,13 +570,22 @@ _unique_dim_row = op("unique_dim", "UniqueDimBackward0",
                      method=False, self=_no_derivative("unique_dim"))
 
 
+_UNIQUE2, _UNIQUE_DIM = (Signature(f"{name}(Tensor input, {dim}bool sorted=True, "
+                                    "bool return_inverse=False, bool return_counts=False)")
+                          for name, dim in (("_unique2", ""), ("unique_dim", "int dim, ")))
+
+
 @public("unique")
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct elements (or slices along `dim`), sorted, and optionally the inverse
     indices and the counts."""
+    # PyTorch's Python unique calls _unique2 or unique_dim, passing the flags by keyword
+    flags = {"sorted": sorted, "return_inverse": return_inverse, "return_counts": return_counts}
     if dim is None:
+        _UNIQUE2.raise_for((input,), flags, 1)
         values, inverse, counts = _unique2_row(input, sorted, return_inverse, return_counts)
     else:
+        _UNIQUE_DIM.raise_for((input, dim), flags, 1)
         values, inverse, counts = _unique_dim_row(input, dim, sorted, return_inverse,
                                                   return_counts)
     if return_inverse and return_counts:

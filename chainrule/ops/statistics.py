@@ -31,7 +31,7 @@ from ..autograd import grad_mode
 from .aliasing import (_squeeze_dim_inplace as _squeeze_, _transpose_row as _transpose_,
                        _unsqueeze_row as _unsqueeze_)
 from .nn_ops import div_scalar, mul_scalar
-from .binding import Overloads, _bad_arguments, _not_tensor, declare
+from .binding import Overloads, Signature, _bad_arguments, _not_tensor, declare
 from .pointwise import _checked_scalar, _promoted, _refuse_bool_sub, where
 from .reduction import (_evenly_distribute_backward, _reduce_dims, _select_backward,
                         _squared_deviations, _sum_backward, _MOMENT_ACC, _unsqueeze_to, _numel,
@@ -1201,10 +1201,17 @@ _unique_consecutive_row = op("unique_consecutive", "UniqueConsecutiveBackward0",
                              self=not_implemented("unique_consecutive"))
 
 
+_UNIQUE_CONSECUTIVE = Signature("unique_consecutive(Tensor input, bool return_inverse=False, "
+                                "bool return_counts=False, int? dim=None)")
+
+
 @public("unique_consecutive")
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """The first element (or slice along `dim`) of each run of equal ones, and optionally
     the inverse indices and the run lengths."""
+    # PyTorch's Python unique_consecutive passes everything but input on by keyword
+    _UNIQUE_CONSECUTIVE.raise_for((input,), {"return_inverse": return_inverse,
+                                             "return_counts": return_counts, "dim": dim}, 1)
     values, inverse, counts = _unique_consecutive_row(input, return_inverse, return_counts, dim)
     if return_inverse and return_counts:
         return values, inverse, counts

@@ -674,7 +674,7 @@ def _bisect(seq, vals, sorter, right):
 _searchsorted_row = op("searchsorted", None,
                        "sorted_sequence, input, sorter, out_int32, right, side",
                        _searchsorted, inputs=("sorted_sequence", "input", "sorter"), numbers=True,
-                       function=False, method=False,
+                       optional=("sorter",), function=False, method=False,
                        sorted_sequence=None, input=None, sorter=None)
 
 

@@ -221,11 +221,11 @@ def _fast_types(kind, size, optional):
 class Signature:
     """One declaration of an op's Python signature, checked as PyTorch's parser does."""
 
-    __slots__ = ("name", "names", "checks", "fast", "required", "positional")
+    __slots__ = ("name", "names", "checks", "fast", "required", "positional", "defaults")
 
     def __init__(self, text):
         self.name, params = re.fullmatch(r"(\w+)\((.*)\)", text.strip()).groups()
-        self.names, self.checks, self.fast = [], [], []
+        self.names, self.checks, self.fast, self.defaults = [], [], [], []
         self.required = self.positional = 0
         params = re.split(r",(?![^\[]*\])", params)    # not within a default's brackets
         for p in params:
@@ -240,6 +240,7 @@ class Signature:
             # the parser takes None for a list whose default is empty
             optional = "?" if size is not None and default == "[]" else optional
             self.names.append(arg)
+            self.defaults.append(default is not None)
             self.checks.append(_kind_check(kind, size, optional == "?", len(self.checks)))
             self.fast.append(_fast_types(kind, size, optional == "?"))
         if "*" not in (p.strip() for p in params):
@@ -285,10 +286,23 @@ class Signature:
         return True
 
     def raise_for(self, args, kwargs, first):
+        """The parser's error for arguments given to this declaration alone: too many, then
+        each parameter's in order (a wrong type, or missing), then an unknown keyword."""
         if len(args) > self.positional:     # the parser counts before it looks at types
             self.too_many(len(args))
         self.check(*args, first=first)
-        self.check_keywords(kwargs)
+        for i in range(len(args), len(self.names)):
+            name = self.names[i]
+            if name in kwargs:
+                tail = self.checks[i] and self.checks[i](kwargs[name])
+                if tail:
+                    raise TypeError(f"{_argument(self.name, name, None)} {tail}")
+            elif not (self.defaults[i] or any(a in kwargs for a in _NUMPY_NAMES.get(name, ()))):
+                # the parser names every parameter from here on without a default, given
+                # or not (and its plural is the other way round)
+                missing = [f'"{n}"' for n, d in zip(self.names[i:], self.defaults[i:]) if not d]
+                raise TypeError(f"{self.name}() missing {len(missing)} required positional "
+                                f"argument{'s' * (len(missing) == 1)}: {', '.join(missing)}")
         for k in kwargs:    # the parser's last check, once every parameter is bound
             if k not in self.names:
                 raise TypeError(f"{self.name}() got an unexpected keyword argument '{k}'")
@@ -317,6 +331,10 @@ class Signature:
 
 
 _MISSING = object()
+# the parser's NumPy spellings of some parameters: one given so is not missing (chainrule does
+# not bind by them: it reports them as unexpected keywords)
+_NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
+                "other": ("x2",)}
 
 
 def _bound(fn, sigs, slow, skip=0, offset=0):
@@ -516,23 +534,30 @@ class Overloads:
     """An op's several declarations, resolved as PyTorch's parser resolves them: the first
     that takes the arguments runs; when none does, the one whose argument count fits
     reports its argument error, or, when several fit, the parser lists them all (with
-    its reasons, under its own rules of counting, see _Printed)."""
+    its reasons, under its own rules of counting, see _Printed). `hidden` lines are
+    declarations PyTorch takes but never prints nor counts (deprecated orders of arguments
+    that the function still runs)."""
 
-    __slots__ = ("name", "forms", "fast")
+    __slots__ = ("name", "forms", "fast", "hidden")
 
-    def __init__(self, name, lines, method_lines=None, fast=(0,), method_fast=None):
+    def __init__(self, name, lines, method_lines=None, fast=(0,), method_fast=None, hidden=()):
         self.name, self.fast = name, (fast, fast if method_fast is None else method_fast)
         method_lines = method_lines or [_method_line(x) for x in lines
                                         if x.startswith("(Tensor input")]
-        self.forms = tuple(
-            [(Signature(f"{name}({', '.join(_as_declaration(p) for p in x[1:-1].split(', '))})"),
-              _Printed(x)) for x in form] for form in (lines, method_lines))
+        self.forms = tuple([(self._signature(x), _Printed(x)) for x in form]
+                           for form in (lines, method_lines))
+        self.hidden = tuple([self._signature(x) for x in form] for form in (
+            hidden, [_method_line(x) for x in hidden if x.startswith("(Tensor input")]))
+
+    def _signature(self, line):
+        return Signature(f"{self.name}({', '.join(map(_as_declaration, line[1:-1].split(', ')))})")
 
     def check(self, args, kwargs, method=False):
         """Raise PyTorch's TypeError unless a declaration takes `args` (after self for a
         method) and `kwargs`."""
         form = self.forms[method]
-        if any(sig.accepts(args, kwargs) for sig, _ in form):
+        if any(sig.accepts(args, kwargs) for sig, _ in form) or any(
+                sig.accepts(args, kwargs) for sig in self.hidden[method]):
             return
         n = len(args) + len(kwargs)
         fits = [sig for sig, _ in form if sig.required <= n <= len(sig.names)]

@@ -14,7 +14,7 @@ from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from .._dims import sizes_str, wrap_dim
-from .binding import Signature, declare
+from .binding import Overloads, Signature, _method_line, declare
 from .inplace import dispatch_inplace
 from .registry import (_OUT_RESIZED, EXACT, FUNCTIONS, PROMOTE, check_broadcast, op,
                        out_exact, public)
@@ -245,10 +245,6 @@ def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
                            "should match")
     return dispatch_inplace(addmm.op, (self, mat1, mat2), (beta, alpha))
 
-
-# Note [Argument parser checks]
-declare("addmm_(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)",
-        function=False)
 
 
 # ---- composites ---------------------------------------------------------------------------
@@ -924,9 +920,6 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):
     return dispatch_inplace(addmv.op, (input, mat, vec), (beta, alpha))
 
 
-# Note [Argument parser checks]
-declare("addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)")
-
 
 def _addr_scalar(value, name, dtype):
     if isinstance(value, bool) and dtype.kind != "b":
@@ -984,10 +977,6 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
                            f"{sizes_str(vec1.shape)}, v2: {sizes_str(vec2.shape)}")
     return dispatch_inplace(addr.op, (self, vec1, vec2), (beta, alpha))
 
-
-# Note [Argument parser checks]
-declare("addr_(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)",
-        function=False)
 
 
 def _check_batches(b1, b2):
@@ -1762,3 +1751,24 @@ def linalg_vander(x, *, N=None):
 # Note [Argument parser checks]: torch.matrix_exp is named as itself (its row's name is
 # linalg_matrix_exp)
 declare("matrix_exp(Tensor input)", method=False)
+
+
+# Note [Argument parser checks]: PyTorch also declares the product-and-add ops with beta (and
+# alpha) first, hidden and deprecated, so that a call no printed line takes gets the parser's
+# listing of that one line ("but expected (Tensor mat1, ...)") rather than a named argument.
+# chainrule does not run the deprecated orders; it gives the listing.
+_SCALED = "(Tensor input, Tensor {}, Tensor {}, {}*, Number beta = 1, Number alpha = 1{})"
+
+
+def _declare_scaled(name, a, b):
+    lines = [_SCALED.format(a, b, "", ", Tensor out = None")]
+    if name in ("addmm", "baddbmm"):     # the function's out_dtype= form, not the method's
+        lines.append(_SCALED.format(a, b, "torch.dtype out_dtype, ", ", Tensor out = None"))
+    declare(Overloads(name, lines, method_lines=[_method_line(lines[0])]))
+    declare(Overloads(name + "_", [_SCALED.format(a, b, "", "")]),
+            function=name + "_" in FUNCTIONS)
+
+
+for _args in (("addmm", "mat1", "mat2"), ("baddbmm", "batch1", "batch2"),
+              ("addbmm", "batch1", "batch2"), ("addmv", "mat", "vec"), ("addr", "vec1", "vec2")):
+    _declare_scaled(*_args)

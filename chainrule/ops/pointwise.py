@@ -1975,13 +1975,9 @@ _DEFAULT_VALUE = object()   # tells `value=1` given from not given (the deprecat
 
 def _addc_arguments(name, tensor1, tensor2, deprecated, value, function):
     """(tensor1, tensor2, value) from PyTorch's order, or its deprecated one with the value
-    first (`addcmul(input, 2, t1, t2)`), which warns once."""
+    first (`addcmul(input, 2, t1, t2)`, a hidden declaration), which warns once."""
     if not deprecated:
         return tensor1, tensor2, 1 if value is _DEFAULT_VALUE else value
-    if len(deprecated) > 1 or isinstance(tensor1, Tensor) or value is not _DEFAULT_VALUE:
-        n = 3 if function else 2
-        raise TypeError(f"{name}() takes {n} positional arguments but "
-                        f"{n + len(deprecated)} were given")
     if function:
         old = (f"{name}(Tensor input, Number value, Tensor tensor1, Tensor tensor2, *, "
                "Tensor out = None)")
@@ -2321,6 +2317,15 @@ declare("abs_(Tensor input)", "positive(Tensor input)", "resolve_conj(Tensor inp
                             "(Tensor condition, Tensor input, Number other)",
                             "(Tensor condition, Number self, Number other)"], fast=(1, 0)),
         method=False)
+# addcmul and addcdiv: the deprecated order (value first) is a hidden declaration, so a call
+# that fits neither gets the parser's listing of the printed one
+_ADDC = "(Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1{})"
+_ADDC_DEPRECATED = "(Tensor input, Number value, Tensor tensor1, Tensor tensor2{})"
+declare(*(Overloads(name, [_ADDC.format(out)], hidden=[_ADDC_DEPRECATED.format(out)])
+          for name, out in (("addcmul", ", Tensor out = None"),
+                            ("addcdiv", ", Tensor out = None"))))
+declare(*(Overloads(name, [_ADDC.format("")], hidden=[_ADDC_DEPRECATED.format("")])
+          for name in ("addcmul_", "addcdiv_")), function=False)
 # an alias's own name is the one PyTorch's parser reports (the row's is the op's)
 declare(*(f"{name}(Tensor input, *, Tensor? out=None)" for name in (
             "absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "fix",

@@ -345,15 +345,6 @@ def _directional_split(name, min_dims, dim_of):
         dim = dim_of(n)
         if isinstance(indices_or_sections, (tuple, list)):
             return _split_indices(input, [operator.index(i) for i in indices_or_sections], dim)
-        if isinstance(indices_or_sections, Tensor) or not isinstance(
-                indices_or_sections, (int, np.integer)):
-            got = _type_name(indices_or_sections)
-            raise TypeError(
-                f"{name}() received an invalid combination of arguments - got (Tensor, {got}), "
-                "but expected one of:\n * (Tensor input, int sections)\n      didn't match "
-                f"because some of the arguments have invalid types: (Tensor, !{got}!)\n * "
-                "(Tensor input, tuple of ints indices)\n      didn't match because some of the "
-                f"arguments have invalid types: (Tensor, !{got}!)\n")
         sections = int(indices_or_sections)
         size = input._data.shape[dim]
         if sections == 0 or _cpp_mod(size, sections):
@@ -679,6 +670,8 @@ def _cpp_format(flat):
 
 # Note [Argument parser checks]: PyTorch's declarations of the functions and methods above
 declare("combinations(Tensor input, int r=2, bool with_replacement=False)", method=False)
+declare(*(Overloads(name, ["(Tensor input, int sections)", "(Tensor input, tuple of ints indices)"],
+                    fast=(0, 1)) for name in ("hsplit", "vsplit", "dsplit")))
 declare("unsafe_chunk(Tensor input, int chunks, int dim=0)",
         "unsafe_split(Tensor input, SymInt split_size, int dim=0)",
         "unsafe_split_with_sizes(Tensor input, SymInt[] split_sizes, int dim=0)",

@@ -2303,20 +2303,23 @@ Tensor.imag = property(imag, _set_imag, doc="The imaginary part (a view of a com
 declare("abs_(Tensor input)", "positive(Tensor input)", "resolve_conj(Tensor input)",
         "resolve_neg(Tensor input)", "imag(Tensor input)",
         "conj_physical(Tensor input, *, Tensor? out=None)",
-        *(Overloads(name, ["(Tensor input, Tensor min = None, Tensor max = None)",
-                           "(Tensor input, Number min = None, Number max = None)"], fast=(1,))
-          for name in ("clamp_", "clip_")),
-        *(Overloads(name, ["(Tensor input, Tensor min = None, Tensor max = None, *, "
-                           "Tensor out = None)",
-                           "(Tensor input, Number min = None, Number max = None, *, "
-                           "Tensor out = None)"], fast=(1,))
-          for name in ("clamp", "clip")),
         Overloads("where", ["(Tensor condition)",
                             "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
                             "(Tensor condition, Number self, Tensor other)",
                             "(Tensor condition, Tensor input, Number other)",
                             "(Tensor condition, Number self, Number other)"], fast=(1, 0)),
         method=False)
+# clamp's and clip's bounds are numbers or tensors (declared in that order by PyTorch)
+_BOUNDS = "(Tensor input, {0} min = None, {0} max = None{1})"
+_BOUND = "(Tensor input, {0} {1}{2})"
+_OUT = ", *, Tensor out = None"
+declare(*(Overloads(name, [_BOUNDS.format(kind, out) for kind in ("Tensor", "Number")],
+                    fast=(1,))
+          for name, out in (("clamp", _OUT), ("clip", _OUT), ("clamp_", ""), ("clip_", ""))),
+        *(Overloads(name, [_BOUND.format(kind, name[6:], _OUT) for kind in ("Tensor", "Number")],
+                    fast=(1, 0)) for name in ("clamp_min", "clamp_max")))
+declare(*(Overloads(name, [_BOUND.format(kind, name[6:9], "") for kind in ("Tensor", "Number")],
+                    fast=(1, 0)) for name in ("clamp_min_", "clamp_max_")), function=False)
 # addcmul and addcdiv: the deprecated order (value first) is a hidden declaration, so a call
 # that fits neither gets the parser's listing of the printed one
 _ADDC = "(Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1{})"

@@ -2141,6 +2141,11 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     return out
 
 
+# Note [Argument parser checks]: the method numbers its arguments after self
+declare("multinomial(Tensor input, int num_samples, bool replacement=False, *, "
+        "Generator? generator=None)", function=False)
+
+
 def _multinomial_with_replacement(a, num_samples, g):
     """multinomial_with_replacement_apply: rows checked and sampled in turn (a bad row
     raises after the rows before it drew their samples)."""
@@ -2247,7 +2252,8 @@ def legacy_new(cls, dtype, args, kwargs):
             t._base = src if src._base is None else src._base
             t._fn_version = t._vc[0]
             return t
-        if isinstance(src, numbers.Number):
+        if isinstance(src, (numbers.Number, dict)) or not hasattr(type(src), "__getitem__"):
+            # what Python's C API counts as a sequence (None, a dict or a set is not)
             raise TypeError(f"new(): data must be a sequence (got {type(src).__name__})")
         data = np.array(_infer_array(src, dtype), dtype=dtype.np)
     else:

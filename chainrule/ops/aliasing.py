@@ -767,3 +767,9 @@ declare("narrow_copy(Tensor input, int dim, SymInt start, SymInt length)",
         "diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)")
 declare("detach_(Tensor input)", "view_as_complex_copy(Tensor input, *, Tensor? out=None)",
         method=False)
+
+
+# Note [Argument parser checks]: the methods' declarations (the method numbers its
+# arguments after self; a registry row's or hand-written function's own message would not)
+declare("slice_inverse(Tensor input, Tensor src, int dim=0, SymInt? start=None, "
+        "SymInt? end=None, SymInt step=1)", function=False)

@@ -327,7 +327,7 @@ class Signature:
         takes = (f"{most} positional argument{'s' * (most != 1)}" if least == most
                  else f"from {least} to {most} positional arguments")
         raise TypeError(f"{self.name}() takes {takes} but {given} "
-                        f"{'was' if given == 1 else 'were'} given")
+                        f"{'was' if given == 1 and least == most else 'were'} given")
 
 
 _MISSING = object()
@@ -360,7 +360,10 @@ def _bound(fn, sigs, slow, skip=0, offset=0):
             terms.append(term if i < sig.required else f"(p{j} is _N or {term})")
             loose.append(f"(p{j} is _N or {term})")
         for i in range(skip, sig.required):
-            loose.append(f"(p{i + offset} is not _N or {sig.names[i]!r} in k)")
+            loose.append(f"(p{i + offset} is not _N or {sig.names[i]!r} in k)"
+                         if i < sig.positional else f"{sig.names[i]!r} in k")
+        if sig.required > sig.positional:   # a required keyword: never without keywords
+            terms = ["False"]
         env[f"K{s}"] = frozenset(sig.names[skip:])
         loose.append(f"K{s}.issuperset(k)")
         for i in range(skip, len(sig.names)):

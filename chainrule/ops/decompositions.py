@@ -2392,3 +2392,12 @@ declare("svd(Tensor input, bool some=True, bool compute_uv=True)",
         "pinverse(Tensor input, float rcond=1e-15)", "qr(Tensor input, bool some=True)",
         "cholesky(Tensor input, bool upper=False)",
         "cholesky_inverse(Tensor input, bool upper=False)")
+
+
+# Note [Argument parser checks]: the methods' declarations (the method numbers its
+# arguments after self; a registry row's or hand-written function's own message would not)
+declare("triangular_solve(Tensor input, Tensor A, bool upper=True, bool transpose=False, "
+        "bool unitriangular=False)", "lu_solve(Tensor input, Tensor LU_data, Tensor LU_pivots)",
+        "orgqr(Tensor input, Tensor input2)",
+        "ormqr(Tensor input, Tensor input2, Tensor input3, bool left=True, bool transpose=False)",
+        function=False)

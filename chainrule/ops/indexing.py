@@ -33,7 +33,7 @@ from .._tensor import Tensor, _contiguous_strides, make_tensor
 from ..autograd import grad_mode
 from ..autograd.function import DelayedError
 from ..autograd.graph import _sequence, edge_of
-from .binding import _bad_arguments, declare
+from .binding import Overloads, _bad_arguments, declare
 from .registry import EXACT, FUNCTIONS, NOT_IMPLEMENTED, dispatch, no_derivative, op, out_exact, public
 
 
@@ -1206,3 +1206,19 @@ declare("index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scala
         "masked_scatter_(Tensor input, Tensor mask, Tensor source)",
         "put_(Tensor input, Tensor index, Tensor source, bool accumulate=False)",
         "scatter_add_(Tensor input, int dim, Tensor index, Tensor src)", function=False)
+
+
+# Note [Argument parser checks]: the methods' declarations (the method numbers its
+# arguments after self; a registry row's or hand-written function's own message would not)
+declare("bincount(Tensor input, Tensor? weights=None, int minlength=0)",
+        *(Overloads(name, [f"(Tensor input, Tensor mask, {kind} value)"
+                           for kind in ("Tensor", "Number")], fast=(0, 1))
+          for name in ("masked_fill", "masked_fill_")),
+        *(Overloads(name, [f"(Tensor input, int dim, Tensor index, {kind} value)"
+                           for kind in ("Tensor", "Number")], fast=(0, 1))
+          for name in ("index_fill", "index_fill_")),
+        *(Overloads(name, ["(Tensor input, int dim, Tensor index, Tensor src)",
+                           "(Tensor input, int dim, Tensor index, Tensor src, *, str reduce)",
+                           "(Tensor input, int dim, Tensor index, Number value)",
+                           "(Tensor input, int dim, Tensor index, Number value, *, str reduce)"],
+                    fast=(0, 2)) for name in ("scatter", "scatter_")), function=False)

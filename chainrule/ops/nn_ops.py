@@ -2797,3 +2797,8 @@ def _grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None):
             mat_b.shape[0] if a_is_2d else mat_a.shape[0]):
         raise RuntimeError("matrix batch sizes have to match")
     return _grouped_mm_row(mat_a, mat_b, None if offs is None else offs._data)
+
+
+# Note [Argument parser checks]: the methods' declarations (the method numbers its
+# arguments after self; a registry row's or hand-written function's own message would not)
+declare("hardshrink(Tensor input, Scalar lambd=0.5)", function=False)

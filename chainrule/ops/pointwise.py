@@ -2336,3 +2336,22 @@ declare(*(f"{name}(Tensor input, *, Tensor? out=None)" for name in (
         *(f"{name}_(Tensor input)" for name in (
             "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "fix", "negative",
             "square")), method=False)
+
+
+# Note [Argument parser checks]: the methods' declarations (the method numbers its
+# arguments after self; a registry row's or hand-written function's own message would not)
+declare("arctan2(Tensor input, Tensor other)", "arctan2_(Tensor input, Tensor other)",
+        "heaviside(Tensor input, Tensor values)", "heaviside_(Tensor input, Tensor values)",
+        "ldexp(Tensor input, Tensor other)",
+        *(f"{name}(Tensor input, float? nan=None, float? posinf=None, float? neginf=None)"
+          for name in ("nan_to_num", "nan_to_num_")),
+        *(Overloads(name, [f"(Tensor input, {kind} exponent)" for kind in ("Tensor", "Number")],
+                    fast=(0, 1)) for name in ("float_power", "float_power_")),
+        *(Overloads(name, [f"(Tensor input, Tensor end, {kind} weight)"
+                           for kind in ("Tensor", "Number")], fast=(0, 1))
+          for name in ("lerp", "lerp_")),
+        Overloads("where", [], method_lines=["(Tensor condition, Tensor other)",
+                                             "(Tensor condition, Number other)"],
+                  fast=(), method_fast=(0, 1)),
+        *(Overloads(name, ["(Tensor input)", "(Tensor input, *, int decimals)"], fast=(0, 1))
+          for name in ("round", "round_")), function=False)

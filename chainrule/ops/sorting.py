@@ -710,3 +710,9 @@ def _isin(elements, test_elements, assume_unique, invert):
 
 isin = op("isin", None, "elements, test_elements, *, assume_unique=False, invert=False", _isin,
           numbers=True, method=False, out=EXACT, elements=None, test_elements=None)
+
+
+# Note [Argument parser checks]: the methods' declarations (the method numbers its
+# arguments after self; a registry row's or hand-written function's own message would not)
+declare(Overloads("nonzero", [], method_lines=["()", "(*, bool as_tuple)"], fast=(),
+                  method_fast=(0, 1)), function=False)

@@ -1780,3 +1780,12 @@ declare(Overloads("trapezoid", _TRAPEZOID_OVERLOADS, fast=(0, 1)),
                                   "Tensor weight = None, bool density = False)"
                                   for bins in ("int", "tuple of ints", "tuple of Tensors")],
                   fast=(0, 1, 2)), method=False)
+
+
+# Note [Argument parser checks]: the methods' declarations (the method numbers its
+# arguments after self; a registry row's or hand-written function's own message would not)
+declare("dist(Tensor input, Tensor other, Scalar p=2)",
+        "histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0)",
+        *(Overloads(name, [f'(Tensor input, {kind} q, int dim = None, bool keepdim = False, *, '
+                           'str interpolation = "linear")' for kind in ("Tensor", "float")],
+                    fast=(0, 1)) for name in ("quantile", "nanquantile")), function=False)

@@ -41,7 +41,10 @@ error, and when several fit, the parser's "invalid combination of arguments" lis
 under its own rules (_Printed). An Overloads of one line stands for an op whose other
 declarations PyTorch hides (deprecated forms such as addmm's (Scalar beta, Tensor self, Scalar
 alpha, Tensor mat1, Tensor mat2)): the parser then lists that one line ("but expected (Tensor
-mat1, ...)") where a single declaration would name the argument. `declare(...)` binds a
+mat1, ...)") where a single declaration would name the argument; `hidden=` gives those that
+chainrule runs (addcmul's value-first order), taken but never printed nor counted as fitting.
+A declaration that fits alone reports, in the parser's order and words, too many positional
+arguments, then each parameter's wrong type or absence. `declare(...)` binds a
 module's public functions and Tensor methods to their declarations once they exist. The bound
 wrapper is generated per declaration: a call whose arguments have the exact types a
 declaration takes (an int, a tuple of ints, a bool, a Tensor) goes straight on at the cost of

@@ -670,8 +670,9 @@ def _cpp_format(flat):
 
 # Note [Argument parser checks]: PyTorch's declarations of the functions and methods above
 declare("combinations(Tensor input, int r=2, bool with_replacement=False)", method=False)
-declare(*(Overloads(name, ["(Tensor input, int sections)", "(Tensor input, tuple of ints indices)"],
-                    fast=(0, 1)) for name in ("hsplit", "vsplit", "dsplit")))
+declare(*(Overloads(name, ["(Tensor input, int sections)",
+                           "(Tensor input, tuple of ints indices)"], fast=(0, 1))
+          for name in ("hsplit", "vsplit", "dsplit")))
 declare("unsafe_chunk(Tensor input, int chunks, int dim=0)",
         "unsafe_split(Tensor input, SymInt split_size, int dim=0)",
         "unsafe_split_with_sizes(Tensor input, SymInt[] split_sizes, int dim=0)",

@@ -2355,3 +2355,21 @@ declare("arctan2(Tensor input, Tensor other)", "arctan2_(Tensor input, Tensor ot
                   fast=(), method_fast=(0, 1)),
         *(Overloads(name, ["(Tensor input)", "(Tensor input, *, int decimals)"], fast=(0, 1))
           for name in ("round", "round_")), function=False)
+# binary ops PyTorch declares with a Tensor or a Number: their methods list both when given
+# neither (not the hot ones, add, sub, mul, div and the comparisons, whose registry rows refuse
+# it by name: a wrapper would cost every call; their aliases' methods are bound)
+declare(*(Overloads(name + suffix, ["(Tensor input, Tensor other)",
+                                     "(Tensor input, Number other)"], fast=(0, 1))
+          for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                       "bitwise_right_shift", "copysign", "fmod", "remainder", "floor_divide",
+                       "multiply", "true_divide", "greater", "greater_equal", "less",
+                       "less_equal", "not_equal")
+          for suffix in ("", "_")),
+        *(Overloads(name, ["(Tensor input, Tensor other)",
+                           "(Tensor input, Tensor other, *, str? rounding_mode)",
+                           "(Tensor input, Number other)",
+                           "(Tensor input, Number other, *, str? rounding_mode)"], fast=(0, 2))
+          for name in ("divide", "divide_")),
+        *(Overloads(name, ["(Tensor input, Tensor other, *, Number alpha = 1)",
+                           "(Tensor input, Number other, Number alpha = 1)"], fast=(0, 1))
+          for name in ("subtract", "subtract_")), function=False)

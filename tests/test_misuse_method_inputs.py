@@ -59,7 +59,6 @@ _OPTIONAL_TENSORS = ("indices is a Tensor?[] (None elements allowed), a kind the
 KNOWN = {
     **{(n, v): _SIZES for n in ("broadcast_to", "sum_to_size") for v in (None, "a")},
     **{(n, v): _OPTIONAL_TENSORS for n in ("index_put", "index_put_") for v in (None, "a")},
-    ("hash_tensor", "a"): "hash_tensor's dim is not declared (its kernel compares it)",
     **{(n, "a"): _REGISTRY for n in ("add", "sub", "mul", "div")},
     **{(n + suffix, v): _LISTING for n in ("eq", "ne", "lt", "le", "gt", "ge", "pow")
        for suffix in ("", "_") for v in (None, "a")},

@@ -803,3 +803,4 @@ declare(Overloads("sum", [f"(Tensor input, {_DTYPE})", "(Tensor input, tuple of 
         "cumprod(Tensor input, int dim, *, ScalarType? dtype=None)")
 declare("cumsum_(Tensor input, int dim, *, ScalarType? dtype=None)",
         "cumprod_(Tensor input, int dim, *, ScalarType? dtype=None)", function=False)
+declare("hash_tensor(Tensor input, int[1] dim=[], *, bool keepdim=False, int mode=0)")

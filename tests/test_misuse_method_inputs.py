@@ -51,15 +51,12 @@ _REGISTRY = ("its method is the registry row's own wrapper, refused by registry.
 _LISTING = ("PyTorch lists its declarations (Tensor other / Number other); a hot op whose "
             "method is the registry row's own wrapper, not bound with another: the row's "
             "dispatch names the argument, or refuses a str as a number")
-_SIZES = ("takes its sizes as separate ints too (x.m(2, 3)): the binding has no variadic "
-          "int-list form, so the hand-written method reads them itself")
 _PUT = ("hand-written checks of the method's arguments (ops/advanced_indexing.py), which run "
         "after Python's own missing-argument error; binding it needs a Tensor[] kind that "
         "numbers a method's list after self ('argument 0')")
 # (name, value) -> why chainrule's message still differs
 KNOWN = {
     **{(n, v): _PUT for n in ("index_put", "index_put_") for v in (None, "a")},
-    **{(n, v): _SIZES for n in ("broadcast_to", "sum_to_size") for v in (None, "a")},
     **{(n, "a"): _REGISTRY for n in ("add", "sub", "mul", "div")},
     **{(n + suffix, v): _LISTING for n in ("eq", "ne", "lt", "le", "gt", "ge", "pow")
        for suffix in ("", "_") for v in (None, "a")},

@@ -13,11 +13,11 @@ from .._device import check_factory
 from .._dims import sizes_str, wrap_dim
 from .._dtype import FROM_NP
 from .._tensor import Size, Tensor, contiguous_format, make_tensor
-from .binding import Overloads, declare
+from .binding import Overloads, Signature, declare
 from .registry import PROMOTE, op, public
-from .shape import (_CAT_OUT, _shape_args, _split, _split_with_sizes, _tensor_list,
-                    _warn_once, cat, clone, expand_, flatten, reshape, slice_, stack, unbind,
-                    unsqueeze, view_)
+from .shape import (_CAT_OUT, _one_int_tensor, _plain_ints, _required, _shape_args, _split,
+                    _split_with_sizes, _tensor_list, _varargs, _warn_once, cat, clone, expand_,
+                    flatten, reshape, slice_, stack, unbind, unsqueeze, view_)
 
 
 def _type_name(x):
@@ -71,9 +71,14 @@ def broadcast_to(input, size):
     return expand_(input, _shape_args((size,)))
 
 
+_BROADCAST_TO = Signature("broadcast_to(Tensor input, SymInt[] size)")
+
+
 @public("broadcast_to", function=False)
 def _broadcast_to_method(self, *size):
-    return expand_(self, _shape_args(size))
+    if not (_plain_ints(size) or _one_int_tensor(size)):    # as the parser reads them
+        _varargs(_BROADCAST_TO, self, size)
+    return expand_(self, _required(size, "broadcast_to", "size"))
 
 
 @public("broadcast_shapes", method=False)

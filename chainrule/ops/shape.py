@@ -274,10 +274,15 @@ def expand_as(self, other):
     return expand_(self, other._data.shape)
 
 
+_SUM_TO_SIZE = Signature("sum_to_size(Tensor input, SymInt[] size)")
+
+
 @public("sum_to_size", function=False)
 def sum_to_size(self, *size):
     """Sum the broadcast dims away to reach `size` (PyTorch's at::sum_to)."""
-    size = _shape_args(size)
+    if not (_plain_ints(size) or _one_int_tensor(size)):    # as the parser reads them
+        _varargs(_SUM_TO_SIZE, self, size)
+    size = _required(size, "sum_to_size", "size")
     if not size:        # at::sum_to sums fully to an empty shape, a 0-d tensor too (SumBackward0)
         return self.sum()
     shape = self._data.shape
@@ -574,6 +579,15 @@ def _plain_ints(values):
         return _ints(values)
     return n and type(values[0]) is int and (n == 1 or type(values[1]) is int and (
         n == 2 or type(values[2]) is int))
+
+
+def _one_int_tensor(values):
+    """Whether a method's `*values` are one integer tensor of one element, which the parser
+    reads as the one int of a variadic int list (x.sum_to_size(torch.tensor(3)))."""
+    if len(values) != 1 or not isinstance(values[0], Tensor):
+        return False
+    a = values[0]._data
+    return a.size == 1 and a.dtype.kind in "iu"
 
 
 def _varargs(sig, self, values, overloads=None):

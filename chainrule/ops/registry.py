@@ -502,8 +502,8 @@ def _promote(op, inputs, arrays, params):
     out = []
     for a in arrays:
         if type(a) is _ndarray and a.dtype != t:
-            # an integer past float16's range becomes inf, silently in PyTorch
-            a = _quietly(a.astype, t) if t is _F16 and a.dtype.kind in "iu" else a.astype(t)
+            # a value past float16's range becomes inf, silently in PyTorch
+            a = _quietly(a.astype, t) if t is _F16 else a.astype(t)
         elif t.isbuiltin == 2 and a is not None and type(a) is not _ndarray:
             a = _asarray(a, t)    # a number with an ml_dtypes target (bfloat16 default dtype)
         out.append(a)
@@ -586,7 +586,15 @@ def half_opmath(op, inputs, arrays, forward):
             or isinstance(arrays[1], complex)
             or _dtype.result_type([x for x in inputs if x is not None]).np != _F16):
         return None
-    arrays = [a.astype(np.float32) if type(a) is _ndarray else a for a in arrays]
+    # a tensor of another dtype is cast to float16 first, as TensorIterator casts its
+    # operands to the common dtype (an int64 of 1e5 is inf); Python numbers are not, nor a
+    # one-element second operand (these ops' *_reduced_float kernels read its original
+    # value in float32)
+    unrounded = type(arrays[1]) is _ndarray and arrays[1].size == 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        arrays = [(a if a.dtype == _F16 or unrounded and i == 1 else a.astype(_F16))
+                  .astype(np.float32) if type(a) is _ndarray else a
+                  for i, a in enumerate(arrays)]
     return arrays, lambda *args: forward(*args).astype(_F16)
 
 
@@ -729,7 +737,7 @@ def _check_recordable(op, dtype):
         # in-place ops (eq_) run out of place only inside forward AD, which wants no error
         if op.n_outputs == 1 and not op.name.split(".")[0].endswith("_"):
             raise RuntimeError(f"Autograd not support dtype: {FROM_NP[dtype].legacy}")
-    elif dtype.kind == "c" and op.refuses_complex_autograd:
+    elif op.refuses_complex_autograd and (dtype.kind == "c" or FROM_NP[dtype].is_complex):
         raise RuntimeError(f"{op.name.split('.')[0]} does not support automatic "
                            "differentiation for outputs with complex dtype.")
 

@@ -51,12 +51,8 @@ _REGISTRY = ("its method is the registry row's own wrapper, refused by registry.
 _LISTING = ("PyTorch lists its declarations (Tensor other / Number other); a hot op whose "
             "method is the registry row's own wrapper, not bound with another: the row's "
             "dispatch names the argument, or refuses a str as a number")
-_PUT = ("hand-written checks of the method's arguments (ops/advanced_indexing.py), which run "
-        "after Python's own missing-argument error; binding it needs a Tensor[] kind that "
-        "numbers a method's list after self ('argument 0')")
 # (name, value) -> why chainrule's message still differs
 KNOWN = {
-    **{(n, v): _PUT for n in ("index_put", "index_put_") for v in (None, "a")},
     **{(n, "a"): _REGISTRY for n in ("add", "sub", "mul", "div")},
     **{(n + suffix, v): _LISTING for n in ("eq", "ne", "lt", "le", "gt", "ge", "pow")
        for suffix in ("", "_") for v in (None, "a")},
@@ -121,6 +117,7 @@ def test_known_entries_are_methods_walked():
                               "tensor1, Tensor tensor2, *, Number value = 1)"),
     ("x.float(1, 2)", "float() takes 0 positional arguments but 2 were given"),
     ("x.unique(dim='a')", "unique_dim(): argument 'dim' (position 2) must be int, not str"),
+    ("x.index_put([None], y)", "expected Tensor as element 0 in argument 0, but got NoneType"),
 ])
 def test_parser_forms(call, message):
     # the parser's other wordings the declarations above give, each checked against PyTorch

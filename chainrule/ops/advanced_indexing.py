@@ -23,7 +23,7 @@ import numpy as np
 
 from .._dims import sizes_str, wrap_dim
 from .._dtype import FROM_NP
-from .._tensor import Tensor
+from .binding import declare
 from .indexing import _accumulate, _zeros
 from .inplace import make_inplace
 from .registry import _RELEASED, OpNode, op, public
@@ -288,46 +288,19 @@ for _row in (index, _index_put_row, _index_put_impl):
     _row.op.node_cls._release = _release
 
 
-def _put_args(name, indices, values, accumulate, first):
-    """PyTorch's argument checks for index_put(_); `first`: the position of `indices`."""
-    if not isinstance(indices, (tuple, list)):
-        raise TypeError(f"{name}(): argument 'indices' (position {first + 1}) must be tuple of "
-                        f"Tensors, not {type(indices).__name__}")
-    for i, t in enumerate(indices):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument {first}, but got "
-                            f"{type(t).__name__}")
-    if not isinstance(values, Tensor):
-        raise TypeError(f"{name}(): argument 'values' (position {first + 2}) must be Tensor, "
-                        f"not {type(values).__name__}")
-    if not isinstance(accumulate, bool):
-        raise TypeError(f"{name}(): argument 'accumulate' must be bool, not "
-                        f"{type(accumulate).__name__}")
-    return tuple(indices)
-
-
-@public("index_put", method=False)
+@public("index_put")
 def index_put(input, indices, values, accumulate=False):
     """A copy of `input` with `values` put at `indices` (a tuple of index tensors or masks, one
     per leading dim), summed into it with accumulate=True (repeated indices add up)."""
-    return _index_put_row(input, _put_args("index_put", indices, values, accumulate, 1), values,
-                          accumulate)
+    return _index_put_row(input, tuple(indices), values, accumulate)
 
 
-@public("index_put", function=False)
-def _index_put_method(self, indices, values, accumulate=False):
-    return _index_put_row(self, _put_args("index_put", indices, values, accumulate, 0), values,
-                          accumulate)
-
-
-@public("index_put_", method=False)
+@public("index_put_")
 def index_put_(input, indices, values, accumulate=False):
     """index_put, in place."""
-    return _index_put_inplace(input, _put_args("index_put_", indices, values, accumulate, 1),
-                              values, accumulate)
+    return _index_put_inplace(input, tuple(indices), values, accumulate)
 
 
-@public("index_put_", function=False)
-def _index_put_inplace_method(self, indices, values, accumulate=False):
-    return _index_put_inplace(self, _put_args("index_put_", indices, values, accumulate, 0),
-                              values, accumulate)
+# Note [Argument parser checks]
+declare(*(f"{name}(Tensor input, Tensor[] indices, Tensor values, bool accumulate=False)"
+          for name in ("index_put", "index_put_")))

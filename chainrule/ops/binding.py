@@ -226,7 +226,9 @@ class Signature:
 
     __slots__ = ("name", "names", "checks", "fast", "required", "positional", "defaults")
 
-    def __init__(self, text):
+    def __init__(self, text, method=False):
+        """`method`: the declaration as a Tensor method's, whose list arguments are numbered
+        after self in the parser's element errors ("element 0 in argument 0")."""
         self.name, params = re.fullmatch(r"(\w+)\((.*)\)", text.strip()).groups()
         self.names, self.checks, self.fast, self.defaults = [], [], [], []
         self.required = self.positional = 0
@@ -244,7 +246,8 @@ class Signature:
             optional = "?" if size is not None and default == "[]" else optional
             self.names.append(arg)
             self.defaults.append(default is not None)
-            self.checks.append(_kind_check(kind, size, optional == "?", len(self.checks)))
+            self.checks.append(_kind_check(kind, size, optional == "?",
+                                           len(self.checks) - method))
             self.fast.append(_fast_types(kind, size, optional == "?"))
         if "*" not in (p.strip() for p in params):
             self.positional = len(self.names)
@@ -593,9 +596,10 @@ def declare(*texts, function=True, method=True):
     """Bind the public function and the Tensor method named by each declaration (a Signature's
     text, or an Overloads) to it, as installed by now (registry rows, @public functions)."""
     from .registry import FUNCTIONS
-    for decl in texts:
-        decl = Signature(decl) if isinstance(decl, str) else decl
+    for text in texts:
+        decl = Signature(text) if isinstance(text, str) else text
         if function:
             FUNCTIONS[decl.name] = decl.bind(FUNCTIONS[decl.name])
         if method:
+            decl = Signature(text, method=True) if isinstance(text, str) else decl
             setattr(Tensor, decl.name, decl.bind(getattr(Tensor, decl.name), method=True))

@@ -579,6 +579,8 @@ _UNIQUE2, _UNIQUE_DIM = (Signature(f"{name}(Tensor input, {dim}bool sorted=True,
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct elements (or slices along `dim`), sorted, and optionally the inverse
     indices and the counts."""
+    # PyTorch's Python picks its implementation by the flags' truth first (boolean_dispatch)
+    inverse_wanted, counts_wanted = bool(return_inverse), bool(return_counts)
     # PyTorch's Python unique calls _unique2 or unique_dim, passing the flags by keyword
     flags = {"sorted": sorted, "return_inverse": return_inverse, "return_counts": return_counts}
     if dim is None:
@@ -588,11 +590,11 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         _UNIQUE_DIM.raise_for((input, dim), flags, 1)
         values, inverse, counts = _unique_dim_row(input, dim, sorted, return_inverse,
                                                   return_counts)
-    if return_inverse and return_counts:
+    if inverse_wanted and counts_wanted:
         return values, inverse, counts
-    if return_inverse:
+    if inverse_wanted:
         return values, inverse
-    if return_counts:
+    if counts_wanted:
         return values, counts
     return values
 

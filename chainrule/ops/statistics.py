@@ -1209,15 +1209,17 @@ _UNIQUE_CONSECUTIVE = Signature("unique_consecutive(Tensor input, bool return_in
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """The first element (or slice along `dim`) of each run of equal ones, and optionally
     the inverse indices and the run lengths."""
+    # PyTorch's Python picks its implementation by the flags' truth first (boolean_dispatch)
+    inverse_wanted, counts_wanted = bool(return_inverse), bool(return_counts)
     # PyTorch's Python unique_consecutive passes everything but input on by keyword
     _UNIQUE_CONSECUTIVE.raise_for((input,), {"return_inverse": return_inverse,
                                              "return_counts": return_counts, "dim": dim}, 1)
     values, inverse, counts = _unique_consecutive_row(input, return_inverse, return_counts, dim)
-    if return_inverse and return_counts:
+    if inverse_wanted and counts_wanted:
         return values, inverse, counts
-    if return_inverse:
+    if inverse_wanted:
         return values, inverse
-    if return_counts:
+    if counts_wanted:
         return values, counts
     return values
 

@@ -46,14 +46,11 @@ _SKIP = tuple(p for group in SKIPPED.values() for p in group)
 # x.abs(...) written out); chainrule's are Python functions with Python's own (a TypeError too)
 _NO_ARGUMENTS = re.compile(r"^(Tensor|TensorBase)\.\w+\(\) takes no arguments \(1 given\)$")
 
-_REGISTRY = ("its method is the registry row's own wrapper, refused by registry.dispatch "
-             "(a str is not a number); not bound with a wrapper: a hot binary op")
 _LISTING = ("PyTorch lists its declarations (Tensor other / Number other); a hot op whose "
             "method is the registry row's own wrapper, not bound with another: the row's "
-            "dispatch names the argument, or refuses a str as a number")
+            "dispatch names the argument")
 # (name, value) -> why chainrule's message still differs
 KNOWN = {
-    **{(n, "a"): _REGISTRY for n in ("add", "sub", "mul", "div")},
     **{(n + suffix, v): _LISTING for n in ("eq", "ne", "lt", "le", "gt", "ge", "pow")
        for suffix in ("", "_") for v in (None, "a")},
 }

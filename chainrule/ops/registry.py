@@ -635,10 +635,13 @@ def dispatch(op, inputs, params):
             arrays.append(x)
         elif op.number_inputs:
             c = _NUMBER_CATEGORY.get(type(x), 9)    # 9: not a plain number, promote fully
-            if c == 9 and isinstance(x, np.generic):
-                # PyTorch reads a NumPy scalar as the Python number it converts to
-                from .._creation import python_numbers
-                return dispatch(op, python_numbers(inputs), params)
+            if c == 9:
+                if isinstance(x, np.generic):
+                    # PyTorch reads a NumPy scalar as the Python number it converts to
+                    from .._creation import python_numbers
+                    return dispatch(op, python_numbers(inputs), params)
+                if type(x) is not _ndarray:     # (an array: from chainrule's own code)
+                    raise _argument_error(op, len(arrays), x)   # a str, a list
             arrays.append(x)
             if c > number_category:
                 number_category = c

@@ -14,6 +14,7 @@ from .. import _dtype
 from .._dtype import FROM_NP
 from .._tensor import Tensor, make_tensor
 from .._dims import sizes_str, wrap_dim
+from ..autograd import grad_mode
 from .binding import Overloads, Signature, _method_line, declare
 from .inplace import dispatch_inplace
 from .registry import (_OUT_RESIZED, EXACT, FUNCTIONS, PROMOTE, check_broadcast, op,
@@ -682,7 +683,13 @@ def _einsum_dtype(equation, operands, size):
     live = [{c for c, n in zip(s, t._data.shape) if n != 1} for s, t in zip(specs, operands)]
     counts = {c: sum(c in s for s in live) for c in summed}
     a = live[0]
-    for b, other in zip(live[1:], operands[1:]):
+    records = grad_mode.state.grad_enabled and operands[0].requires_grad
+    for k, (b, other) in enumerate(zip(live[1:], operands[1:]), 1):
+        if records and k > 1 and dtype.category < 2:
+            # the intermediate result cannot record its node (a float requiring grad times
+            # an integer operand, multiplied on), as PyTorch's does not
+            raise RuntimeError(f"Autograd not support dtype: {dtype.legacy}")
+        records = records or grad_mode.state.grad_enabled and other.requires_grad
         dt = other.dtype
         pair, alone = set(), set()
         for c in summed:

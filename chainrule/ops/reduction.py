@@ -272,12 +272,12 @@ def _max_all(name, pick):
 def _max_dim(name, arg):
     def forward(a, dim, keepdim):
         d = wrap_dim(_int_dim(name, dim), a.ndim)
+        if a.ndim and a.shape[d] == 0:      # (before the dtype, as PyTorch checks)
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         if a.dtype.kind == "c":
             raise RuntimeError(f"{name}(): does not support complex input")
         if a.ndim == 0:
             return a.copy(), np.zeros((), np.int64)
-        if a.shape[d] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         indices = arg(a, axis=d, keepdims=True)    # the first extreme (or nan), as PyTorch
         values = np.take_along_axis(a, indices, d)
         if not keepdim:

@@ -906,7 +906,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if bool(norm_factor <= 0):
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the number of observations.", UserWarning, stacklevel=2)
-        norm_factor = norm_factor * 0
+        norm_factor.zero_()     # (not * 0: a norm factor of -inf would be nan)
     if n == 1 and (fweights is None) != (aweights is None):
         # ATen zeroes its 2-D view of the input in place here (the user's tensor when it is
         # 2-D: PyTorch 2.13 does so too)

@@ -280,6 +280,9 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
                                (weight, bias, running_mean, running_var)))
     axes, shape = _channels(a)
     if training:
+        for t in (running_mean, running_var):   # the kernel's 1-d views of them
+            if t is not None and t.ndim != 1:
+                raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t.ndim}")
         # two passes (the mean, then squared deviations from it): stable for large means
         n = a.size // max(a.shape[1], 1)
         mean = a.mean(axes)

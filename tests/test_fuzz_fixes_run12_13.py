@@ -1,6 +1,6 @@
-"""Regression tests for what the twelfth long fuzz run found (issue 12): max/min over an
-empty dim of a complex tensor, cov's zeroed norm factor, einsum's integer intermediate
-under autograd."""
+"""Regression tests for what the twelfth and thirteenth long fuzz runs found (issue 12):
+max/min over an empty dim of a complex tensor, cov's zeroed norm factor, einsum's integer
+intermediate under autograd, batch norm's running statistics that are not 1-d."""
 import numpy as np
 import pytest
 
@@ -45,3 +45,13 @@ def test_einsum_intermediate_of_an_integer_operand_under_autograd(n):
 def test_einsum_of_those_operands_without_grad_runs():
     same(lambda T: T.einsum("ij,jk,kl->il", T.ones(0, 3, dtype=T.float64),
                             T.ones(3, 4, dtype=T.int16), T.ones(4, 2, dtype=T.float16)))
+
+
+@pytest.mark.parametrize("shapes", [((), (3,)), ((3,), (3, 1)), ((1, 3), (3,))])
+def test_batch_norm_training_refuses_running_stats_not_1d(shapes):
+    # the kernel's 1-d accessors of the running statistics (NumPy's broadcast error leaked)
+    def prog(T):
+        rm, rv = (T.zeros(s, dtype=T.float64) for s in shapes)
+        return T.native_batch_norm(T.ones(4, 3, dtype=T.float64), T.ones(3, dtype=T.float64),
+                                   T.zeros(3, dtype=T.float64), rm, rv, True, 0.1, 1e-5)
+    same_error(prog)

@@ -69,6 +69,13 @@ def _matmul(a, b):
     return np.matmul(a, b)
 
 
+def _half(forward, c, x, y, *params):
+    """PyTorch's half BLAS kernels accumulate the product, scale it and add beta * self in
+    float32, rounding once: `forward` over float32 copies, rounded back."""
+    f32 = np.float32
+    return forward(c.astype(f32), x.astype(f32), y.astype(f32), *params).astype(np.float16)
+
+
 def _times(t, s):
     """PyTorch's maybe_multiply(t, s.conj())."""
     return t if s == 1 else t * s.conjugate()
@@ -218,6 +225,8 @@ def _addmm(c, a, b, beta, alpha):
     if empty is not None:
         return empty
     _no_bool(a, "addmm_impl_cpu_")
+    if c.dtype == np.float16:
+        return _half(_addmm, c, a, b, beta, alpha)
     beta, alpha = _scalar(beta, c.dtype), _scalar(alpha, c.dtype)
     # BLAS semantics: a zero beta ignores self and a zero alpha the product (NaNs included)
     out = _matmul(a, b) if alpha != 0 else np.zeros(c.shape, c.dtype)
@@ -897,6 +906,8 @@ def _addmv(c, a, v, beta, alpha):
         return c * np.asarray(_scalar(beta, c.dtype)).astype(c.dtype)
     c = np.broadcast_to(c, a.shape[:1])
     _no_bool(a, "addmv_impl_cpu")
+    if c.dtype == np.float16:
+        return _half(_addmv, c, a, v, beta, alpha)
     beta, alpha = _blas_scalars(c, beta, alpha)
     product = _matmul(a, v) if alpha != 0 else None
     return _axpby(c, product, beta, alpha)
@@ -1016,6 +1027,8 @@ def _baddbmm(c, b1, b2, beta, alpha):
     _no_bool(b1, "baddbmm")     # the kernel's refusal comes before the dtype check
     if b1.dtype != b2.dtype:
         raise RuntimeError(f"expected scalar type {_name(b1)} but found {_name(b2)}")
+    if c.dtype == np.float16 == b1.dtype:
+        return _half(_baddbmm, c, b1, b2, beta, alpha)
     beta, alpha = _blas_scalars(c, beta, alpha)
     return _axpby(c, _matmul(b1, b2) if alpha != 0 else None, beta, alpha)
 
@@ -1064,6 +1077,10 @@ def _addbmm(c, b1, b2, beta, alpha):
         # PyTorch adds batch by batch (addmm_), the later ones with beta 1
         return empty if b1.shape[0] == 1 else _empty_product(empty, b1.shape[2], 1)
     _no_bool(b1, "addmm_impl_cpu_")
+    if c.dtype == np.float16:   # addmm_ batch by batch, each rounded to half
+        for i in range(b1.shape[0]):
+            c = _half(_addmm, c, b1[i], b2[i], beta if i == 0 else 1, alpha)
+        return c
     beta, alpha = _blas_scalars(c, beta, alpha)
     product = _matmul(b1, b2).sum(0, dtype=c.dtype) if alpha != 0 else None
     return _axpby(c, product, beta, alpha)

@@ -417,9 +417,11 @@ def _bce(x, t, weight, reduction):
     if t.dtype != x.dtype:
         raise RuntimeError(f"Found dtype {FROM_NP[t.dtype].legacy} but expected "
                            f"{FROM_NP[x.dtype].legacy}")
-    if weight is not None:      # (TensorIterator's shapes before the kernel's dtype)
-        _bce_weight_fits(x.shape, weight.shape)
+    if weight is not None and weight.ndim <= x.ndim:
+        _bce_weight_fits(x.shape, weight.shape)     # (the weight's broadcast, before the dtype)
     _not_for(x, "biuc", "binary_cross_entropy")
+    if weight is not None and weight.ndim > x.ndim:
+        _bce_weight_fits(x.shape, weight.shape)     # (the loss's in-place mul_ by the weight)
     # PyTorch's kernel checks each element's input, then its target (nan is out of range)
     shape = np.broadcast_shapes(x.shape, t.shape)
     bad_x = np.broadcast_to(~((x >= 0) & (x <= 1)), shape)

@@ -279,10 +279,14 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
         _check_same_dtype(x, *((running_mean, running_var, weight, bias) if training else
                                (weight, bias, running_mean, running_var)))
     axes, shape = _channels(a)
-    if training:
-        for t in (running_mean, running_var):   # the kernel's 1-d views of them
-            if t is not None and t.ndim != 1:
+    for t in (running_mean, running_var):   # the kernels' 1-d views of them
+        if t is not None and t.ndim != 1:
+            if training or fast:
                 raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t.ndim}")
+            raise RuntimeError('t.defined() && t.dim() == 1 INTERNAL ASSERT FAILED at "/__w/'
+                               'pytorch/pytorch/aten/src/ATen/native/Normalization.cpp":162, '
+                               'please report a bug to PyTorch. ')
+    if training:
         # two passes (the mean, then squared deviations from it): stable for large means
         n = a.size // max(a.shape[1], 1)
         mean = a.mean(axes)

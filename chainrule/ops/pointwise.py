@@ -509,6 +509,9 @@ def _scalar_log(x):
 
 def _pow_base_scalar_grad(grad, self, exponent, result):
     if self == 0:
+        if exponent.is_complex():   # zero where the exponent is real and not negative
+            keep = (exponent.imag == 0) & (exponent.real >= 0)
+            return grad * where(keep, 0.0, _conj(result * float("-inf")))
         return grad * where(exponent >= 0, 0.0, result * float("-inf"))
     # a negative base has a complex log when the result is complex: log(-2) = log(2) + pi*i
     return grad * _conj(result * _scalar_log(complex(self) if result.is_complex() else self))

@@ -1,6 +1,7 @@
-"""Regression tests for what the fourteenth long fuzz run found (issue 12): half BLAS ops
-adding beta * self in float32 and rounding once, binary_cross_entropy's dtype check before
-the weight's in-place multiply, batch norm's running statistics in evaluation."""
+"""Regression tests for what the fourteenth and fifteenth long fuzz runs found (issue 12):
+half BLAS ops adding beta * self in float32 and rounding once, binary_cross_entropy's dtype
+check before the weight's in-place multiply, batch norm's running statistics in evaluation,
+the gradient of zero to a complex power."""
 import numpy as np
 import pytest
 
@@ -43,3 +44,15 @@ def test_batch_norm_evaluation_refuses_running_stats_not_1d(layout, shape):
                                    T.zeros(shape, dtype=T.float64), T.ones(3, dtype=T.float64),
                                    False, 0.1, 1e-5)
     same_error(prog)
+
+
+@pytest.mark.parametrize("z", [1 + 0j, 0.5 + 2j, -1 + 0j, 0j, 2j])
+@pytest.mark.parametrize("name", ["float_power", "pow"])
+def test_zero_to_a_complex_power_backward(name, z):
+    # the exponent's gradient is zero where it is real and not negative (no >= on complex)
+    def prog(T):
+        e = T.tensor(z, dtype=T.complex64, requires_grad=True)
+        r = getattr(T, name)(0, e)
+        r.backward(T.ones_like(r))
+        return r, e.grad
+    same(prog)

@@ -215,7 +215,8 @@ native_layer_norm = op(
     "native_layer_norm", "NativeLayerNormBackward0",
     "input, normalized_shape, weight, bias, eps", _layer_norm,
     inputs=("input", "weight", "bias"), optional=("weight", "bias"), returns=list,
-    differentiable_outputs=(0,), method=False, input=_ln_grad(0), weight=_ln_grad(1), bias=_ln_grad(2))
+    differentiable_outputs=(0,), method=False, input=_ln_grad(0), weight=_ln_grad(1),
+    bias=_ln_grad(2))
 
 
 @public(method=False)
@@ -755,4 +756,5 @@ def _update_stats(x, running_mean, running_var, momentum):
 batch_norm_update_stats = op(
     "batch_norm_update_stats", NOT_IMPLEMENTED, "input, running_mean, running_var, momentum",
     _update_stats, optional=("running_mean", "running_var"), returns=list, method=False,
-    out=False, input=no_derivative("aten::batch_norm_update_stats"), running_mean=None, running_var=None)
+    out=False, input=no_derivative("aten::batch_norm_update_stats"), running_mean=None,
+    running_var=None)

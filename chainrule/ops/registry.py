@@ -1040,8 +1040,9 @@ def op(name, node_name, signature, forward, *, promote=NONE, promote_with=(), re
     row = Op(name, node_name, inputs, params, forward, formulas, promote, returns,
              None if differentiable_outputs is None else frozenset(differentiable_outputs),
              view, numbers, promote_with, list_input, inplace_ufunc)
-    row.optional_inputs = frozenset(i for i, n in enumerate(inputs) if n in optional
-                                    or params_sig.parameters[n].default is not inspect._empty)
+    row.optional_inputs = frozenset(
+        i for i, n in enumerate(inputs)
+        if n in optional or params_sig.parameters[n].default is not inspect.Parameter.empty)
     if name in OPS:
         raise ValueError(f"op {name} declared twice")
     OPS[name] = row

@@ -70,9 +70,9 @@ def dispatch_inplace(op, inputs, params):
         return registry.FORWARD_AD(op, inputs, params, dispatch_inplace)
     self = inputs[0]
     if not op.number_inputs:
-        _check_tensor_inputs(op, inputs)
-    elif len(inputs) != 2 or type(inputs[1]) not in _TENSOR_OR_NUMBER:
-        _check_number_inputs(op, inputs)
+        _check_inputs(op, inputs, Tensor)
+    elif len(inputs) != 2 or type(inputs[1]) not in _PLAIN_OPERANDS:
+        _check_inputs(op, inputs, _TENSOR_OR_NUMBER)
     try:
         kind = self._data.dtype.kind
     except AttributeError:      # torch.exp_(None)
@@ -158,25 +158,18 @@ def dispatch_inplace(op, inputs, params):
     return self
 
 
-def _check_tensor_inputs(op, inputs):
-    # PyTorch's argument parser: the tensor arguments of a method (after self) take no numbers,
-    # and None only where optional
+# what an in-place op taking numbers takes besides tensors (bool is an int; a NumPy number
+# is a number), and the exact types a plain call's operand has (tested without a loop)
+_TENSOR_OR_NUMBER = (Tensor, float, int, complex, np.generic)
+_PLAIN_OPERANDS = frozenset((Tensor, float, int, bool, complex))
+
+
+def _check_inputs(op, inputs, kinds):
+    """PyTorch's argument parser: a method's tensor arguments (after self) take `kinds` (no
+    numbers unless the op takes them), and None only where optional."""
     for i in range(1, len(inputs)):
         x = inputs[i]
-        if not isinstance(x, Tensor) and (x is not None or i not in op.optional_inputs):
-            raise _not_tensor(_inplace_name(op), op.inputs[i], i, x)
-
-
-_TENSOR_OR_NUMBER = frozenset((Tensor, float, int, bool, complex))
-
-
-def _check_number_inputs(op, inputs):
-    # the tensor arguments of an op taking numbers too: None only where optional, and no
-    # other kind (a NumPy number is a number)
-    for i in range(1, len(inputs)):
-        x = inputs[i]
-        if not isinstance(x, (Tensor, float, int, complex, np.generic)) and (
-                x is not None or i not in op.optional_inputs):
+        if not isinstance(x, kinds) and (x is not None or i not in op.optional_inputs):
             raise _not_tensor(_inplace_name(op), op.inputs[i], i, x)
 
 

@@ -590,6 +590,11 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         _UNIQUE_DIM.raise_for((input, dim), flags, 1)
         values, inverse, counts = _unique_dim_row(input, dim, sorted, return_inverse,
                                                   return_counts)
+    return _chosen(values, inverse, counts, inverse_wanted, counts_wanted)
+
+
+def _chosen(values, inverse, counts, inverse_wanted, counts_wanted):
+    """unique's and unique_consecutive's result: values, then what the flags asked for."""
     if inverse_wanted and counts_wanted:
         return values, inverse, counts
     if inverse_wanted:

@@ -41,8 +41,8 @@ from .registry import (EXACT, FUNCTIONS, NOT_IMPLEMENTED, OPS, check_out_kind, d
                        no_derivative, not_implemented, op, out_as_dtype, out_exact, out_variant,
                        public, write_out)
 from .shape import cat
-from .sorting import (_INSERTION, _depth_limit, _nth_element, _partition, _rank_keys,
-                      _sort_indices, _stable_order, _ragged)
+from .sorting import (_INSERTION, _chosen, _depth_limit, _nth_element, _partition,
+                      _rank_keys, _sort_indices, _stable_order, _ragged)
 
 _DEFAULT = object()   # an argument not passed: PyTorch picks another overload
 
@@ -1215,13 +1215,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     _UNIQUE_CONSECUTIVE.raise_for((input,), {"return_inverse": return_inverse,
                                              "return_counts": return_counts, "dim": dim}, 1)
     values, inverse, counts = _unique_consecutive_row(input, return_inverse, return_counts, dim)
-    if inverse_wanted and counts_wanted:
-        return values, inverse, counts
-    if inverse_wanted:
-        return values, inverse
-    if counts_wanted:
-        return values, counts
-    return values
+    return _chosen(values, inverse, counts, inverse_wanted, counts_wanted)
 
 
 # ---- histc, histogram, histogramdd (not differentiable) ------------------------------------

@@ -157,21 +157,6 @@ vector_norm = _public(_vector_norm, _EXACT, "linalg_vector_norm")
 
 # Note [Argument parser checks]: PyTorch binds these by their own declarations (a non-Tensor
 # A is its TypeError, naming linalg_<name>, not the op chainrule computes them with)
-for _text in ("linalg_diagonal(Tensor A, *, int offset=0, int dim1=-2, int dim2=-1)",
-              "linalg_eigvals(Tensor input)", "linalg_eigvalsh(Tensor input, str UPLO=\"L\")",
-              "linalg_svdvals(Tensor A, *, str? driver=None)",
-              "linalg_cholesky(Tensor input, *, bool upper=False)", "linalg_det(Tensor A)",
-              "linalg_eigh(Tensor input, str UPLO=\"L\")", "linalg_inv(Tensor A)",
-              "linalg_inv_ex(Tensor A, *, bool check_errors=False)",
-              "linalg_ldl_factor(Tensor input, *, bool hermitian=False)",
-              "linalg_lu(Tensor A, *, bool pivot=True)",
-              "linalg_lu_factor(Tensor A, *, bool pivot=True)",
-              "linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False)",
-              "linalg_qr(Tensor A, str mode=\"reduced\")", "linalg_slogdet(Tensor A)",
-              "linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None)"):
-    _sig = _Signature(_text)
-    _name = _sig.name[len("linalg_"):]
-    globals()[_name] = _sig.bind(globals()[_name])
 _TOLERANCES = ("(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, "
                "Tensor out = None)",
                "(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, "
@@ -180,11 +165,24 @@ _TOLERANCES = ("(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool h
                "(Tensor input, float {0}, bool hermitian = False, *, Tensor out = None)")
 _NORM_DIMS = ("tuple of ints[1] dim = None, bool keepdim = False, *, torch.dtype dtype = None, "
               "Tensor out = None)")
-for _sig in (_Overloads("linalg_matrix_rank", [t.format("tol") for t in _TOLERANCES],
+for _sig in (*map(_Signature, (
+                 "linalg_diagonal(Tensor A, *, int offset=0, int dim1=-2, int dim2=-1)",
+                 "linalg_eigvals(Tensor input)", "linalg_eigvalsh(Tensor input, str UPLO=\"L\")",
+                 "linalg_svdvals(Tensor A, *, str? driver=None)",
+                 "linalg_cholesky(Tensor input, *, bool upper=False)", "linalg_det(Tensor A)",
+                 "linalg_eigh(Tensor input, str UPLO=\"L\")", "linalg_inv(Tensor A)",
+                 "linalg_inv_ex(Tensor A, *, bool check_errors=False)",
+                 "linalg_ldl_factor(Tensor input, *, bool hermitian=False)",
+                 "linalg_lu(Tensor A, *, bool pivot=True)",
+                 "linalg_lu_factor(Tensor A, *, bool pivot=True)",
+                 "linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False)",
+                 "linalg_qr(Tensor A, str mode=\"reduced\")", "linalg_slogdet(Tensor A)",
+                 "linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None)")),
+             _Overloads("linalg_matrix_rank", [t.format("tol") for t in _TOLERANCES],
                         fast=(0, 1)),
              _Overloads("linalg_pinv", [t.format("rcond") for t in _TOLERANCES], fast=(0, 1)),
              _Overloads("linalg_norm", [f"(Tensor input, Number ord = None, {_NORM_DIMS}",
                                         f"(Tensor input, str ord, {_NORM_DIMS}"], fast=(0,))):
     _name = _sig.name[len("linalg_"):]
     globals()[_name] = _sig.bind(globals()[_name])
-del _text, _sig, _name, _TOLERANCES, _NORM_DIMS
+del _sig, _name, _TOLERANCES, _NORM_DIMS

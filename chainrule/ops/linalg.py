@@ -256,7 +256,6 @@ def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
     return dispatch_inplace(addmm.op, (self, mat1, mat2), (beta, alpha))
 
 
-
 # ---- composites ---------------------------------------------------------------------------
 
 def _tensor_arg(fn, arg, x, position):
@@ -938,7 +937,6 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):
     return dispatch_inplace(addmv.op, (input, mat, vec), (beta, alpha))
 
 
-
 def _addr_scalar(value, name, dtype):
     if isinstance(value, bool) and dtype.kind != "b":
         raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
@@ -996,7 +994,6 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
     return dispatch_inplace(addr.op, (self, vec1, vec2), (beta, alpha))
 
 
-
 def _check_batches(b1, b2):
     if b1.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -1027,7 +1024,7 @@ def _baddbmm(c, b1, b2, beta, alpha):
     _no_bool(b1, "baddbmm")     # the kernel's refusal comes before the dtype check
     if b1.dtype != b2.dtype:
         raise RuntimeError(f"expected scalar type {_name(b1)} but found {_name(b2)}")
-    if c.dtype == np.float16 == b1.dtype:
+    if c.dtype == np.float16:     # (self, batch1 and batch2 share it by now)
         return _half(_baddbmm, c, b1, b2, beta, alpha)
     beta, alpha = _blas_scalars(c, beta, alpha)
     return _axpby(c, _matmul(b1, b2) if alpha != 0 else None, beta, alpha)
